@@ -1,0 +1,53 @@
+# memhive: `make run` brings the embedded stack up, `make test` runs every test tier.
+# Only python3 (3.11+) and pip are needed: uv is installed into .tools/ and syncs .venv/.
+
+PYTHON ?= python3
+UV_VERSION := 0.13.9
+TOOLS := .tools
+UV := $(TOOLS)/bin/uv
+VENV := .venv
+RUN := $(UV) run --frozen --no-sync
+export UV_PYTHON_DOWNLOADS := never
+export UV_PROJECT_ENVIRONMENT := $(VENV)
+export HF_HUB_OFFLINE := 1
+export LITELLM_LOCAL_MODEL_COST_MAP := True
+
+.PHONY: install run test test-unit test-integration test-e2e bench proto proto-check lint clean
+
+install: $(VENV)/.synced
+
+$(UV):
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/pip install --quiet uv==$(UV_VERSION)
+
+$(VENV)/.synced: $(UV) uv.lock pyproject.toml libs/*/pyproject.toml services/*/pyproject.toml
+	$(UV) sync --frozen --all-packages --python $(PYTHON)
+	touch $@
+
+run: install
+	$(RUN) memhive run
+
+test: install
+	$(RUN) pytest tests/unit tests/integration tests/e2e
+
+test-unit: install
+	$(RUN) pytest tests/unit
+
+test-integration: install
+	$(RUN) pytest tests/integration
+
+test-e2e: install
+	$(RUN) pytest tests/e2e
+
+bench: install
+	$(RUN) python -m bench.run_all
+
+proto: install
+	$(RUN) python -m grpc_tools.protoc -I proto --python_out=libs/contracts/src \
+		--pyi_out=libs/contracts/src proto/memhive/v1/*.proto
+
+lint: install
+	$(RUN) ruff check .
+
+clean:
+	rm -rf $(VENV) $(TOOLS)

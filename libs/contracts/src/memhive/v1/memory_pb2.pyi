@@ -1,0 +1,131 @@
+import datetime
+
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class MemoryKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MEMORY_KIND_UNSPECIFIED: _ClassVar[MemoryKind]
+    MEMORY_KIND_FACT: _ClassVar[MemoryKind]
+    MEMORY_KIND_PREFERENCE: _ClassVar[MemoryKind]
+    MEMORY_KIND_DECISION: _ClassVar[MemoryKind]
+    MEMORY_KIND_IDENTITY: _ClassVar[MemoryKind]
+    MEMORY_KIND_EVENT: _ClassVar[MemoryKind]
+    MEMORY_KIND_OBSERVATION: _ClassVar[MemoryKind]
+    MEMORY_KIND_GOAL: _ClassVar[MemoryKind]
+    MEMORY_KIND_TODO: _ClassVar[MemoryKind]
+    MEMORY_KIND_PROCEDURE: _ClassVar[MemoryKind]
+
+class Scope(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SCOPE_UNSPECIFIED: _ClassVar[Scope]
+    SCOPE_GLOBAL: _ClassVar[Scope]
+    SCOPE_PRODUCT: _ClassVar[Scope]
+
+class Visibility(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    VISIBILITY_UNSPECIFIED: _ClassVar[Visibility]
+    VISIBILITY_PUBLIC: _ClassVar[Visibility]
+    VISIBILITY_PRIVATE: _ClassVar[Visibility]
+
+class Source(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SOURCE_UNSPECIFIED: _ClassVar[Source]
+    SOURCE_AGENT: _ClassVar[Source]
+    SOURCE_ISSUE: _ClassVar[Source]
+    SOURCE_COMMENT: _ClassVar[Source]
+    SOURCE_JOB: _ClassVar[Source]
+    SOURCE_NOTE: _ClassVar[Source]
+    SOURCE_KNOWLEDGE: _ClassVar[Source]
+MEMORY_KIND_UNSPECIFIED: MemoryKind
+MEMORY_KIND_FACT: MemoryKind
+MEMORY_KIND_PREFERENCE: MemoryKind
+MEMORY_KIND_DECISION: MemoryKind
+MEMORY_KIND_IDENTITY: MemoryKind
+MEMORY_KIND_EVENT: MemoryKind
+MEMORY_KIND_OBSERVATION: MemoryKind
+MEMORY_KIND_GOAL: MemoryKind
+MEMORY_KIND_TODO: MemoryKind
+MEMORY_KIND_PROCEDURE: MemoryKind
+SCOPE_UNSPECIFIED: Scope
+SCOPE_GLOBAL: Scope
+SCOPE_PRODUCT: Scope
+VISIBILITY_UNSPECIFIED: Visibility
+VISIBILITY_PUBLIC: Visibility
+VISIBILITY_PRIVATE: Visibility
+SOURCE_UNSPECIFIED: Source
+SOURCE_AGENT: Source
+SOURCE_ISSUE: Source
+SOURCE_COMMENT: Source
+SOURCE_JOB: Source
+SOURCE_NOTE: Source
+SOURCE_KNOWLEDGE: Source
+
+class Memory(_message.Message):
+    __slots__ = ("id", "workspace_id", "kind", "body", "importance", "pinned", "tags", "scope", "product_id", "visibility", "source", "source_ref", "created_by", "expires_at", "access_count", "last_accessed_at", "forgotten", "forgotten_at", "revision", "created_at", "updated_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    WORKSPACE_ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
+    PINNED_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    PRODUCT_ID_FIELD_NUMBER: _ClassVar[int]
+    VISIBILITY_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_REF_FIELD_NUMBER: _ClassVar[int]
+    CREATED_BY_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    ACCESS_COUNT_FIELD_NUMBER: _ClassVar[int]
+    LAST_ACCESSED_AT_FIELD_NUMBER: _ClassVar[int]
+    FORGOTTEN_FIELD_NUMBER: _ClassVar[int]
+    FORGOTTEN_AT_FIELD_NUMBER: _ClassVar[int]
+    REVISION_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    workspace_id: str
+    kind: MemoryKind
+    body: str
+    importance: float
+    pinned: bool
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    scope: Scope
+    product_id: str
+    visibility: Visibility
+    source: Source
+    source_ref: str
+    created_by: str
+    expires_at: _timestamp_pb2.Timestamp
+    access_count: int
+    last_accessed_at: _timestamp_pb2.Timestamp
+    forgotten: bool
+    forgotten_at: _timestamp_pb2.Timestamp
+    revision: int
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., body: _Optional[str] = ..., importance: _Optional[float] = ..., pinned: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ..., scope: _Optional[_Union[Scope, str]] = ..., product_id: _Optional[str] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., source: _Optional[_Union[Source, str]] = ..., source_ref: _Optional[str] = ..., created_by: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., access_count: _Optional[int] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forgotten: _Optional[bool] = ..., forgotten_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revision: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class Embedding(_message.Message):
+    __slots__ = ("model", "values")
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    values: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, model: _Optional[str] = ..., values: _Optional[_Iterable[float]] = ...) -> None: ...
+
+class MemoryRecord(_message.Message):
+    __slots__ = ("memory", "last_command_id")
+    MEMORY_FIELD_NUMBER: _ClassVar[int]
+    LAST_COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    memory: Memory
+    last_command_id: str
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., last_command_id: _Optional[str] = ...) -> None: ...

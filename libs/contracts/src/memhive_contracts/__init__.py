@@ -1,0 +1,1 @@
+"""Wire contracts: generated protobuf messages (memhive.v1), subjects, streams, codec, mapping."""

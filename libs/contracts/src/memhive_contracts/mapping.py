@@ -1,0 +1,108 @@
+"""Mapping between domain memories and their protobuf shape. Only edges of the system call it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from memhive.v1 import memory_pb2 as pb
+
+from memhive_domain.kinds import MemoryKind
+from memhive_domain.memory import Memory, MemoryDraft
+from memhive_domain.scopes import Scope, Visibility
+from memhive_domain.sources import Source
+
+_KIND = {k: getattr(pb, f"MEMORY_KIND_{k.name}") for k in MemoryKind}
+_SCOPE = {s: getattr(pb, f"SCOPE_{s.name}") for s in Scope}
+_VISIBILITY = {v: getattr(pb, f"VISIBILITY_{v.name}") for v in Visibility}
+_SOURCE = {s: getattr(pb, f"SOURCE_{s.name}") for s in Source}
+_KIND_BACK = {v: k for k, v in _KIND.items()}
+_SCOPE_BACK = {v: k for k, v in _SCOPE.items()}
+_VISIBILITY_BACK = {v: k for k, v in _VISIBILITY.items()}
+_SOURCE_BACK = {v: k for k, v in _SOURCE.items()}
+
+
+def to_timestamp(moment: datetime | None) -> Timestamp | None:
+    if moment is None:
+        return None
+    stamp = Timestamp()
+    stamp.FromDatetime(moment.astimezone(UTC))
+    return stamp
+
+
+def from_timestamp(stamp: Timestamp, present: bool) -> datetime | None:
+    return stamp.ToDatetime(tzinfo=UTC) if present else None
+
+
+def memory_to_pb(memory: Memory) -> pb.Memory:
+    message = pb.Memory(
+        id=memory.id,
+        workspace_id=memory.workspace_id,
+        kind=_KIND[memory.kind],
+        body=memory.body,
+        importance=memory.importance,
+        pinned=memory.pinned,
+        tags=list(memory.tags),
+        scope=_SCOPE[memory.scope],
+        product_id=memory.product_id or "",
+        visibility=_VISIBILITY[memory.visibility],
+        source=_SOURCE[memory.source],
+        source_ref=memory.source_ref or "",
+        created_by=memory.created_by,
+        access_count=memory.access_count,
+        forgotten=memory.forgotten,
+        revision=memory.revision,
+    )
+    for name in ("expires_at", "last_accessed_at", "forgotten_at", "created_at", "updated_at"):
+        stamp = to_timestamp(getattr(memory, name))
+        if stamp is not None:
+            getattr(message, name).CopyFrom(stamp)
+    return message
+
+
+def memory_from_pb(message: pb.Memory) -> Memory:
+    """For records we wrote ourselves; untrusted input goes through draft_from_pb and the domain."""
+    return Memory(
+        id=message.id,
+        workspace_id=message.workspace_id,
+        kind=_KIND_BACK[message.kind],
+        body=message.body,
+        importance=message.importance,
+        pinned=message.pinned,
+        tags=tuple(message.tags),
+        scope=_SCOPE_BACK[message.scope],
+        product_id=message.product_id or None,
+        visibility=_VISIBILITY_BACK.get(message.visibility, Visibility.PRIVATE),
+        source=_SOURCE_BACK.get(message.source, Source.AGENT),
+        source_ref=message.source_ref or None,
+        created_by=message.created_by,
+        expires_at=_stamp(message, "expires_at"),
+        created_at=_stamp(message, "created_at"),
+        updated_at=_stamp(message, "updated_at"),
+        revision=message.revision,
+        access_count=message.access_count,
+        last_accessed_at=_stamp(message, "last_accessed_at"),
+        forgotten=message.forgotten,
+        forgotten_at=_stamp(message, "forgotten_at"),
+    )
+
+
+def draft_from_pb(message: pb.Memory) -> MemoryDraft:
+    """A command's memory as a draft: unknown enum values become strings the domain rejects."""
+    return MemoryDraft(
+        kind=_KIND_BACK.get(message.kind, "unspecified"),
+        body=message.body,
+        importance=message.importance if message.HasField("importance") else None,
+        pinned=message.pinned,
+        tags=tuple(message.tags),
+        scope=_SCOPE_BACK.get(message.scope),
+        product_id=message.product_id or None,
+        visibility=_VISIBILITY_BACK.get(message.visibility, Visibility.PRIVATE),
+        source=_SOURCE_BACK.get(message.source, Source.AGENT),
+        source_ref=message.source_ref or None,
+        expires_at=_stamp(message, "expires_at"),
+    )
+
+
+def _stamp(message: pb.Memory, name: str) -> datetime | None:
+    return from_timestamp(getattr(message, name), message.HasField(name))

@@ -1,0 +1,51 @@
+"""JetStream streams and KV buckets: names and shapes, declared by whoever starts first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The log: every command and event, kept for replay (reindex rebuilds projections from it).
+LOG_STREAM = "MEMHIVE"
+LOG_SUBJECTS = ("memhive.cmd.>", "memhive.evt.>")
+
+# Access activity: high volume, only needed until the counters absorb it.
+ACTIVITY_STREAM = "MEMHIVE_ACTIVITY"
+ACTIVITY_SUBJECTS = ("memhive.activity.>",)
+ACTIVITY_MAX_AGE_S = 7 * 24 * 3600
+
+# Poison messages, with the reason, for operators to inspect and replay.
+DEAD_LETTER_STREAM = "MEMHIVE_DLQ"
+DEAD_LETTER_SUBJECTS = ("memhive.dlq.>",)
+
+# How long JetStream remembers a Nats-Msg-Id, so a re-sent command is stored once.
+DUPLICATE_WINDOW_S = 15 * 60
+
+
+@dataclass(frozen=True, slots=True)
+class StreamSpec:
+    name: str
+    subjects: tuple[str, ...]
+    max_age_s: float = 0  # 0: keep forever
+
+
+STREAMS = (
+    StreamSpec(LOG_STREAM, LOG_SUBJECTS),
+    StreamSpec(ACTIVITY_STREAM, ACTIVITY_SUBJECTS, ACTIVITY_MAX_AGE_S),
+    StreamSpec(DEAD_LETTER_STREAM, DEAD_LETTER_SUBJECTS),
+)
+
+MEMORIES_BUCKET = "memhive_memories"
+TOKENS_BUCKET = "memhive_tokens"
+KV_HISTORY = 16
+
+
+def memory_key(workspace_id: str, memory_id: str) -> str:
+    return f"{workspace_id}.{memory_id}"
+
+
+# Headers
+MSG_ID_HEADER = "Nats-Msg-Id"
+DLQ_REASON_HEADER = "Memhive-Dead-Letter-Reason"
+DLQ_SUBJECT_HEADER = "Memhive-Original-Subject"
+DLQ_CONSUMER_HEADER = "Memhive-Consumer"
+DLQ_DELIVERIES_HEADER = "Memhive-Deliveries"

@@ -1,0 +1,21 @@
+"""Ports: small Protocols, one capability each. Adapters in memhive_adapters implement them;
+fakes in tests/fakes implement them for unit tests."""
+
+from memhive_ports.clock import Clock
+from memhive_ports.embedder import Embedder
+from memhive_ports.lanes import LaneHit, LexicalIndex, VectorIndex
+from memhive_ports.publisher import EventPublisher
+from memhive_ports.store import MemoryStore, StoredMemory
+from memhive_ports.tokens import TokenDirectory
+
+__all__ = [
+    "Clock",
+    "Embedder",
+    "EventPublisher",
+    "LaneHit",
+    "LexicalIndex",
+    "MemoryStore",
+    "StoredMemory",
+    "TokenDirectory",
+    "VectorIndex",
+]

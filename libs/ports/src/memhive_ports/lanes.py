@@ -1,0 +1,79 @@
+"""The two recall lanes. Both are projections of the record: rebuildable from the log."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from memhive_domain.memory import Memory
+from memhive_domain.recall import MemoryFilter
+
+
+@dataclass(frozen=True, slots=True)
+class LaneHit:
+    memory_id: str
+    score: float
+
+
+class VectorIndex(Protocol):
+    """Nearest neighbours by cosine similarity (scores in [-1, 1], higher is more similar).
+
+    Every method that reads applies the whole MemoryFilter inside the engine's query
+    (workspace, scope, product, kinds, tags, visibility, expiry), never after it.
+    """
+
+    async def ensure_ready(self) -> None:
+        """Create what the index needs (collection, payload indexes); idempotent."""
+        ...
+
+    async def upsert(self, items: Sequence[tuple[Memory, Sequence[float]]]) -> None:
+        """Insert or replace each memory with its vector; durable when this returns."""
+        ...
+
+    async def delete(self, workspace_id: str, memory_ids: Sequence[str]) -> None:
+        """Remove these memories; ids that are not there are ignored."""
+        ...
+
+    async def search(
+        self, vector: Sequence[float], memory_filter: MemoryFilter, limit: int
+    ) -> list[LaneHit]:
+        """At most `limit` hits, best first."""
+        ...
+
+    async def present(self, workspace_id: str, memory_ids: Sequence[str]) -> set[str]:
+        """Which of these ids the index holds for this workspace."""
+        ...
+
+    async def count(self, workspace_id: str | None = None) -> int: ...
+
+    async def close(self) -> None: ...
+
+
+class LexicalIndex(Protocol):
+    """BM25 over memory bodies (scores: higher is more relevant, only comparable within a query).
+
+    Applies the whole MemoryFilter inside the engine's query, like VectorIndex.
+    """
+
+    async def ensure_ready(self) -> None: ...
+
+    async def upsert(self, memories: Sequence[Memory]) -> None:
+        """Insert or replace; searchable and durable when this returns."""
+        ...
+
+    async def delete(self, workspace_id: str, memory_ids: Sequence[str]) -> None: ...
+
+    async def search(self, text: str, memory_filter: MemoryFilter, limit: int) -> list[LaneHit]:
+        """At most `limit` hits, best first. Any text is accepted: query syntax is not parsed."""
+        ...
+
+    async def list_ids(self, memory_filter: MemoryFilter, offset: int, limit: int) -> list[str]:
+        """Memory ids matching the filter, newest first (created_at, then id, descending)."""
+        ...
+
+    async def present(self, workspace_id: str, memory_ids: Sequence[str]) -> set[str]: ...
+
+    async def count(self, workspace_id: str | None = None) -> int: ...
+
+    async def close(self) -> None: ...

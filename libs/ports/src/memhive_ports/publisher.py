@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from typing import Protocol
+
+from google.protobuf.message import Message
+
+
+class EventPublisher(Protocol):
+    """Puts commands and events on the bus."""
+
+    async def publish(self, subject: str, message: Message, *, msg_id: str) -> None:
+        """Returns once the stream has stored the message. The same msg_id within the
+        stream's duplicate window is stored once, so a retried publish is safe."""
+        ...

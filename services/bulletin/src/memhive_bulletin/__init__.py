@@ -1,0 +1,1 @@
+"""memhive bulletin service."""

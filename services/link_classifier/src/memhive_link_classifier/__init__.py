@@ -1,0 +1,1 @@
+"""memhive link_classifier service."""

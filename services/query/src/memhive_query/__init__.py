@@ -1,0 +1,1 @@
+"""memhive query service."""

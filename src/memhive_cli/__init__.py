@@ -1,0 +1,1 @@
+"""memhive command line: run the embedded stack, serve one service, manage tokens."""

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 # The log: every command and event, kept for replay (reindex rebuilds projections from it).
 LOG_STREAM = "MEMHIVE"
-LOG_SUBJECTS = ("memhive.cmd.>", "memhive.evt.>")
+LOG_SUBJECTS = ("memhive.cmd.>", "memhive.evt.>", "memhive.upstream.>")
 
 # Access activity: high volume, only needed until the counters absorb it.
 ACTIVITY_STREAM = "MEMHIVE_ACTIVITY"

@@ -12,6 +12,22 @@ MEMORY_UNINDEXED = "memhive.evt.memory.unindexed"
 MEMORIES_RECALLED = "memhive.activity.recalled"
 DEAD_LETTER = "memhive.dlq"
 
+# Edges between memories (agents and the link classifier propose; ingest applies).
+LINK_MEMORIES = "memhive.cmd.memory.link"
+MEMORIES_LINKED = "memhive.evt.memory.linked"
+
+# Bulletins: one per scope, regenerated when the scope changed.
+BULLETIN_REFRESHED = "memhive.evt.bulletin.refreshed"
+
+# Upstream lifecycle events that hooks publish (any language): memhive.upstream.<noun>.<verb>.<ws>
+ISSUE_CREATED = "memhive.upstream.issue.created"
+ISSUE_UPDATED = "memhive.upstream.issue.updated"
+COMMENT_CREATED = "memhive.upstream.comment.created"
+JOB_COMPLETED = "memhive.upstream.job.completed"
+NOTE_ADDED = "memhive.upstream.note.added"
+KNOWLEDGE_SNAPSHOT = "memhive.upstream.knowledge.snapshot"
+ALL_UPSTREAM = "memhive.upstream.>"
+
 ALL_MEMORY_EVENTS = "memhive.evt.memory.>"
 
 

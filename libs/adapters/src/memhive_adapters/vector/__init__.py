@@ -1,0 +1,1 @@
+"""Vector lane adapters: the embedded Qdrant engine (qdrant-edge) and a Qdrant server."""

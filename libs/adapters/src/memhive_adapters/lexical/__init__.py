@@ -1,0 +1,1 @@
+"""Lexical (BM25) lane adapters: embedded tantivy and an OpenSearch cluster."""

@@ -1,0 +1,48 @@
+"""The text analyzers the tantivy lane can index memory bodies with.
+
+`STEMMED_EN` is the default, chosen by measurement on the LoCoMo bench
+(`python -m bench.lane_quality`): see that script for the numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import tantivy
+
+# Tokens longer than this are base64, hashes or URLs glued together: noise for BM25.
+MAX_TOKEN_CHARS = 40
+
+
+def plain() -> tantivy.TextAnalyzer:
+    """tantivy's default: split on non-alphanumerics, drop long tokens, lowercase."""
+    return _simple().build()
+
+
+def stemmed_en() -> tantivy.TextAnalyzer:
+    return _simple().filter(tantivy.Filter.stemmer("english")).build()
+
+
+def stemmed_en_stopwords() -> tantivy.TextAnalyzer:
+    builder = _simple().filter(tantivy.Filter.stopword("english"))
+    return builder.filter(tantivy.Filter.stemmer("english")).build()
+
+
+def folded_stemmed_en() -> tantivy.TextAnalyzer:
+    builder = _simple().filter(tantivy.Filter.ascii_fold())
+    return builder.filter(tantivy.Filter.stemmer("english")).build()
+
+
+def _simple() -> tantivy.TextAnalyzerBuilder:
+    builder = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+    builder = builder.filter(tantivy.Filter.remove_long(MAX_TOKEN_CHARS))
+    return builder.filter(tantivy.Filter.lowercase())
+
+
+ANALYZERS: dict[str, Callable[[], tantivy.TextAnalyzer]] = {
+    "plain": plain,
+    "stemmed_en": stemmed_en,
+    "stemmed_en_stopwords": stemmed_en_stopwords,
+    "folded_stemmed_en": folded_stemmed_en,
+}
+DEFAULT_ANALYZER = "stemmed_en"

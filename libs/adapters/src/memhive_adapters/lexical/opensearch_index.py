@@ -1,0 +1,113 @@
+"""LexicalIndex on an OpenSearch cluster (distributed mode), through the async client."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from memhive_domain.memory import Memory
+from memhive_domain.recall import MemoryFilter
+from memhive_ports.lanes import LaneHit
+from opensearchpy import AsyncOpenSearch
+
+from memhive_adapters.lexical import opensearch_queries as dsl
+
+
+class OpenSearchLexicalIndex:
+    """BM25 over memory bodies in one OpenSearch index.
+
+    Writes refresh before returning (searchable on return) and are serialised by an
+    asyncio.Lock; reads may overlap. close() closes the client it was given.
+    """
+
+    def __init__(self, client: AsyncOpenSearch, index: str) -> None:
+        self._client = client
+        self._index = index
+        self._write_lock = asyncio.Lock()
+
+    @classmethod
+    def from_settings(
+        cls,
+        url: str,
+        username: str | None,
+        password: str | None,
+        verify_certs: bool,
+        index: str,
+    ) -> OpenSearchLexicalIndex:
+        auth = (username, password or "") if username else None
+        client = AsyncOpenSearch(
+            hosts=[url],
+            http_auth=auth,
+            use_ssl=url.startswith("https"),
+            verify_certs=verify_certs,
+            ssl_show_warn=verify_certs,
+        )
+        return cls(client, index)
+
+    async def ensure_ready(self) -> None:
+        async with self._write_lock:
+            if not await self._client.indices.exists(index=self._index):
+                await self._client.indices.create(index=self._index, body=dsl.INDEX_BODY)
+
+    async def upsert(self, memories: Sequence[Memory]) -> None:
+        if not memories:
+            return
+        async with self._write_lock:
+            response = await self._client.bulk(
+                body=dsl.bulk_actions(self._index, memories), refresh="wait_for"
+            )
+        _raise_on_bulk_errors(response)
+
+    async def delete(self, workspace_id: str, memory_ids: Sequence[str]) -> None:
+        if not memory_ids:
+            return
+        body = {"query": dsl.ids_in_workspace(workspace_id, memory_ids)}
+        async with self._write_lock:
+            await self._client.delete_by_query(index=self._index, body=body, refresh=True)
+
+    async def search(self, text: str, memory_filter: MemoryFilter, limit: int) -> list[LaneHit]:
+        if limit <= 0 or not text.strip():
+            return []
+        body = dsl.search_body(text, memory_filter, limit)
+        response = await self._client.search(index=self._index, body=body)
+        return [LaneHit(hit["_id"], float(hit["_score"])) for hit in response["hits"]["hits"]]
+
+    async def list_ids(self, memory_filter: MemoryFilter, offset: int, limit: int) -> list[str]:
+        if limit <= 0:
+            return []
+        body = dsl.listing_body(memory_filter, offset, limit)
+        response = await self._client.search(index=self._index, body=body)
+        return [hit["_id"] for hit in response["hits"]["hits"]]
+
+    async def present(self, workspace_id: str, memory_ids: Sequence[str]) -> set[str]:
+        if not memory_ids:
+            return set()
+        body = {
+            "size": len(memory_ids),
+            "_source": False,
+            "query": dsl.ids_in_workspace(workspace_id, memory_ids),
+        }
+        response = await self._client.search(index=self._index, body=body)
+        return {hit["_id"] for hit in response["hits"]["hits"]}
+
+    async def count(self, workspace_id: str | None = None) -> int:
+        body = {"query": dsl.workspace_query(workspace_id)}
+        response = await self._client.count(index=self._index, body=body)
+        return int(response["count"])
+
+    async def close(self) -> None:
+        await self._client.close()
+
+
+def _raise_on_bulk_errors(response: dict) -> None:
+    if not response.get("errors"):
+        return
+    failed = [item for item in response["items"] if _failed(item)]
+    if failed:
+        raise RuntimeError(f"OpenSearch rejected {len(failed)} bulk action(s): {failed[:3]}")
+
+
+def _failed(item: dict) -> bool:
+    ((action, result),) = item.items()
+    # Deleting a forgotten memory the index never held is not a failure.
+    return "error" in result and not (action == "delete" and result.get("status") == 404)

@@ -1,0 +1,113 @@
+"""The OpenSearch documents, mapping and query DSL of the lexical lane, as pure functions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from memhive_domain.memory import Memory
+from memhive_domain.recall import MemoryFilter
+
+from memhive_adapters.vector.conditions import (
+    After,
+    AnyOf,
+    Condition,
+    Equals,
+    conditions_of,
+    stored_fields,
+)
+
+Json = dict[str, Any]
+
+_KEYWORD = {"type": "keyword"}
+# The built-in "english" analyzer lowercases, drops stop words and stems (Porter), the
+# same choices the tantivy lane made by measurement.
+INDEX_BODY: Json = {
+    "settings": {"index": {"number_of_shards": 1}},
+    "mappings": {
+        "dynamic": "strict",
+        "properties": {
+            "id": _KEYWORD,
+            "workspace_id": _KEYWORD,
+            "scope": _KEYWORD,
+            "product_id": _KEYWORD,
+            "kind": _KEYWORD,
+            "tags": _KEYWORD,
+            "public": {"type": "integer"},
+            "expires_at": {"type": "double"},
+            "created_at": {"type": "double"},
+            "body": {"type": "text", "analyzer": "english"},
+        },
+    },
+}
+
+
+def document_of(memory: Memory) -> Json:
+    return {"id": memory.id, "body": memory.body, **stored_fields(memory)}
+
+
+def bulk_actions(index: str, memories: Sequence[Memory]) -> list[Json]:
+    """Index live memories (replacing any earlier version), delete forgotten ones."""
+    actions: list[Json] = []
+    for memory in memories:
+        if memory.forgotten:
+            actions.append({"delete": {"_index": index, "_id": memory.id}})
+        else:
+            actions += [{"index": {"_index": index, "_id": memory.id}}, document_of(memory)]
+    return actions
+
+
+def filter_clauses(memory_filter: MemoryFilter) -> list[Json]:
+    return [_clause(c) for c in conditions_of(memory_filter)]
+
+
+def search_body(text: str, memory_filter: MemoryFilter, limit: int) -> Json:
+    """A `match` query analyses the text and never parses it as query syntax."""
+    return {
+        "size": limit,
+        "_source": False,
+        "query": {
+            "bool": {
+                "must": [{"match": {"body": {"query": text}}}],
+                "filter": filter_clauses(memory_filter),
+            }
+        },
+    }
+
+
+def listing_body(memory_filter: MemoryFilter, offset: int, limit: int) -> Json:
+    return {
+        "from": offset,
+        "size": limit,
+        "_source": False,
+        "query": {"bool": {"filter": filter_clauses(memory_filter)}},
+        "sort": [{"created_at": "desc"}, {"id": "desc"}],
+    }
+
+
+def ids_in_workspace(workspace_id: str, memory_ids: Sequence[str]) -> Json:
+    return {
+        "bool": {
+            "filter": [
+                {"terms": {"id": list(memory_ids)}},
+                {"term": {"workspace_id": workspace_id}},
+            ]
+        }
+    }
+
+
+def workspace_query(workspace_id: str | None) -> Json:
+    if workspace_id is None:
+        return {"match_all": {}}
+    return {"bool": {"filter": [{"term": {"workspace_id": workspace_id}}]}}
+
+
+def _clause(condition: Condition) -> Json:
+    match condition:
+        case Equals(field, value):
+            return {"term": {field: value}}
+        case AnyOf(field, values):
+            return {"terms": {field: list(values)}}
+        case After(field, moment):
+            return {"range": {field: {"gt": moment}}}
+    raise TypeError(f"unknown condition {condition!r}")

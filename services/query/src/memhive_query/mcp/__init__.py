@@ -1,0 +1,1 @@
+"""The MCP surface of the query gateway: tools agents call, over streamable HTTP or stdio."""

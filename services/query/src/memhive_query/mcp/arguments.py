@@ -1,0 +1,89 @@
+"""Argument types the tools share: one description and one constraint per concept.
+
+Enums are spelled as `Literal`s built from the domain's enums, so the JSON schema
+lists the allowed values inline (agents read them) and stays in step with the domain.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from memhive_domain.kinds import MemoryKind
+from memhive_domain.memory import MAX_BODY_CHARS, MAX_SOURCE_REF_CHARS, MAX_TAGS
+from memhive_domain.scopes import Scope, Visibility
+
+KindName = Literal[tuple(kind.value for kind in MemoryKind)]  # type: ignore[valid-type]
+ScopeName = Literal[tuple(scope.value for scope in Scope)]  # type: ignore[valid-type]
+VisibilityName = Literal[tuple(v.value for v in Visibility)]  # type: ignore[valid-type]
+
+KIND_HELP = (
+    "fact: something true about the world or the project; preference: how someone likes "
+    "things done; decision: a choice that was made and should be respected; identity: who "
+    "someone or something is; event: something that happened; observation: something "
+    "noticed, less certain; goal: something to achieve; todo: something still to do; "
+    "procedure: how to do something."
+)
+
+MemoryId = Annotated[
+    str,
+    Field(min_length=1, max_length=128, description="The memory's id, as returned by save_memory, recall_memory or list_memories."),
+]
+Kind = Annotated[KindName, Field(description=f"What sort of memory this is. {KIND_HELP}")]
+OptionalScope = Annotated[
+    ScopeName | None,
+    Field(
+        description="'global' (the whole workspace) or 'product' (one product, named by "
+        "product_id). Omitted: 'product' if product_id is given, else 'global'."
+    ),
+]
+ProductId = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        max_length=128,
+        description="The product this concerns, e.g. 'ios-app'; required with scope 'product', "
+        "omitted with scope 'global'.",
+    ),
+]
+Body = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_BODY_CHARS,
+        description="The memory itself: one self-contained statement another agent can "
+        "understand later without this conversation, e.g. 'The iOS app targets Swift 6'.",
+    ),
+]
+Tags = Annotated[
+    list[str] | None,
+    Field(
+        max_length=MAX_TAGS,
+        description="Short lowercase labels for filtering, e.g. ['build', 'ci'] "
+        "(letters, digits, '.', '_', ':', '/', '-').",
+    ),
+]
+Importance = Annotated[
+    float | None,
+    Field(ge=0.0, le=1.0, description="How much this matters, 0..1. Omitted: a default for the kind."),
+]
+Visibility_ = Annotated[
+    VisibilityName | None,
+    Field(
+        description="'private' (members of the workspace only, the default) or 'public' "
+        "(also readable by non-member tokens)."
+    ),
+]
+SourceRef = Annotated[
+    str | None,
+    Field(
+        max_length=MAX_SOURCE_REF_CHARS,
+        description="Where this came from, e.g. a URL, a file path or an issue reference.",
+    ),
+]
+
+
+def present(**fields: Any) -> dict[str, Any]:
+    """The fields the agent gave: absent ones are left to memhive's defaults."""
+    return {name: value for name, value in fields.items() if value is not None}

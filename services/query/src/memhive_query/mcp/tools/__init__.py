@@ -1,0 +1,1 @@
+"""One module per MCP tool; `memhive_query.mcp.registry` lists them."""

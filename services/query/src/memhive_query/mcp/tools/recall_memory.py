@@ -1,0 +1,52 @@
+"""recall_memory: the memories most relevant to a question, current facts only."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from memhive_query.mcp.api import MemoryApi
+from memhive_query.mcp.arguments import KindName, OptionalScope, ProductId, Tags, present
+from memhive_query.mcp.rendering import render_recall
+from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
+
+
+async def recall_memory(
+    api: MemoryApi,
+    query: Annotated[
+        str,
+        Field(min_length=1, max_length=2000, description="What you want to know, in natural language or keywords."),
+    ],
+    kinds: Annotated[
+        list[KindName] | None, Field(description="Only these kinds of memory. Omitted: every kind.")
+    ] = None,
+    scope: OptionalScope = None,
+    product_id: ProductId = None,
+    tags: Tags = None,
+    max_results: Annotated[
+        int, Field(ge=1, le=20, description="How many memories to return, 1..20.")
+    ] = 6,
+    include_superseded: Annotated[
+        bool, Field(description="Also return memories replaced by newer ones (for audits).")
+    ] = False,
+) -> ToolReply:
+    fields = present(
+        query=query, kinds=kinds, scope=scope, product_id=product_id, tags=tags,
+        max_results=max_results, include_superseded=include_superseded or None,
+    )
+    result = await api.recall(fields)
+    return ToolReply(render_recall(result["results"]), result)
+
+
+TOOL = MemoryTool(
+    recall_memory,
+    title="Recall memories",
+    description=(
+        "Search shared memory for what is known about a topic. Returns the best matching "
+        "memories, best first, each with its id, kind, relevance score and body. Outdated "
+        "facts are replaced by their newer versions. Use this before deciding something that "
+        "may already have been decided, or to pick up where another session left off."
+    ),
+    read_only=True,
+)

@@ -1,0 +1,157 @@
+"""Edges between memories: typed, directed links, and the rules for proposing and keeping them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from datetime import datetime
+from enum import StrEnum
+
+from memhive_domain.errors import FieldProblem, InvalidInput, NotFound
+from memhive_domain.memory import Memory, parse_enum
+
+MAX_RATIONALE_CHARS = 500
+# An agent or user who links two memories by hand is sure of it; the classifier says how sure.
+DEFAULT_WEIGHT = 1.0
+
+
+class EdgeKind(StrEnum):
+    RELATED_TO = "related_to"
+    UPDATES = "updates"  # src is the newer version of dst: dst is stale
+    CONTRADICTS = "contradicts"  # the two cannot both hold: the newer wins
+
+
+class CreatorKind(StrEnum):
+    AGENT = "agent"
+    USER = "user"
+    CLASSIFIER = "classifier"
+
+
+EdgeKey = tuple[str, str, EdgeKind]
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    src_id: str
+    dst_id: str
+    kind: EdgeKind
+    weight: float
+    created_by: str
+    creator_kind: CreatorKind
+    rationale: str
+    created_at: datetime
+
+    @property
+    def key(self) -> EdgeKey:
+        """At most one edge of a kind runs from one memory to another."""
+        return (self.src_id, self.dst_id, self.kind)
+
+    def touches(self, memory_id: str) -> bool:
+        return memory_id in (self.src_id, self.dst_id)
+
+    def other_end(self, memory_id: str) -> str:
+        return self.dst_id if memory_id == self.src_id else self.src_id
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeDraft:
+    """What a caller asks to link, before any rule has been checked.
+
+    Enum fields accept their string values too, so every entry point reports the same problems.
+    """
+
+    src_id: str
+    dst_id: str
+    kind: EdgeKind | str
+    weight: float | None = None  # None: DEFAULT_WEIGHT
+    rationale: str = ""
+    creator_kind: CreatorKind | str = CreatorKind.AGENT
+
+
+def propose_edge(draft: EdgeDraft, *, created_by: str, now: datetime) -> Edge:
+    """Validate a draft on its own; raises InvalidInput listing every problem.
+
+    Whether both ends exist is a separate check (ensure_linkable): it needs the records.
+    """
+    problems: list[FieldProblem] = []
+    kind = parse_enum(EdgeKind, draft.kind, "kind", problems)
+    creator_kind = parse_enum(CreatorKind, draft.creator_kind, "creator_kind", problems)
+    src_id, dst_id = _check_ends(draft.src_id, draft.dst_id, problems)
+    weight = _check_weight(draft.weight, problems)
+    rationale = _check_rationale(draft.rationale, problems)
+    if not (created_by or "").strip():
+        problems.append(FieldProblem("created_by", "must name the agent, user or classifier"))
+    if problems:
+        raise InvalidInput(problems)
+    assert kind and creator_kind  # narrowed: no problems means both parsed
+    return Edge(src_id, dst_id, kind, weight, created_by.strip(), creator_kind, rationale, now)
+
+
+def ensure_linkable(
+    edge: Edge, src: Memory | None, dst: Memory | None, *, workspace_id: str, now: datetime
+) -> None:
+    """Both ends must be live memories of the caller's workspace.
+
+    A memory of another workspace is reported as not found, so a link attempt
+    cannot probe which ids exist elsewhere.
+    """
+    for expected_id, memory in ((edge.src_id, src), (edge.dst_id, dst)):
+        if memory is None or memory.id != expected_id or memory.workspace_id != workspace_id:
+            raise NotFound("memory", expected_id)
+    assert src is not None and dst is not None  # narrowed: both found above
+    problems = [p for p in (_dead_end("src_id", src, now), _dead_end("dst_id", dst, now)) if p]
+    if problems:
+        raise InvalidInput(problems)
+
+
+def add_edge(existing: tuple[Edge, ...], edge: Edge) -> tuple[Edge, ...]:
+    """Add or refresh an edge, unique per (src, dst, kind).
+
+    Proposing an edge that is already there changes only its weight and rationale,
+    and returns `existing` itself when neither changed, so callers can tell "no change"
+    by identity and skip the write and the event.
+    """
+    for index, current in enumerate(existing):
+        if current.key == edge.key:
+            if (current.weight, current.rationale) == (edge.weight, edge.rationale):
+                return existing
+            refreshed = replace(current, weight=edge.weight, rationale=edge.rationale)
+            return existing[:index] + (refreshed,) + existing[index + 1 :]
+    return (*existing, edge)
+
+
+def _check_ends(src_id: str, dst_id: str, problems: list[FieldProblem]) -> tuple[str, str]:
+    src, dst = (src_id or "").strip(), (dst_id or "").strip()
+    for field, value in (("src_id", src), ("dst_id", dst)):
+        if not value:
+            problems.append(FieldProblem(field, "must be the id of a memory"))
+    if src and src == dst:
+        problems.append(FieldProblem("dst_id", "must differ from src_id: no memory links itself"))
+    return src, dst
+
+
+def _check_weight(weight: float | None, problems: list[FieldProblem]) -> float:
+    if weight is None:
+        return DEFAULT_WEIGHT
+    if isinstance(weight, bool) or not isinstance(weight, int | float) or not 0.0 <= weight <= 1.0:
+        problems.append(FieldProblem("weight", f"must be between 0 and 1, got {weight!r}"))
+        return DEFAULT_WEIGHT
+    return float(weight)
+
+
+def _check_rationale(rationale: str | None, problems: list[FieldProblem]) -> str:
+    text = (rationale or "").strip()
+    if len(text) > MAX_RATIONALE_CHARS:
+        problems.append(
+            FieldProblem(
+                "rationale", f"is {len(text)} characters; the maximum is {MAX_RATIONALE_CHARS}"
+            )
+        )
+    return text
+
+
+def _dead_end(field: str, memory: Memory, now: datetime) -> FieldProblem | None:
+    if memory.forgotten:
+        return FieldProblem(field, f"memory {memory.id!r} was forgotten; link a live memory")
+    if memory.is_expired(now):
+        return FieldProblem(field, f"memory {memory.id!r} has expired; link a live memory")
+    return None

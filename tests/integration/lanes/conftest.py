@@ -1,0 +1,141 @@
+"""Every backend of each lane port, behind one fixture per port, so each passes one contract.
+
+Embedded engines (qdrant-edge, tantivy) and qdrant-client's local mode always run. A Qdrant
+server runs when MEMHIVE_TEST_QDRANT_URL is set; OpenSearch when MEMHIVE_TEST_OPENSEARCH_URL
+is set or a Docker engine answers (testcontainers). Otherwise those parametrisations skip.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from memhive_adapters.lexical.opensearch_index import OpenSearchLexicalIndex
+from memhive_adapters.lexical.tantivy_index import TantivyLexicalIndex
+from memhive_adapters.vector.edge_index import EdgeVectorIndex
+from memhive_adapters.vector.qdrant_index import QdrantVectorIndex
+from qdrant_client import AsyncQdrantClient
+
+from tests.integration.lanes.memories import DIMENSIONS
+
+
+@dataclass
+class Backend:
+    """Opens the same store again and again; `persistent` says if data outlives close()."""
+
+    name: str
+    opener: Callable[[], Awaitable[Any]]
+    persistent: bool
+    opened: list[Any] = field(default_factory=list)
+
+    async def open(self) -> Any:
+        index = await self.opener()
+        await index.ensure_ready()
+        self.opened.append(index)
+        return index
+
+
+async def _edge(path: Path) -> EdgeVectorIndex:
+    return EdgeVectorIndex(path, DIMENSIONS)
+
+
+async def _qdrant_local() -> QdrantVectorIndex:
+    client = AsyncQdrantClient(location=":memory:")
+    return QdrantVectorIndex(client, "memories", DIMENSIONS)
+
+
+async def _qdrant_server(url: str, collection: str) -> QdrantVectorIndex:
+    client = AsyncQdrantClient(url=url, api_key=os.environ.get("MEMHIVE_TEST_QDRANT_API_KEY"))
+    return QdrantVectorIndex(client, collection, DIMENSIONS)
+
+
+@pytest.fixture(params=["edge", "qdrant-local", "qdrant-server"])
+async def vector_backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+    if request.param == "edge":
+        backend = Backend("edge", lambda: _edge(tmp_path / "edge"), persistent=True)
+    elif request.param == "qdrant-local":
+        backend = Backend("qdrant-local", _qdrant_local, persistent=False)
+    else:
+        url = os.environ.get("MEMHIVE_TEST_QDRANT_URL")
+        if not url:
+            pytest.skip("no Qdrant server: set MEMHIVE_TEST_QDRANT_URL to run this backend")
+        collection = f"memhive-test-{uuid.uuid4().hex[:12]}"
+        backend = Backend("qdrant-server", lambda: _qdrant_server(url, collection), True)
+    yield backend
+    for index in backend.opened:
+        await index.close()
+
+
+@pytest.fixture
+async def vector_index(vector_backend: Backend) -> Any:
+    return await vector_backend.open()
+
+
+# --- lexical ---------------------------------------------------------------------------
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker
+
+        client = docker.from_env(timeout=2)
+    except Exception:  # no socket, no daemon, no permission: all mean "no Docker here"
+        return False
+    try:
+        return bool(client.ping())
+    except Exception:
+        return False
+    finally:
+        client.close()
+
+
+@pytest.fixture(scope="session")
+def opensearch_url() -> Iterator[str | None]:
+    url = os.environ.get("MEMHIVE_TEST_OPENSEARCH_URL")
+    if url or not _docker_answers():
+        yield url
+        return
+    from testcontainers.opensearch import OpenSearchContainer
+
+    with OpenSearchContainer() as container:
+        config = container.get_config()
+        yield f"http://{config['host']}:{config['port']}"
+
+
+async def _opensearch(url: str, index: str) -> OpenSearchLexicalIndex:
+    return OpenSearchLexicalIndex.from_settings(
+        url,
+        os.environ.get("MEMHIVE_TEST_OPENSEARCH_USERNAME"),
+        os.environ.get("MEMHIVE_TEST_OPENSEARCH_PASSWORD"),
+        verify_certs=False,
+        index=index,
+    )
+
+
+async def _tantivy(path: Path) -> TantivyLexicalIndex:
+    return TantivyLexicalIndex(path)
+
+
+@pytest.fixture(params=["tantivy", "opensearch"])
+async def lexical_backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
+    if request.param == "tantivy":
+        backend = Backend("tantivy", lambda: _tantivy(tmp_path / "tantivy"), persistent=True)
+    else:
+        url = request.getfixturevalue("opensearch_url")
+        if not url:
+            pytest.skip("no OpenSearch: set MEMHIVE_TEST_OPENSEARCH_URL or start a Docker engine")
+        index = f"memhive-test-{uuid.uuid4().hex[:12]}"
+        backend = Backend("opensearch", lambda: _opensearch(url, index), persistent=True)
+    yield backend
+    for index in backend.opened:
+        await index.close()
+
+
+@pytest.fixture
+async def lexical_index(lexical_backend: Backend) -> Any:
+    return await lexical_backend.open()

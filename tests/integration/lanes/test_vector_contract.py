@@ -1,0 +1,125 @@
+"""The VectorIndex contract, run against every backend (see conftest.py)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+
+import pytest
+from memhive_domain.recall import MemoryFilter
+
+from tests.integration.lanes.conftest import Backend
+from tests.integration.lanes.filter_cases import (
+    FILTER_CASES,
+    FilterCase,
+    population,
+    vector_for,
+)
+from tests.integration.lanes.memories import a_memory, axis, blend
+
+ANYWHERE = MemoryFilter(workspace_id="ws-1")
+
+
+async def test_search_ranks_by_cosine_best_first(vector_index) -> None:
+    near, middle, far = a_memory(), a_memory(), a_memory()
+    await vector_index.upsert([(far, axis(1)), (near, axis(0)), (middle, blend({0: 0.8, 1: 0.6}))])
+
+    hits = await vector_index.search(axis(0), ANYWHERE, 10)
+
+    assert [h.memory_id for h in hits] == [near.id, middle.id, far.id]
+    assert hits[0].score == pytest.approx(1.0, abs=1e-4)
+    assert hits[1].score == pytest.approx(0.8, abs=1e-4)
+    assert hits[2].score == pytest.approx(0.0, abs=1e-4)
+
+
+async def test_search_returns_at_most_limit(vector_index) -> None:
+    await vector_index.upsert([(a_memory(), vector_for(i)) for i in range(5)])
+
+    assert len(await vector_index.search(axis(0), ANYWHERE, 3)) == 3
+
+
+@pytest.mark.parametrize("case", FILTER_CASES, ids=lambda c: c.name)
+async def test_search_applies_the_whole_filter(vector_index, case: FilterCase) -> None:
+    memories = population()
+    await vector_index.upsert([(m, vector_for(i)) for i, m in enumerate(memories.values())])
+    names = {m.id: name for name, m in memories.items()}
+
+    hits = await vector_index.search(axis(0), case.memory_filter, 50)
+
+    assert {names[h.memory_id] for h in hits} == case.expected
+
+
+async def test_a_small_scope_fills_its_top_k_among_many_closer_outsiders(vector_index) -> None:
+    outsiders = [(a_memory(product_id="big"), blend({0: 1.0, 1: 0.01 * i})) for i in range(300)]
+    insiders = [(a_memory(product_id="small"), blend({0: 0.2, 2: 1.0})) for _ in range(4)]
+    await vector_index.upsert(outsiders + insiders)
+
+    scoped = MemoryFilter(workspace_id="ws-1", product_id="small")
+    hits = await vector_index.search(axis(0), scoped, 3)
+
+    assert len(hits) == 3
+    assert {h.memory_id for h in hits} <= {m.id for m, _ in insiders}
+
+
+async def test_upsert_twice_replaces_the_vector(vector_index) -> None:
+    memory, other = a_memory(), a_memory()
+    await vector_index.upsert([(memory, axis(1)), (other, blend({0: 0.5, 1: 0.5}))])
+    await vector_index.upsert([(replace(memory, body="changed", revision=2), axis(0))])
+
+    hits = await vector_index.search(axis(0), ANYWHERE, 10)
+
+    assert hits[0].memory_id == memory.id
+    assert await vector_index.count() == 2
+
+
+async def test_upserting_a_forgotten_memory_removes_it(vector_index) -> None:
+    memory = a_memory()
+    await vector_index.upsert([(memory, axis(0))])
+    await vector_index.upsert([(replace(memory, forgotten=True), axis(0))])
+
+    assert await vector_index.search(axis(0), ANYWHERE, 10) == []
+    assert await vector_index.present("ws-1", [memory.id]) == set()
+
+
+async def test_delete_removes_only_that_workspace_and_ignores_unknown_ids(vector_index) -> None:
+    kept, doomed, foreign = a_memory(), a_memory(), a_memory(workspace_id="ws-2")
+    await vector_index.upsert([(kept, axis(0)), (doomed, axis(0)), (foreign, axis(0))])
+
+    await vector_index.delete("ws-1", [doomed.id, foreign.id, str(uuid.uuid4())])
+
+    assert {h.memory_id for h in await vector_index.search(axis(0), ANYWHERE, 10)} == {kept.id}
+    assert await vector_index.present("ws-2", [foreign.id]) == {foreign.id}
+    await vector_index.delete("ws-1", [])
+
+
+async def test_present_answers_for_one_workspace(vector_index) -> None:
+    mine, theirs = a_memory(), a_memory(workspace_id="ws-2")
+    await vector_index.upsert([(mine, axis(0)), (theirs, axis(1))])
+    unknown = str(uuid.uuid4())
+
+    assert await vector_index.present("ws-1", [mine.id, theirs.id, unknown]) == {mine.id}
+    assert await vector_index.present("ws-1", []) == set()
+
+
+async def test_count_all_or_one_workspace(vector_index) -> None:
+    await vector_index.upsert(
+        [(a_memory(), axis(0)), (a_memory(), axis(1)), (a_memory(workspace_id="ws-2"), axis(2))]
+    )
+
+    assert await vector_index.count() == 3
+    assert await vector_index.count("ws-1") == 2
+    assert await vector_index.count("ws-3") == 0
+
+
+async def test_data_survives_close_and_reopen(vector_backend: Backend) -> None:
+    if not vector_backend.persistent:
+        pytest.skip(f"{vector_backend.name} keeps nothing after close")
+    first = await vector_backend.open()
+    memory = a_memory()
+    await first.upsert([(memory, axis(3))])
+    await first.close()
+
+    second = await vector_backend.open()
+
+    assert [h.memory_id for h in await second.search(axis(3), ANYWHERE, 5)] == [memory.id]
+    assert await second.count("ws-1") == 1

@@ -1,0 +1,180 @@
+"""The LexicalIndex contract, run against every backend (see conftest.py)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+from memhive_domain.recall import MemoryFilter
+
+from tests.integration.lanes.conftest import Backend
+from tests.integration.lanes.filter_cases import FILTER_CASES, WORD, FilterCase, population
+from tests.integration.lanes.memories import NOW, a_memory
+
+ANYWHERE = MemoryFilter(workspace_id="ws-1")
+NASTY_QUERIES = [
+    "AND (foo:",
+    "*?",
+    'body:"unterminated',
+    "foo~2^3 OR -bar",
+    "[1 TO *]",
+    "\\",
+    "   ",
+    "{}()[]^~*?:\\/",
+    "🙂 ünïcödé",
+]
+
+
+async def ids_of(hits) -> list[str]:
+    return [h.memory_id for h in hits]
+
+
+async def test_search_ranks_by_relevance_best_first(lexical_index) -> None:
+    both = a_memory("deploy the billing service on friday with the billing team")
+    one = a_memory("the billing report is late")
+    none = a_memory("lunch menu for the week")
+    await lexical_index.upsert([none, one, both])
+
+    hits = await lexical_index.search("billing friday", ANYWHERE, 10)
+
+    assert [h.memory_id for h in hits] == [both.id, one.id]
+    assert hits[0].score > hits[1].score > 0
+
+
+async def test_search_matches_word_forms(lexical_index) -> None:
+    memory = a_memory("She was running to the stations every morning")
+    await lexical_index.upsert([memory])
+
+    hits = await lexical_index.search("runs station", ANYWHERE, 5)
+
+    assert [h.memory_id for h in hits] == [memory.id]
+
+
+async def test_search_returns_at_most_limit(lexical_index) -> None:
+    await lexical_index.upsert([a_memory(f"note {i} about {WORD}") for i in range(6)])
+
+    assert len(await lexical_index.search(WORD, ANYWHERE, 4)) == 4
+
+
+@pytest.mark.parametrize("case", FILTER_CASES, ids=lambda c: c.name)
+async def test_search_applies_the_whole_filter(lexical_index, case: FilterCase) -> None:
+    memories = population()
+    await lexical_index.upsert(list(memories.values()))
+    names = {m.id: name for name, m in memories.items()}
+
+    hits = await lexical_index.search(WORD, case.memory_filter, 50)
+
+    assert {names[h.memory_id] for h in hits} == case.expected
+
+
+@pytest.mark.parametrize("case", FILTER_CASES, ids=lambda c: c.name)
+async def test_list_ids_applies_the_whole_filter(lexical_index, case: FilterCase) -> None:
+    memories = population()
+    await lexical_index.upsert(list(memories.values()))
+    names = {m.id: name for name, m in memories.items()}
+
+    listed = await lexical_index.list_ids(case.memory_filter, 0, 50)
+
+    assert {names[i] for i in listed} == case.expected
+    assert len(listed) == len(case.expected)
+
+
+async def test_a_small_scope_fills_its_top_k_among_many_better_outsiders(lexical_index) -> None:
+    outsiders = [a_memory(f"{WORD} {WORD} {WORD} {i}", product_id="big") for i in range(300)]
+    insiders = [
+        a_memory(f"a long note that mentions the {WORD} once, {i}", product_id="small")
+        for i in range(4)
+    ]
+    await lexical_index.upsert(outsiders + insiders)
+
+    scoped = MemoryFilter(workspace_id="ws-1", product_id="small")
+    hits = await lexical_index.search(WORD, scoped, 3)
+
+    assert len(hits) == 3
+    assert {h.memory_id for h in hits} <= {m.id for m in insiders}
+
+
+async def test_upsert_twice_replaces_the_body(lexical_index) -> None:
+    memory = a_memory("the office is in lisbon")
+    await lexical_index.upsert([memory])
+    await lexical_index.upsert([replace(memory, body="the office moved to porto", revision=2)])
+
+    assert await lexical_index.search("lisbon", ANYWHERE, 5) == []
+    assert await ids_of(await lexical_index.search("porto", ANYWHERE, 5)) == [memory.id]
+    assert await lexical_index.count() == 1
+
+
+async def test_upserting_a_forgotten_memory_removes_it(lexical_index) -> None:
+    memory = a_memory("a secret to forget")
+    await lexical_index.upsert([memory])
+    await lexical_index.upsert([replace(memory, forgotten=True)])
+
+    assert await lexical_index.search("secret", ANYWHERE, 5) == []
+    assert await lexical_index.list_ids(ANYWHERE, 0, 10) == []
+
+
+async def test_delete_removes_only_that_workspace_and_ignores_unknown_ids(lexical_index) -> None:
+    kept, doomed = a_memory(f"kept {WORD}"), a_memory(f"doomed {WORD}")
+    foreign = a_memory(f"foreign {WORD}", workspace_id="ws-2")
+    await lexical_index.upsert([kept, doomed, foreign])
+
+    await lexical_index.delete("ws-1", [doomed.id, foreign.id, str(uuid.uuid4())])
+
+    assert await ids_of(await lexical_index.search(WORD, ANYWHERE, 10)) == [kept.id]
+    assert await lexical_index.present("ws-2", [foreign.id]) == {foreign.id}
+    await lexical_index.delete("ws-1", [])
+
+
+async def test_list_ids_newest_first_then_id_descending_in_pages(lexical_index) -> None:
+    stamps = [NOW - timedelta(minutes=m) for m in (5, 1, 3, 3, 3, 1, 9)]
+    memories = [a_memory(f"entry {i}", created_at=t) for i, t in enumerate(stamps)]
+    await lexical_index.upsert(memories)
+    expected = [m.id for m in sorted(memories, key=lambda m: (m.created_at, m.id), reverse=True)]
+
+    pages = [await lexical_index.list_ids(ANYWHERE, offset, 2) for offset in range(0, 8, 2)]
+
+    assert [len(p) for p in pages] == [2, 2, 2, 1]
+    assert [i for page in pages for i in page] == expected
+    assert await lexical_index.list_ids(ANYWHERE, 7, 5) == []
+
+
+async def test_present_answers_for_one_workspace(lexical_index) -> None:
+    mine, theirs = a_memory(), a_memory(workspace_id="ws-2")
+    await lexical_index.upsert([mine, theirs])
+    unknown = str(uuid.uuid4())
+
+    assert await lexical_index.present("ws-1", [mine.id, theirs.id, unknown]) == {mine.id}
+    assert await lexical_index.present("ws-1", []) == set()
+
+
+async def test_count_all_or_one_workspace(lexical_index) -> None:
+    await lexical_index.upsert([a_memory(), a_memory(), a_memory(workspace_id="ws-2")])
+
+    assert await lexical_index.count() == 3
+    assert await lexical_index.count("ws-1") == 2
+    assert await lexical_index.count("ws-3") == 0
+
+
+@pytest.mark.parametrize("text", NASTY_QUERIES)
+async def test_query_syntax_is_just_text(lexical_index, text: str) -> None:
+    target = a_memory("foo and bar met at the harbour")
+    await lexical_index.upsert([target, a_memory("nothing in common")])
+
+    hits = await lexical_index.search(text, ANYWHERE, 5)
+
+    expected = [target.id] if "foo" in text else []
+    assert [h.memory_id for h in hits] == expected
+
+
+async def test_data_survives_close_and_reopen(lexical_backend: Backend) -> None:
+    first = await lexical_backend.open()
+    memory = a_memory("the archive lives in the basement")
+    await first.upsert([memory])
+    await first.close()
+
+    second = await lexical_backend.open()
+
+    assert await ids_of(await second.search("archive", ANYWHERE, 5)) == [memory.id]
+    assert await second.list_ids(ANYWHERE, 0, 5) == [memory.id]

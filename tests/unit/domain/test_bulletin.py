@@ -8,7 +8,6 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from memhive_domain.bulletin import (
     RENDERER,
     Bulletin,
@@ -82,7 +81,11 @@ def mixed_memories() -> list[Memory]:
 
 
 def section_titles(text: str) -> list[str]:
-    return [line.split(" (")[0].removeprefix("## ") for line in text.splitlines() if line.startswith("## ")]
+    return [
+        line.split(" (")[0].removeprefix("## ")
+        for line in text.splitlines()
+        if line.startswith("## ")
+    ]
 
 
 def test_same_inputs_in_any_order_render_byte_identical() -> None:
@@ -137,7 +140,11 @@ def test_superseded_forgotten_expired_and_other_scopes_are_left_out() -> None:
     assert bulletin.shown_ids == ("kept",)
     assert ids_in_bulletin(bulletin.text) == ["kept"]
     assert bulletin.sources == (
-        ("elsewhere", 1), ("expired", 1), ("gone", 1), ("kept", 1), ("old", 1),
+        ("elsewhere", 1),
+        ("expired", 1),
+        ("gone", 1),
+        ("kept", 1),
+        ("old", 1),
     )
 
 

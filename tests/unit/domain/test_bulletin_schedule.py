@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from memhive_domain.bulletin_schedule import BulletinSchedule
 from memhive_domain.errors import InvalidInput
 

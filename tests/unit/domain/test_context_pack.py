@@ -6,7 +6,6 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from memhive_domain.context_pack import (
     MEMORIES_HEADER,
     ContextCandidate,

@@ -24,9 +24,7 @@ class BulletinSchedule:
 
     def __init__(self, quiet_period: timedelta, max_delay: timedelta) -> None:
         if quiet_period <= timedelta(0) or max_delay < quiet_period:
-            raise InvalidInput(
-                [FieldProblem("max_delay", "need 0 < quiet_period <= max_delay")]
-            )
+            raise InvalidInput([FieldProblem("max_delay", "need 0 < quiet_period <= max_delay")])
         self.quiet_period = quiet_period
         self.max_delay = max_delay
         self._pending: dict[str, PendingChange] = {}

@@ -181,8 +181,8 @@ def _line(candidate: ContextCandidate, line_chars: int) -> str:
 
 
 def _check_budget(token_budget: object) -> None:
-    if isinstance(token_budget, int) and not isinstance(token_budget, bool):
-        if 1 <= token_budget <= MAX_TOKEN_BUDGET:
-            return
+    is_int = isinstance(token_budget, int) and not isinstance(token_budget, bool)
+    if is_int and 1 <= token_budget <= MAX_TOKEN_BUDGET:
+        return
     problem = f"must be an integer 1..{MAX_TOKEN_BUDGET}, got {token_budget!r}"
     raise InvalidInput([FieldProblem("token_budget", problem)])

@@ -90,7 +90,7 @@ def _fenced_chunks(lines: list[str]) -> Iterator[tuple[bool, list[str]]]:
 def _prose_blocks(lines: list[str]) -> Iterator[str]:
     lines = [_QUOTE.sub("", line) for line in lines]
     paragraph: list[str] = []
-    for line, following in zip(lines, [*lines[1:], ""], strict=True):
+    for line, following in zip(lines, [*lines[1:], ""], strict=False):
         item = None if _SETEXT_OR_RULE.match(line) else _LIST_ITEM.match(line)
         if item:
             yield from _flush(paragraph)

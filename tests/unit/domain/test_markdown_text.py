@@ -1,0 +1,101 @@
+"""Markdown becomes the plain text a reader sees; long text is cut at a word with an ellipsis."""
+
+from __future__ import annotations
+
+import pytest
+from memhive_domain.markdown_text import ELLIPSIS, collapse_whitespace, plain_text, truncate_words
+
+BUG_REPORT = """\
+## Steps to reproduce
+
+1. Open the **settings** page
+2. Click [Save](https://example.com/settings?tab=a_b) and see ![the spinner](spin.png)
+   which keeps turning for a _long_ time
+
+> **Note:** only on *Firefox*.
+> Chrome is fine.
+
+| Browser | Version |
+|---------|---------|
+| Firefox | 128     |
+
+```python
+def save(form):
+    return form.submit(retries=3)  # **not bold**
+```
+
+<details><summary>Logs</summary>
+TimeoutError &amp; retry
+</details>
+"""
+
+
+def test_a_bug_report_keeps_its_words_one_line_per_block() -> None:
+    assert plain_text(BUG_REPORT).split("\n") == [
+        "Steps to reproduce",
+        "Open the settings page",
+        "Click Save and see the spinner which keeps turning for a long time",
+        "Note: only on Firefox. Chrome is fine.",
+        "Browser; Version",
+        "Firefox; 128",
+        "def save(form):",
+        "return form.submit(retries=3) # **not bold**",
+        "Logs TimeoutError & retry",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("markdown", "text"),
+    [
+        ("# Title #", "Title"),
+        ("Title\n=====\n\nbody", "Title\nbody"),
+        ("a paragraph\nwrapped over\nthree lines", "a paragraph wrapped over three lines"),
+        ("- [x] done\n- [ ] open", "done\nopen"),
+        ("* one\n+ two\n3) three", "one\ntwo\nthree"),
+        ("rename `old_name` to `new_name`", "rename old_name to new_name"),
+        ("``a `tick` inside``", "a `tick` inside"),
+        ("keep snake_case_words and 2 * 3 * 4", "keep snake_case_words and 2 * 3 * 4"),
+        ("__bold__ and ~~gone~~ and ***both***", "bold and gone and both"),
+        ("see <https://example.com/x>", "see https://example.com/x"),
+        ("[docs][1]\n\n[1]: https://example.com", "docs"),
+        ("literal \\*stars\\* and \\_under\\_", "literal *stars* and _under_"),
+        ("line<br>break and <span class='x'>span</span>", "line break and span"),
+        ("before <!-- hidden\ncomment --> after", "before after"),
+        ("a\n\n---\n\n* * *\n\nb", "a\nb"),
+        ("tabs\tand   spaces\r\nand CRLF", "tabs and spaces and CRLF"),
+        ("~~~\nunclosed fence `kept`", "unclosed fence `kept`"),
+        ("```\n&amp; in code\n```", "&amp; in code"),
+        ("AT&amp;T &lt;3", "AT&T <3"),
+    ],
+)
+def test_markdown_constructs(markdown: str, text: str) -> None:
+    assert plain_text(markdown) == text
+
+
+@pytest.mark.parametrize("blank", ["", "   \n\n\t", "---", "<br>", "<!-- only a comment -->"])
+def test_nothing_readable_gives_empty_text(blank: str) -> None:
+    assert plain_text(blank) == ""
+
+
+def test_collapse_whitespace_leaves_markup_alone() -> None:
+    assert collapse_whitespace("  **not** \n\n markdown  ") == "**not** markdown"
+
+
+def test_short_text_is_not_truncated() -> None:
+    assert truncate_words("fits exactly", 12) == "fits exactly"
+
+
+def test_truncation_cuts_at_a_word_and_ends_with_an_ellipsis() -> None:
+    text = "the quick brown fox jumps over the lazy dog"
+    cut = truncate_words(text, 20)
+    assert cut == "the quick brown fox" + ELLIPSIS
+    assert len(cut) <= 20
+
+
+def test_truncation_hard_cuts_one_giant_token() -> None:
+    cut = truncate_words("x" * 50, 10)
+    assert cut == "x" * 9 + ELLIPSIS
+
+
+def test_truncation_drops_dangling_punctuation_before_the_ellipsis() -> None:
+    assert truncate_words("alpha, beta, gamma delta", 14) == "alpha, beta" + ELLIPSIS

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
-
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import MAX_BODY_CHARS, MAX_SOURCE_REF_CHARS, MAX_TAGS
 from memhive_domain.scopes import Scope, Visibility
+from pydantic import Field
 
 KindName = Literal[tuple(kind.value for kind in MemoryKind)]  # type: ignore[valid-type]
 ScopeName = Literal[tuple(scope.value for scope in Scope)]  # type: ignore[valid-type]
@@ -28,7 +27,11 @@ KIND_HELP = (
 
 MemoryId = Annotated[
     str,
-    Field(min_length=1, max_length=128, description="The memory's id, as returned by save_memory, recall_memory or list_memories."),
+    Field(
+        min_length=1,
+        max_length=128,
+        description="The memory's id, as returned by save_memory, recall_memory or list_memories.",
+    ),
 ]
 Kind = Annotated[KindName, Field(description=f"What sort of memory this is. {KIND_HELP}")]
 OptionalScope = Annotated[
@@ -66,7 +69,9 @@ Tags = Annotated[
 ]
 Importance = Annotated[
     float | None,
-    Field(ge=0.0, le=1.0, description="How much this matters, 0..1. Omitted: a default for the kind."),
+    Field(
+        ge=0.0, le=1.0, description="How much this matters, 0..1. Omitted: a default for the kind."
+    ),
 ]
 Visibility_ = Annotated[
     VisibilityName | None,

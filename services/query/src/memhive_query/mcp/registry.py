@@ -28,7 +28,9 @@ TOOLS: tuple[MemoryTool, ...] = (
 )
 
 
-def register_tools(server: MCPServer, api_for_request: ApiForRequest, tools: tuple[MemoryTool, ...] = TOOLS) -> None:
+def register_tools(
+    server: MCPServer, api_for_request: ApiForRequest, tools: tuple[MemoryTool, ...] = TOOLS
+) -> None:
     for tool in tools:
         server.add_tool(
             tool.bound_to(api_for_request),

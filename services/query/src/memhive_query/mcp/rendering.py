@@ -88,12 +88,25 @@ def render_forgotten(result: Json) -> str:
 
 
 def render_memory(memory: Json) -> str:
-    details = ", ".join(f"{key}: {memory[key]}" for key in _DETAIL_KEYS if memory.get(key) is not None)
+    details = ", ".join(
+        f"{key}: {memory[key]}" for key in _DETAIL_KEYS if memory.get(key) is not None
+    )
     return f"{memory_line(memory)}\n{details}\n\n{memory['body']}"
 
 
-_DETAIL_KEYS = ("importance", "tags", "visibility", "source", "source_ref", "created_by",
-                "created_at", "updated_at", "expires_at", "revision", "access_count")
+_DETAIL_KEYS = (
+    "importance",
+    "tags",
+    "visibility",
+    "source",
+    "source_ref",
+    "created_by",
+    "created_at",
+    "updated_at",
+    "expires_at",
+    "revision",
+    "access_count",
+)
 
 
 def render_list(page: Json) -> str:

@@ -56,4 +56,6 @@ def mcp_asgi_app(
 def _transport_security(allowed_hosts: Sequence[str] | None) -> TransportSecuritySettings:
     if allowed_hosts is None:
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=list(allowed_hosts))
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=list(allowed_hosts)
+    )

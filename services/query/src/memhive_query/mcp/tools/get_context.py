@@ -19,7 +19,11 @@ async def get_context(
     ],
     query: Annotated[
         str | None,
-        Field(min_length=1, max_length=2000, description="The task at hand; memories relevant to it are preferred."),
+        Field(
+            min_length=1,
+            max_length=2000,
+            description="The task at hand; memories relevant to it are preferred.",
+        ),
     ] = None,
     scope: OptionalScope = None,
     product_id: ProductId = None,

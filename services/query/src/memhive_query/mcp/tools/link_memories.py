@@ -16,8 +16,12 @@ EdgeKind = Literal["updates", "contradicts", "related_to"]
 
 async def link_memories(
     api: MemoryApi,
-    src_id: Annotated[MemoryId, Field(description="The memory the link starts from (e.g. the newer fact).")],
-    dst_id: Annotated[MemoryId, Field(description="The memory the link points to (e.g. the older fact).")],
+    src_id: Annotated[
+        MemoryId, Field(description="The memory the link starts from (e.g. the newer fact).")
+    ],
+    dst_id: Annotated[
+        MemoryId, Field(description="The memory the link points to (e.g. the older fact).")
+    ],
     kind: Annotated[
         EdgeKind,
         Field(
@@ -27,7 +31,8 @@ async def link_memories(
         ),
     ],
     rationale: Annotated[
-        str | None, Field(max_length=500, description="One sentence on why, for whoever audits this later.")
+        str | None,
+        Field(max_length=500, description="One sentence on why, for whoever audits this later."),
     ] = None,
 ) -> ToolReply:
     result = await api.link(present(src_id=src_id, dst_id=dst_id, kind=kind, rationale=rationale))

@@ -17,13 +17,18 @@ async def list_memories(
     kind: Annotated[KindName | None, Field(description="Only this kind of memory.")] = None,
     scope: OptionalScope = None,
     product_id: ProductId = None,
-    tag: Annotated[str | None, Field(min_length=1, max_length=64, description="Only memories with this tag.")] = None,
+    tag: Annotated[
+        str | None, Field(min_length=1, max_length=64, description="Only memories with this tag.")
+    ] = None,
     cursor: Annotated[
-        str | None, Field(min_length=1, description="The next_cursor of the previous page, to continue.")
+        str | None,
+        Field(min_length=1, description="The next_cursor of the previous page, to continue."),
     ] = None,
     limit: Annotated[int, Field(ge=1, le=100, description="Memories per page, 1..100.")] = 20,
 ) -> ToolReply:
-    fields = present(kind=kind, scope=scope, product_id=product_id, tag=tag, cursor=cursor, limit=limit)
+    fields = present(
+        kind=kind, scope=scope, product_id=product_id, tag=tag, cursor=cursor, limit=limit
+    )
     page = await api.list(fields)
     return ToolReply(render_list(page), page)
 

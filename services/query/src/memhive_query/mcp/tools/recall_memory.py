@@ -16,7 +16,11 @@ async def recall_memory(
     api: MemoryApi,
     query: Annotated[
         str,
-        Field(min_length=1, max_length=2000, description="What you want to know, in natural language or keywords."),
+        Field(
+            min_length=1,
+            max_length=2000,
+            description="What you want to know, in natural language or keywords.",
+        ),
     ],
     kinds: Annotated[
         list[KindName] | None, Field(description="Only these kinds of memory. Omitted: every kind.")
@@ -32,8 +36,13 @@ async def recall_memory(
     ] = False,
 ) -> ToolReply:
     fields = present(
-        query=query, kinds=kinds, scope=scope, product_id=product_id, tags=tags,
-        max_results=max_results, include_superseded=include_superseded or None,
+        query=query,
+        kinds=kinds,
+        scope=scope,
+        product_id=product_id,
+        tags=tags,
+        max_results=max_results,
+        include_superseded=include_superseded or None,
     )
     result = await api.recall(fields)
     return ToolReply(render_recall(result["results"]), result)

@@ -43,17 +43,28 @@ async def save_memory(
     ] = None,
     supersedes: Annotated[
         list[MemoryId] | None,
-        Field(max_length=20, description="Ids of memories this one replaces (they stop being recalled as current)."),
+        Field(
+            max_length=20,
+            description="Ids of memories this one replaces (they stop being recalled as current).",
+        ),
     ] = None,
     force: Annotated[
         bool | None, Field(description="Save even though similar memories exist. Default false.")
     ] = None,
 ) -> ToolReply:
     fields = present(
-        kind=kind, body=body, importance=importance, pinned=pinned, tags=tags, scope=scope,
-        product_id=product_id, visibility=visibility, source_ref=source_ref,
+        kind=kind,
+        body=body,
+        importance=importance,
+        pinned=pinned,
+        tags=tags,
+        scope=scope,
+        product_id=product_id,
+        visibility=visibility,
+        source_ref=source_ref,
         expires_at=expires_at.isoformat() if expires_at else None,
-        supersedes=supersedes, force=force,
+        supersedes=supersedes,
+        force=force,
     )
     try:
         result = await api.save(fields)

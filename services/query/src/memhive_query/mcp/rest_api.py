@@ -1,0 +1,125 @@
+"""MemoryApi over memhive's REST API (httpx): what the stdio bridge and remote tools use."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from memhive_query.mcp.api import ApiError, Json, NearDuplicatesFound
+
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
+
+
+class RestMemoryApi:
+    """The MemoryApi port over HTTP, authenticated with one bearer token.
+
+    Non-2xx answers become `ApiError(status, detail)` (409 on save: `NearDuplicatesFound`);
+    a gateway that cannot be reached becomes `ApiError(503, ...)` naming the URL.
+    A client passed in stays the caller's to close; one built here closes with `aclose()`.
+    """
+
+    def __init__(self, base_url: str, token: str, client: httpx.AsyncClient | None = None):
+        self._base_url = base_url.rstrip("/")
+        self._headers = {"Authorization": f"Bearer {token}", "Accept": "application/json"}
+        self._owns_client = client is None
+        self._client = client or httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
+
+    async def aclose(self) -> None:
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def __aenter__(self) -> RestMemoryApi:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def save(self, fields: Json) -> Json:
+        response = await self._send("POST", "/v1/memories", params={"wait": "indexed"}, json=fields)
+        if response.status_code == 409:
+            body = _json_or_empty(response)
+            raise NearDuplicatesFound(_detail(response), list(body.get("similar", [])))
+        return _result(response)
+
+    async def recall(self, fields: Json) -> Json:
+        return await self._call("POST", "/v1/recall", json=fields)
+
+    async def forget(self, memory_id: str) -> Json:
+        path = f"/v1/memories/{_segment(memory_id)}"
+        return await self._call("DELETE", path, params={"wait": "indexed"})
+
+    async def get(self, memory_id: str) -> Json:
+        return await self._call("GET", f"/v1/memories/{_segment(memory_id)}")
+
+    async def list(self, fields: Json) -> Json:
+        return await self._call("GET", "/v1/memories", params=fields)
+
+    async def link(self, fields: Json) -> Json:
+        return await self._call("POST", "/v1/edges", json=fields)
+
+    async def bulletin(self, fields: Json) -> Json:
+        query = {key: value for key, value in fields.items() if key != "scope"}
+        return await self._call("GET", f"/v1/bulletins/{_segment(fields['scope'])}", params=query)
+
+    async def context(self, fields: Json) -> Json:
+        return await self._call("POST", "/v1/context", json=fields)
+
+    async def _call(self, method: str, path: str, **kwargs: Any) -> Json:
+        return _result(await self._send(method, path, **kwargs))
+
+    async def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        url = self._base_url + path
+        try:
+            return await self._client.request(method, url, headers=self._headers, **kwargs)
+        except httpx.TransportError as error:
+            raise ApiError(503, _unreachable(self._base_url, error)) from error
+
+
+def _unreachable(base_url: str, error: httpx.TransportError) -> str:
+    reason = str(error) or type(error).__name__
+    return (
+        f"memhive is unreachable at {base_url} ({reason}). Check that the gateway is running "
+        "and that the URL is right, then try again."
+    )
+
+
+def _result(response: httpx.Response) -> Json:
+    if response.is_success:
+        return response.json()
+    raise ApiError(response.status_code, _detail(response))
+
+
+def _detail(response: httpx.Response) -> str:
+    detail = _json_or_empty(response).get("detail")
+    if isinstance(detail, list):  # FastAPI's own validation errors: [{loc, msg}, ...]
+        return "; ".join(_field_problem(problem) for problem in detail)
+    if detail:
+        return str(detail)
+    return _bare_reason(response)
+
+
+def _field_problem(problem: Any) -> str:
+    if not isinstance(problem, dict):
+        return str(problem)
+    field = ".".join(str(part) for part in problem.get("loc", ()) if part != "body")
+    return f"{field}: {problem.get('msg', 'invalid')}" if field else str(problem.get("msg"))
+
+
+def _bare_reason(response: httpx.Response) -> str:
+    text = response.text.strip()[:300]
+    return text or response.reason_phrase or f"HTTP {response.status_code}"
+
+
+def _json_or_empty(response: httpx.Response) -> dict[str, Any]:
+    try:
+        body = response.json()
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
+def _segment(value: str) -> str:
+    # An id is one path segment: '/' or '?' in it must not reach another route.
+    return quote(value, safe="")

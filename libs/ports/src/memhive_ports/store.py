@@ -4,6 +4,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from memhive_domain.edges import Edge
 from memhive_domain.memory import Memory
 
 
@@ -12,6 +13,7 @@ class StoredMemory:
     memory: Memory
     revision: int  # the store's own revision of this key, for checked writes
     last_command_id: str  # the command that produced this state: replays are recognised
+    edges: tuple[Edge, ...] = ()  # every edge touching this memory, whichever end it is
 
 
 class MemoryStore(Protocol):

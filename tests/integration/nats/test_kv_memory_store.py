@@ -1,0 +1,126 @@
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+from memhive_adapters.nats.kv_memory_store import KvMemoryStore
+from memhive_domain.errors import ConcurrentUpdate, InvalidInput
+from memhive_domain.memory import Memory, MemoryDraft, create_memory
+from memhive_domain.principals import Principal
+from nats.js import JetStreamContext
+
+NOW = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+async def store(js: JetStreamContext) -> KvMemoryStore:
+    return await KvMemoryStore.open(js)
+
+
+@pytest.fixture
+def workspace() -> str:
+    return f"ws-{uuid.uuid4().hex[:12]}"
+
+
+def a_memory(workspace: str, body: str = "the build uses uv") -> Memory:
+    principal = Principal(workspace_id=workspace, user_id="ada", is_member=True)
+    draft = MemoryDraft(kind="fact", body=body, tags=["build"])
+    return create_memory(draft, memory_id=str(uuid.uuid4()), principal=principal, now=NOW)
+
+
+async def test_a_created_memory_reads_back_whole(store: KvMemoryStore, workspace: str) -> None:
+    memory = a_memory(workspace)
+
+    created = await store.create(memory, "cmd-1")
+    read = await store.get(workspace, memory.id)
+
+    assert read == created
+    assert (read.memory, read.last_command_id) == (memory, "cmd-1")
+    assert read.revision > 0
+
+
+async def test_absent_and_impossible_keys_read_as_none(
+    store: KvMemoryStore, workspace: str
+) -> None:
+    assert await store.get(workspace, str(uuid.uuid4())) is None
+    assert await store.get(workspace, "not a key.at all") is None
+
+
+async def test_a_memory_is_invisible_from_another_workspace(
+    store: KvMemoryStore, workspace: str
+) -> None:
+    memory = a_memory(workspace)
+    await store.create(memory, "cmd-1")
+
+    assert await store.get(f"{workspace}-other", memory.id) is None
+
+
+async def test_creating_an_existing_key_is_a_concurrent_update(
+    store: KvMemoryStore, workspace: str
+) -> None:
+    memory = a_memory(workspace)
+    await store.create(memory, "cmd-1")
+
+    with pytest.raises(ConcurrentUpdate):
+        await store.create(replace(memory, body="someone else"), "cmd-2")
+    assert (await store.get(workspace, memory.id)).memory.body == memory.body
+
+
+async def test_an_id_that_cannot_be_a_key_is_invalid_input(
+    store: KvMemoryStore, workspace: str
+) -> None:
+    with pytest.raises(InvalidInput):
+        await store.create(replace(a_memory(workspace), id="has.a.dot"), "cmd-1")
+
+
+async def test_get_many_returns_the_present_ones_by_id(
+    store: KvMemoryStore, workspace: str
+) -> None:
+    memories = [a_memory(workspace, f"fact {i}") for i in range(3)]
+    for memory in memories:
+        await store.create(memory, f"cmd-{memory.id}")
+    missing = str(uuid.uuid4())
+
+    found = await store.get_many(workspace, [memories[2].id, missing, memories[0].id])
+
+    assert set(found) == {memories[2].id, memories[0].id}
+    assert found[memories[0].id].memory == memories[0]
+
+
+async def test_replace_writes_a_new_revision(store: KvMemoryStore, workspace: str) -> None:
+    current = await store.create(a_memory(workspace), "cmd-1")
+    changed = replace(current.memory, body="the build uses uv workspaces", revision=2)
+
+    written = await store.replace(current, changed, "cmd-2")
+
+    assert written.revision > current.revision
+    assert await store.get(workspace, changed.id) == written
+
+
+async def test_a_stale_replace_is_refused(store: KvMemoryStore, workspace: str) -> None:
+    current = await store.create(a_memory(workspace), "cmd-1")
+    await store.replace(current, replace(current.memory, body="first"), "cmd-2")
+
+    with pytest.raises(ConcurrentUpdate):
+        await store.replace(current, replace(current.memory, body="second"), "cmd-3")
+    assert (await store.get(workspace, current.memory.id)).memory.body == "first"
+
+
+async def test_of_two_concurrent_replaces_from_one_revision_exactly_one_wins(
+    store: KvMemoryStore, workspace: str
+) -> None:
+    current = await store.create(a_memory(workspace), "cmd-1")
+    bodies = ["writer a", "writer b"]
+
+    outcomes = await asyncio.gather(
+        *(store.replace(current, replace(current.memory, body=b), f"cmd-{b}") for b in bodies),
+        return_exceptions=True,
+    )
+
+    winners = [o for o in outcomes if not isinstance(o, BaseException)]
+    losers = [o for o in outcomes if isinstance(o, ConcurrentUpdate)]
+    assert (len(winners), len(losers)) == (1, 1)
+    assert await store.get(workspace, current.memory.id) == winners[0]

@@ -27,9 +27,12 @@ def gateway_url() -> Iterator[str]:
 
 @asynccontextmanager
 async def mcp_session(base_url: str, token: str):
-    async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
-        async with Client(streamable_http_client(f"{base_url}/mcp", http_client=http)) as client:
-            yield client
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        Client(streamable_http_client(f"{base_url}/mcp", http_client=http)) as client,
+    ):
+        yield client
 
 
 def text_of(result: CallToolResult) -> str:

@@ -1,0 +1,244 @@
+"""The durable pull-consumer loop every service handler runs in."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+
+from memhive_contracts.codec import UndecodableMessage
+from memhive_domain.errors import InvalidInput
+from nats.aio.msg import Msg
+from nats.errors import ConnectionClosedError
+from nats.js import JetStreamContext
+from nats.js.api import AckPolicy, ConsumerConfig
+
+from memhive_adapters.nats.dead_letters import send_to_dead_letters
+
+log = logging.getLogger(__name__)
+
+BatchHandler = Callable[[Sequence[Msg]], Awaitable[None]]
+
+# An idle fetch long-polls this long; short enough that a stop is never held up for long.
+IDLE_FETCH_S = 2.0
+# After an error outside the handler (connection lost, consumer gone): pause, then resume.
+RECOVERY_PAUSE_S = 1.0
+
+
+class Poison(Exception):
+    """This message can never be handled: dead-letter it at once, with this reason."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def poison_reason(exc: BaseException) -> str | None:
+    """Why `exc` makes its message poison, or None when a retry may succeed."""
+    if isinstance(exc, Poison):
+        return exc.reason
+    if isinstance(exc, UndecodableMessage | InvalidInput):
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def backoff_delay(backoff_s: Sequence[float], num_delivered: int) -> float:
+    """The redelivery delay after the `num_delivered`-th failed delivery (the last one repeats)."""
+    if not backoff_s:
+        return 0.0
+    return backoff_s[min(max(num_delivered, 1), len(backoff_s)) - 1]
+
+
+class PullConsumer:
+    """Runs `handle_batch` over a durable JetStream pull consumer, with explicit acks.
+
+    - Fetches up to `batch_size` messages but never waits to fill a batch: it returns as
+      soon as any message is available; with none, one fetch long-polls for IDLE_FETCH_S.
+    - `handle_batch(msgs)` returning means its writes are durable: every message is acked.
+    - If it raises, each message is retried alone (`handle_batch([m])`), so one bad message
+      cannot fail its neighbours, and the messages behind a poison one are still handled.
+    - A single message that raises Poison, UndecodableMessage or InvalidInput is
+      dead-lettered at once. Any other exception naks it with `backoff_s` delay (by delivery
+      count, the last value repeating) until its `max_deliveries`-th delivery fails, which
+      dead-letters it.
+    - Dead-lettering publishes the original payload and headers to
+      `subjects.dead_letter(durable)` with the reason, original subject, consumer and
+      delivery count, under a msg id derived from the stream sequence (dead-lettering the
+      same message twice stores it once), and only then terms the original. If that
+      publish fails the message is nak'ed and comes back: nothing is dropped silently.
+    - While a handler runs, in-progress acks keep its messages from being redelivered
+      elsewhere, however long it takes.
+    - Errors outside the handler (a lost connection, a deleted consumer) are logged; the loop
+      pauses, re-declares the consumer and goes on.
+    - Instances with the same `durable` share its messages (horizontal scaling); each
+      message goes to one of them at a time.
+    - `stop()` lets the in-flight batch finish and be acked. A message the server handed
+      out while the idle fetch was being cancelled is redelivered after `ack_wait_s`.
+    """
+
+    def __init__(
+        self,
+        js: JetStreamContext,
+        *,
+        stream: str,
+        durable: str,
+        subjects: Sequence[str],
+        handle_batch: BatchHandler,
+        batch_size: int = 64,
+        max_deliveries: int = 5,
+        ack_wait_s: float = 30,
+        backoff_s: Sequence[float] = (0.2, 1, 5),
+    ) -> None:
+        if batch_size < 1 or max_deliveries < 1:
+            raise ValueError("batch_size and max_deliveries must be at least 1")
+        self._js, self._stream, self._durable = js, stream, durable
+        self._subjects = list(subjects)
+        self._handle_batch = handle_batch
+        self._batch_size, self._max_deliveries = batch_size, max_deliveries
+        self._ack_wait_s, self._backoff_s = ack_wait_s, tuple(backoff_s)
+        self._sub: JetStreamContext.PullSubscription | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
+        self._fetching = False
+
+    @property
+    def durable(self) -> str:
+        return self._durable
+
+    def _config(self) -> ConsumerConfig:
+        # No server-side max_deliver: the server would drop the message silently at the
+        # limit, so this loop counts deliveries and dead-letters instead.
+        return ConsumerConfig(
+            name=self._durable,
+            durable_name=self._durable,
+            ack_policy=AckPolicy.EXPLICIT,
+            ack_wait=self._ack_wait_s,
+            filter_subjects=self._subjects,
+            max_deliver=-1,
+        )
+
+    async def start(self) -> None:
+        """Creates or updates the durable consumer, then starts the loop."""
+        if self._task is not None:
+            raise RuntimeError(f"consumer {self._durable} already started")
+        await self._js.add_consumer(self._stream, config=self._config())
+        self._sub = await self._js.pull_subscribe_bind(durable=self._durable, stream=self._stream)
+        self._stopping.clear()
+        self._task = asyncio.create_task(self._run(), name=f"pull-consumer:{self._durable}")
+
+    async def stop(self) -> None:
+        """Finishes the in-flight batch (handled and acked), then stops."""
+        task, self._task = self._task, None
+        if task is None:
+            return
+        self._stopping.set()
+        if self._fetching:
+            task.cancel()  # only an idle fetch is interrupted, never a handler
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        sub, self._sub = self._sub, None
+        if sub is not None:
+            # The connection may already be closed; the server then forgot the inbox anyway.
+            with contextlib.suppress(ConnectionClosedError):
+                await sub.unsubscribe()
+
+    async def _run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                msgs = await self._fetch()
+                if msgs:
+                    await self._process(msgs)
+            except ConnectionClosedError:
+                log.warning("consumer %s: connection closed; waiting to be stopped", self._durable)
+                await self._recover()
+            except Exception:
+                log.exception("consumer %s: loop error; resuming", self._durable)
+                await self._recover()
+
+    async def _fetch(self) -> list[Msg]:
+        assert self._sub is not None
+        self._fetching = True
+        try:
+            return await self._sub.fetch(self._batch_size, timeout=IDLE_FETCH_S)
+        except TimeoutError:
+            return []
+        finally:
+            self._fetching = False
+
+    async def _recover(self) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), RECOVERY_PAUSE_S)
+        if self._stopping.is_set():
+            return
+        try:
+            await self._js.add_consumer(self._stream, config=self._config())
+        except Exception as exc:
+            log.warning("consumer %s: cannot re-declare yet: %r", self._durable, exc)
+
+    async def _process(self, msgs: Sequence[Msg]) -> None:
+        try:
+            await self._handle_with_progress(msgs)
+        except Exception as exc:
+            if len(msgs) == 1:
+                await self._settle_failure(msgs[0], exc)
+                return
+            log.warning(
+                "consumer %s: batch of %d failed (%r); retrying one by one",
+                self._durable, len(msgs), exc,
+            )  # fmt: skip
+            for msg in msgs:
+                await self._process_one(msg)
+            return
+        for msg in msgs:
+            await msg.ack()
+
+    async def _process_one(self, msg: Msg) -> None:
+        try:
+            await self._handle_with_progress([msg])
+        except Exception as exc:
+            await self._settle_failure(msg, exc)
+        else:
+            await msg.ack()
+
+    async def _handle_with_progress(self, msgs: Sequence[Msg]) -> None:
+        ticker = asyncio.create_task(self._report_progress(msgs))
+        try:
+            await self._handle_batch(msgs)
+        finally:
+            ticker.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await ticker
+
+    async def _report_progress(self, msgs: Sequence[Msg]) -> None:
+        while True:
+            await asyncio.sleep(self._ack_wait_s / 3)
+            for msg in msgs:
+                await msg.in_progress()
+
+    async def _settle_failure(self, msg: Msg, exc: Exception) -> None:
+        reason = poison_reason(exc)
+        deliveries = msg.metadata.num_delivered
+        if reason is None and deliveries < self._max_deliveries:
+            delay = backoff_delay(self._backoff_s, deliveries)
+            log.warning(
+                "consumer %s: %s seq %s failed (delivery %d of %d), retry in %ss: %r",
+                self._durable, msg.subject, msg.metadata.sequence.stream, deliveries,
+                self._max_deliveries, delay, exc,
+            )  # fmt: skip
+            await msg.nak(delay=delay)
+            return
+        if reason is None:
+            reason = f"gave up after {deliveries} deliveries: {type(exc).__name__}: {exc}"
+        await self._dead_letter(msg, reason)
+
+    async def _dead_letter(self, msg: Msg, reason: str) -> None:
+        try:
+            await send_to_dead_letters(self._js, msg, self._durable, reason)
+        except Exception:
+            log.exception(
+                "consumer %s: dead-lettering failed; the message comes back", self._durable
+            )
+            await msg.nak(delay=backoff_delay(self._backoff_s, len(self._backoff_s)))
+            return
+        await msg.term()

@@ -1,0 +1,218 @@
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+from memhive.v1 import events_pb2
+from memhive_adapters.nats.connection import connect
+from memhive_adapters.nats.consumer import Poison, PullConsumer
+from memhive_adapters.nats.dead_letters import DeadLetters
+from memhive_contracts import streams
+from memhive_contracts.codec import decode
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+
+from tests.integration.nats.consuming import (
+    WAIT_S,
+    ScriptedHandler,
+    drained,
+    publish_all,
+    subject_for,
+    unique,
+)
+
+FAST_BACKOFF = (0.05,)
+
+
+@pytest.fixture
+def durable() -> str:
+    return unique("test-consumer")
+
+
+@pytest.fixture
+def subject() -> str:
+    return subject_for(unique("ws"))
+
+
+@pytest.fixture
+async def running(js: JetStreamContext) -> AsyncIterator[Callable[..., PullConsumer]]:
+    """Builds and starts consumers on the log stream; stops them all after the test."""
+    started: list[PullConsumer] = []
+
+    async def start(durable: str, subjects: list[str], handler: ScriptedHandler, **options):
+        consumer = PullConsumer(
+            options.pop("js", js),
+            stream=streams.LOG_STREAM,
+            durable=durable,
+            subjects=subjects,
+            handle_batch=handler,
+            **options,
+        )
+        await consumer.start()
+        started.append(consumer)
+        return consumer
+
+    yield start
+    for consumer in started:
+        await consumer.stop()
+
+
+def poison_on(payload: bytes) -> Callable[[Msg], Exception | None]:
+    return lambda msg: Poison(f"cannot use {msg.data!r}") if msg.data == payload else None
+
+
+async def test_handled_messages_are_acked_once(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    handler = ScriptedHandler()
+    await running(durable, [subject], handler)
+    payloads = [f"m{i}".encode() for i in range(5)]
+
+    await publish_all(js, subject, payloads)
+    await drained(js, durable)
+
+    assert sorted(handler.handled) == payloads
+    info = await js.consumer_info(streams.LOG_STREAM, durable)
+    assert info.num_redelivered == 0
+
+
+async def test_a_poison_message_is_dead_lettered_and_those_behind_it_are_handled(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    handler = ScriptedHandler(fail=poison_on(b"poison"))
+    await publish_all(js, subject, [b"a", b"poison", b"b", b"c"])
+
+    await running(durable, [subject], handler)
+    await drained(js, durable)
+
+    assert sorted(handler.handled) == [b"a", b"b", b"c"]
+    [letter] = await DeadLetters(js).list(consumer=durable)
+    assert (letter.payload, letter.subject, letter.consumer) == (b"poison", subject, durable)
+    assert letter.reason == "cannot use b'poison'"
+    assert letter.deliveries == 1
+
+
+async def test_an_undecodable_message_is_dead_lettered_at_once(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    def decode_it(msg: Msg) -> Exception | None:
+        try:
+            decode(msg.data, events_pb2.MemoryForgotten)
+        except Exception as exc:
+            return exc
+        return None
+
+    await running(durable, [subject], ScriptedHandler(fail=decode_it), max_deliveries=5)
+    await publish_all(js, subject, [b"\xff\xff\xff"])
+    await drained(js, durable)
+
+    [letter] = await DeadLetters(js).list(consumer=durable)
+    assert letter.reason.startswith("UndecodableMessage: not a valid memhive.v1.MemoryForgotten")
+    assert letter.deliveries == 1
+
+
+async def test_a_transient_failure_is_retried_until_it_succeeds(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    def flaky(msg: Msg) -> Exception | None:
+        return RuntimeError("store unavailable") if msg.metadata.num_delivered < 3 else None
+
+    handler = ScriptedHandler(fail=flaky)
+    await running(durable, [subject], handler, max_deliveries=5, backoff_s=FAST_BACKOFF)
+    await publish_all(js, subject, [b"flaky"])
+    await drained(js, durable)
+
+    assert handler.handled == [b"flaky"]
+    assert len(handler.calls) == 3
+    assert await DeadLetters(js).list(consumer=durable) == []
+
+
+async def test_a_message_failing_every_delivery_is_dead_lettered_at_the_limit(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    handler = ScriptedHandler(fail=lambda msg: RuntimeError("always down"))
+    await running(durable, [subject], handler, max_deliveries=3, backoff_s=FAST_BACKOFF)
+    await publish_all(js, subject, [b"doomed"])
+    await drained(js, durable)
+
+    assert len(handler.calls) == 3
+    [letter] = await DeadLetters(js).list(consumer=durable)
+    assert letter.deliveries == 3
+    assert letter.reason == "gave up after 3 deliveries: RuntimeError: always down"
+
+
+async def test_a_failed_batch_is_retried_one_message_at_a_time(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    def only_singles(msg: Msg) -> Exception | None:
+        return RuntimeError("batch write failed") if len(handler.calls[-1]) > 1 else None
+
+    handler = ScriptedHandler(fail=only_singles)
+    await publish_all(js, subject, [b"a", b"b", b"c"])
+
+    await running(durable, [subject], handler)
+    await drained(js, durable)
+
+    assert handler.calls == [[b"a", b"b", b"c"], [b"a"], [b"b"], [b"c"]]
+    assert handler.handled == [b"a", b"b", b"c"]
+    assert (await js.consumer_info(streams.LOG_STREAM, durable)).num_redelivered == 0
+
+
+async def test_two_instances_of_one_durable_share_the_work_without_overlap(
+    js: JetStreamContext, nats_url: str, running, durable: str, subject: str
+) -> None:
+    other_client = await connect(nats_url, name="second-instance", timeout_s=5)
+    first, second = ScriptedHandler(work_s=0.005), ScriptedHandler(work_s=0.005)
+    await running(durable, [subject], first, batch_size=8)
+    other = await running(durable, [subject], second, batch_size=8, js=other_client.jetstream())
+    payloads = [f"m{i:03}".encode() for i in range(120)]
+
+    await publish_all(js, subject, payloads)
+    await drained(js, durable)
+
+    assert sorted(first.handled + second.handled) == payloads
+    assert first.handled and second.handled
+    await other.stop()
+    await other_client.drain()
+
+
+async def test_stop_lets_the_batch_in_flight_finish_and_be_acked(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    entered, release = asyncio.Event(), asyncio.Event()
+    handled: list[bytes] = []
+
+    async def slow(msgs) -> None:
+        entered.set()
+        await release.wait()
+        handled.extend(m.data for m in msgs)
+
+    consumer = PullConsumer(
+        js, stream=streams.LOG_STREAM, durable=durable, subjects=[subject], handle_batch=slow
+    )
+    await consumer.start()
+    await publish_all(js, subject, [b"in-flight"])
+    await asyncio.wait_for(entered.wait(), WAIT_S)
+
+    stopping = asyncio.create_task(consumer.stop())
+    release.set()
+    await asyncio.wait_for(stopping, WAIT_S)
+
+    assert handled == [b"in-flight"]
+    await drained(js, durable)
+
+
+async def test_restarting_with_more_subjects_updates_the_durable(
+    js: JetStreamContext, running, durable: str
+) -> None:
+    old, new = subject_for(unique("ws")), subject_for(unique("ws"))
+    first = await running(durable, [old], ScriptedHandler())
+    await first.stop()
+
+    handler = ScriptedHandler()
+    await running(durable, [old, new], handler)
+    await publish_all(js, new, [b"on the new subject"])
+    await drained(js, durable)
+
+    assert handler.handled == [b"on the new subject"]

@@ -1,0 +1,1 @@
+"""Embedders: the bundled local model (default, offline) and remote providers through litellm."""

@@ -1,1 +1,1 @@
-"""memhive ingest service."""
+"""memhive ingest: validates commands from the bus, writes the record (JetStream KV), announces events."""

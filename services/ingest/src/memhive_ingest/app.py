@@ -1,0 +1,43 @@
+"""Composition root of the ingest service."""
+
+from __future__ import annotations
+
+from memhive_adapters.nats.consumer import PullConsumer
+from memhive_adapters.runtime.infrastructure import Infrastructure
+from memhive_adapters.runtime.service_group import ServiceGroup
+from memhive_contracts import streams, subjects
+
+from memhive_ingest.access_counts import AccessCounter
+from memhive_ingest.forget_memory import ForgetMemoryHandler
+from memhive_ingest.save_memory import SaveMemoryHandler
+from memhive_ingest.subscribers import ActivitySubscriber, CommandRouter, command_routes
+
+COMMANDS_DURABLE = "ingest"
+ACTIVITY_DURABLE = "ingest-activity"
+
+
+def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> ServiceGroup:
+    settings = infra.settings.ingest
+    routes = command_routes(
+        save=SaveMemoryHandler(infra.store, infra.publisher),
+        forget=ForgetMemoryHandler(infra.store, infra.publisher),
+    ) | (extra_routes or {})
+    commands = PullConsumer(
+        infra.js,
+        stream=streams.LOG_STREAM,
+        durable=COMMANDS_DURABLE,
+        subjects=[subjects.any_workspace(prefix) for prefix in routes],
+        handle_batch=CommandRouter(routes).handle_batch,
+        batch_size=settings.batch_size,
+        max_deliveries=settings.max_deliveries,
+    )
+    activity = PullConsumer(
+        infra.js,
+        stream=streams.ACTIVITY_STREAM,
+        durable=ACTIVITY_DURABLE,
+        subjects=[subjects.any_workspace(subjects.MEMORIES_RECALLED)],
+        handle_batch=ActivitySubscriber(AccessCounter(infra.store)).handle_batch,
+        batch_size=256,
+        max_deliveries=settings.max_deliveries,
+    )
+    return ServiceGroup([commands, activity])

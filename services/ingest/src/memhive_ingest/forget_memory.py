@@ -1,0 +1,50 @@
+"""Use case: mark a memory forgotten in the record, then announce it so every lane drops it."""
+
+from __future__ import annotations
+
+from memhive.v1 import commands_pb2, events_pb2
+from memhive_adapters.nats.consumer import Poison
+from memhive_contracts import subjects
+from memhive_contracts.mapping import from_timestamp, memory_to_pb
+from memhive_domain.errors import ConcurrentUpdate
+from memhive_domain.memory import forget
+from memhive_ports import EventPublisher, MemoryStore
+from memhive_ports.store import StoredMemory
+
+MAX_ATTEMPTS = 5
+
+
+class ForgetMemoryHandler:
+    def __init__(self, store: MemoryStore, publisher: EventPublisher) -> None:
+        self._store, self._publisher = store, publisher
+
+    async def __call__(self, workspace_id: str, command: commands_pb2.ForgetMemory) -> None:
+        stored = await self._persist(workspace_id, command)
+        event_id = f"{command.command_id}:forgotten"
+        event = events_pb2.MemoryForgotten(
+            event_id=event_id,
+            command_id=command.command_id,
+            memory=memory_to_pb(stored.memory),
+            reason=command.reason,
+            occurred_at=command.requested_at,
+        )
+        subject = subjects.for_workspace(subjects.MEMORY_FORGOTTEN, workspace_id)
+        await self._publisher.publish(subject, event, msg_id=event_id)
+
+    async def _persist(self, workspace_id: str, command: commands_pb2.ForgetMemory) -> StoredMemory:
+        when = from_timestamp(command.requested_at, command.HasField("requested_at"))
+        if when is None:
+            raise Poison("requested_at is required")
+        for _ in range(MAX_ATTEMPTS):
+            current = await self._store.get(workspace_id, command.memory_id)
+            if current is None:
+                raise Poison(f"no memory with id {command.memory_id!r} in {workspace_id}")
+            if current.memory.forgotten:
+                return current  # forgetting twice, or a redelivery: nothing more to write
+            try:
+                return await self._store.replace(
+                    current, forget(current.memory, when), command.command_id
+                )
+            except ConcurrentUpdate:
+                continue  # someone wrote in between (e.g. access counts): re-read
+        raise ConcurrentUpdate(f"memory {command.memory_id} kept changing; will retry")

@@ -1,0 +1,70 @@
+"""Use case: apply a SaveMemory command to the record, exactly once."""
+
+from __future__ import annotations
+
+import uuid
+
+from memhive.v1 import commands_pb2, events_pb2
+from memhive_adapters.nats.consumer import Poison
+from memhive_contracts import subjects
+from memhive_contracts.mapping import draft_from_pb, from_timestamp, memory_to_pb
+from memhive_domain.memory import create_memory
+from memhive_domain.principals import Principal
+from memhive_ports import EventPublisher, MemoryStore
+from memhive_ports.store import StoredMemory
+
+
+class SaveMemoryHandler:
+    def __init__(self, store: MemoryStore, publisher: EventPublisher) -> None:
+        self._store, self._publisher = store, publisher
+
+    async def __call__(self, workspace_id: str, command: commands_pb2.SaveMemory) -> None:
+        stored = await self._persist(workspace_id, command)
+        await self._announce(command, stored)
+
+    async def _persist(self, workspace_id: str, command: commands_pb2.SaveMemory) -> StoredMemory:
+        memory_id = _checked_id(command.memory.id)
+        existing = await self._store.get(workspace_id, memory_id)
+        if existing is not None:
+            if existing.last_command_id == command.command_id or _created_by(existing, command):
+                return existing  # a redelivery: the write is already durable
+            raise Poison(f"memory id {memory_id} already exists; a save must use a new id")
+        requested_at = from_timestamp(command.requested_at, command.HasField("requested_at"))
+        if requested_at is None:
+            raise Poison("requested_at is required")
+        principal = Principal(workspace_id, command.requested_by or "unknown", is_member=True)
+        memory = create_memory(
+            draft_from_pb(command.memory),
+            memory_id=memory_id,
+            principal=principal,
+            now=requested_at,
+        )
+        return await self._store.create(memory, command.command_id)
+
+    async def _announce(self, command: commands_pb2.SaveMemory, stored: StoredMemory) -> None:
+        event_id = f"{command.command_id}:saved"
+        event = events_pb2.MemorySaved(
+            event_id=event_id,
+            command_id=command.command_id,
+            memory=memory_to_pb(stored.memory),
+            occurred_at=command.requested_at,
+        )
+        if command.HasField("embedding"):
+            event.embedding.CopyFrom(command.embedding)
+        subject = subjects.for_workspace(subjects.MEMORY_SAVED, stored.memory.workspace_id)
+        await self._publisher.publish(subject, event, msg_id=event_id)
+
+
+def _created_by(existing: StoredMemory, command: commands_pb2.SaveMemory) -> bool:
+    # A later change (forget, access counts) moved last_command_id on; the memory's
+    # creation time still tells us this very command created it.
+    return existing.memory.created_at == from_timestamp(command.requested_at, True) and (
+        existing.memory.body == command.memory.body.strip()
+    )
+
+
+def _checked_id(memory_id: str) -> str:
+    try:
+        return str(uuid.UUID(memory_id))
+    except ValueError:
+        raise Poison(f"memory.id {memory_id!r} is not a UUID") from None

@@ -1,0 +1,63 @@
+"""Thin subscribers: decode the wire message, route it to its use case.
+
+Within one batch, commands for the same memory run in arrival order and different
+memories run concurrently, so a save and a forget of one memory never race.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Sequence
+
+from google.protobuf.message import Message
+from memhive.v1 import commands_pb2, events_pb2
+from memhive_adapters.nats.consumer import Poison
+from memhive_contracts import subjects
+from memhive_contracts.codec import decode
+from nats.aio.msg import Msg
+
+from memhive_ingest.access_counts import AccessCounter
+
+CommandHandler = Callable[[str, Message], Awaitable[None]]
+
+
+class CommandRouter:
+    def __init__(self, routes: dict[str, tuple[type[Message], CommandHandler]]) -> None:
+        self._routes = routes  # subject prefix -> (message type, handler)
+
+    async def handle_batch(self, msgs: Sequence[Msg]) -> None:
+        lanes: dict[str, list[tuple[str, Message, CommandHandler]]] = defaultdict(list)
+        for msg in msgs:
+            prefix, workspace_id = msg.subject.rsplit(".", 1)
+            if prefix not in self._routes:
+                raise Poison(f"no handler for subject {msg.subject}")
+            message_type, handler = self._routes[prefix]
+            command = decode(msg.data, message_type)
+            lanes[_ordering_key(command)].append((workspace_id, command, handler))
+        await asyncio.gather(*(_in_order(items) for items in lanes.values()))
+
+
+async def _in_order(items: list[tuple[str, Message, CommandHandler]]) -> None:
+    for workspace_id, command, handler in items:
+        await handler(workspace_id, command)
+
+
+def _ordering_key(command: Message) -> str:
+    memory = getattr(command, "memory", None)
+    return getattr(command, "memory_id", "") or (memory.id if memory is not None else "")
+
+
+class ActivitySubscriber:
+    def __init__(self, counter: AccessCounter) -> None:
+        self._counter = counter
+
+    async def handle_batch(self, msgs: Sequence[Msg]) -> None:
+        await self._counter([decode(m.data, events_pb2.MemoriesRecalled) for m in msgs])
+
+
+def command_routes(save: CommandHandler, forget: CommandHandler) -> dict:
+    return {
+        subjects.SAVE_MEMORY: (commands_pb2.SaveMemory, save),
+        subjects.FORGET_MEMORY: (commands_pb2.ForgetMemory, forget),
+    }

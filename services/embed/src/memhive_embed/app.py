@@ -1,0 +1,28 @@
+"""Composition root of the embed service."""
+
+from __future__ import annotations
+
+from memhive_adapters.nats.consumer import PullConsumer
+from memhive_adapters.runtime.infrastructure import Infrastructure
+from memhive_contracts import streams, subjects
+
+from memhive_embed.indexer import LaneIndexer
+from memhive_embed.subscribers import EVENT_TYPES, MemoryEventSubscriber
+
+DURABLE = "embed"
+
+
+async def create_embed(infra: Infrastructure) -> PullConsumer:
+    vector, lexical = await infra.lanes()
+    indexer = LaneIndexer(
+        infra.store, vector, lexical, infra.embedder, infra.publisher, infra.clock
+    )
+    return PullConsumer(
+        infra.js,
+        stream=streams.LOG_STREAM,
+        durable=DURABLE,
+        subjects=[subjects.any_workspace(prefix) for prefix in EVENT_TYPES],
+        handle_batch=MemoryEventSubscriber(indexer).handle_batch,
+        batch_size=infra.settings.embedder.batch_size,
+        max_deliveries=infra.settings.embedder.max_deliveries,
+    )

@@ -1,0 +1,125 @@
+"""Use case: bring both lanes in line with the record for a batch of memory events.
+
+The record, not the event, decides: each memory is re-read, so a late MemorySaved can
+never resurrect a memory forgotten in the meantime, and the newest revision is indexed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memhive.v1 import events_pb2
+from memhive.v1 import memory_pb2 as pb
+from memhive_contracts import subjects
+from memhive_contracts.mapping import memory_to_pb, to_timestamp
+from memhive_domain.memory import Memory
+from memhive_ports import Clock, Embedder, EventPublisher, LexicalIndex, MemoryStore, VectorIndex
+
+
+@dataclass(frozen=True, slots=True)
+class IndexRequest:
+    """One memory event to reflect in the lanes: its id, and a vector if one travelled with it."""
+
+    event_id: str
+    workspace_id: str
+    memory_id: str
+    revision: int
+    embedding: pb.Embedding | None
+
+
+class LaneIndexer:
+    def __init__(
+        self,
+        store: MemoryStore,
+        vector: VectorIndex,
+        lexical: LexicalIndex,
+        embedder: Embedder,
+        publisher: EventPublisher,
+        clock: Clock,
+    ) -> None:
+        self._store, self._vector, self._lexical = store, vector, lexical
+        self._embedder, self._publisher, self._clock = embedder, publisher, clock
+
+    async def index(self, requests: Sequence[IndexRequest]) -> None:
+        latest = await self._current_records(requests)
+        live = {k: m for k, m in latest.items() if not m.forgotten}
+        gone = [m for m in latest.values() if m.forgotten]
+        vectors = await self._vectors_for(requests, live)
+        await self._write_lanes(live, vectors, gone)
+        await self._announce(requests, latest, vectors)
+
+    async def _current_records(self, requests: Sequence[IndexRequest]) -> dict[str, Memory]:
+        by_workspace: dict[str, set[str]] = {}
+        for r in requests:
+            by_workspace.setdefault(r.workspace_id, set()).add(r.memory_id)
+        found = await asyncio.gather(
+            *(self._store.get_many(ws, sorted(ids)) for ws, ids in by_workspace.items())
+        )
+        return {m.memory.id: m.memory for batch in found for m in batch.values()}
+
+    async def _vectors_for(
+        self, requests: Sequence[IndexRequest], live: dict[str, Memory]
+    ) -> dict[str, list[float]]:
+        vectors: dict[str, list[float]] = {}
+        for r in requests:
+            memory = live.get(r.memory_id)
+            if memory is not None and self._reusable(r, memory):
+                vectors[r.memory_id] = list(r.embedding.values)
+        missing = [m for m in live.values() if m.id not in vectors]
+        if missing:
+            computed = await self._embedder.embed([m.body for m in missing])
+            vectors.update({m.id: v for m, v in zip(missing, computed, strict=True)})
+        return vectors
+
+    def _reusable(self, request: IndexRequest, memory: Memory) -> bool:
+        """Embed once: reuse the vector that travelled with the event when it is for this body."""
+        e = request.embedding
+        return (
+            e is not None
+            and e.model == self._embedder.model_name
+            and len(e.values) == self._embedder.dimensions
+            and request.revision == memory.revision
+        )
+
+    async def _write_lanes(
+        self, live: dict[str, Memory], vectors: dict[str, list[float]], gone: list[Memory]
+    ) -> None:
+        if live:
+            await self._vector.upsert([(m, vectors[m.id]) for m in live.values()])
+            await self._lexical.upsert(list(live.values()))
+        for workspace_id in {m.workspace_id for m in gone}:
+            ids = [m.id for m in gone if m.workspace_id == workspace_id]
+            await self._vector.delete(workspace_id, ids)
+            await self._lexical.delete(workspace_id, ids)
+
+    async def _announce(
+        self, requests: Sequence[IndexRequest], latest: dict[str, Memory], vectors
+    ) -> None:
+        now = to_timestamp(self._clock.now())
+        for r in requests:
+            memory = latest.get(r.memory_id)
+            if memory is None:
+                continue
+            event_id = f"{r.event_id}:{'unindexed' if memory.forgotten else 'indexed'}"
+            subject, event = _lane_event(event_id, memory, vectors, self._embedder.model_name, now)
+            await self._publisher.publish(subject, event, msg_id=event_id)
+
+
+def _lane_event(event_id: str, memory: Memory, vectors, model: str, now):
+    if memory.forgotten:
+        event = events_pb2.MemoryUnindexed(
+            event_id=event_id,
+            workspace_id=memory.workspace_id,
+            memory_id=memory.id,
+            occurred_at=now,
+        )
+        return subjects.for_workspace(subjects.MEMORY_UNINDEXED, memory.workspace_id), event
+    event = events_pb2.MemoryIndexed(
+        event_id=event_id,
+        memory=memory_to_pb(memory),
+        embedding=pb.Embedding(model=model, values=vectors[memory.id]),
+        occurred_at=now,
+    )
+    return subjects.for_workspace(subjects.MEMORY_INDEXED, memory.workspace_id), event

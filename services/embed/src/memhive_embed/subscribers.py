@@ -1,0 +1,41 @@
+"""Thin subscriber: decode saved/forgotten events into index requests for the LaneIndexer."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memhive.v1 import events_pb2
+from memhive_adapters.nats.consumer import Poison
+from memhive_contracts import subjects
+from memhive_contracts.codec import decode
+from nats.aio.msg import Msg
+
+from memhive_embed.indexer import IndexRequest, LaneIndexer
+
+EVENT_TYPES = {
+    subjects.MEMORY_SAVED: events_pb2.MemorySaved,
+    subjects.MEMORY_FORGOTTEN: events_pb2.MemoryForgotten,
+}
+
+
+class MemoryEventSubscriber:
+    def __init__(self, indexer: LaneIndexer) -> None:
+        self._indexer = indexer
+
+    async def handle_batch(self, msgs: Sequence[Msg]) -> None:
+        await self._indexer.index([_request(m) for m in msgs])
+
+
+def _request(msg: Msg) -> IndexRequest:
+    prefix, workspace_id = msg.subject.rsplit(".", 1)
+    if prefix not in EVENT_TYPES:
+        raise Poison(f"embed does not handle {msg.subject}")
+    event = decode(msg.data, EVENT_TYPES[prefix])
+    embedding = getattr(event, "embedding", None)
+    return IndexRequest(
+        event_id=event.event_id,
+        workspace_id=workspace_id,
+        memory_id=event.memory.id,
+        revision=event.memory.revision,
+        embedding=embedding if embedding is not None and embedding.values else None,
+    )

@@ -1,1 +1,1 @@
-"""memhive query service."""
+"""memhive query: the gateway agents call (REST, MCP), answering recalls from both lanes."""

@@ -1,0 +1,36 @@
+"""Composition root of the query gateway: create_app(infra) builds the FastAPI app."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from memhive_adapters.runtime.infrastructure import Infrastructure
+
+from memhive_query.errors import install_error_handlers
+from memhive_query.gateway import build_gateway
+from memhive_query.routes import health, memories, recall
+
+
+async def create_app(infra: Infrastructure) -> FastAPI:
+    gateway = await build_gateway(infra)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI):
+        await gateway.start()
+        try:
+            yield
+        finally:
+            await gateway.stop()
+
+    app = FastAPI(
+        title="memhive",
+        summary="Shared long-term memory for AI agents",
+        version="0.1.0",
+        lifespan=lifespan,
+    )
+    app.state.gateway = gateway
+    install_error_handlers(app)
+    for module in (memories, recall, health):
+        app.include_router(module.router)
+    return app

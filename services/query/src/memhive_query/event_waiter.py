@@ -1,0 +1,77 @@
+"""Read-your-writes: let a request wait until the bus announces what happened to its memory.
+
+One core-NATS subscription per gateway sees every memory event; a waiter is registered
+before the command is published, so an event can never slip past unseen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+
+from memhive.v1 import events_pb2
+from memhive_contracts import subjects
+from memhive_contracts.codec import UndecodableMessage, decode
+from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
+
+# The event that completes each stage of a write, by subject prefix.
+EVENTS = {
+    subjects.MEMORY_SAVED: ("persisted", events_pb2.MemorySaved),
+    subjects.MEMORY_FORGOTTEN: ("persisted", events_pb2.MemoryForgotten),
+    subjects.MEMORY_INDEXED: ("indexed", events_pb2.MemoryIndexed),
+    subjects.MEMORY_UNINDEXED: ("indexed", events_pb2.MemoryUnindexed),
+}
+
+
+class EventWaiter:
+    def __init__(self, nc: NatsClient) -> None:
+        self._nc = nc
+        self._waiting: dict[tuple[str, str], list[asyncio.Future]] = defaultdict(list)
+        self._key_of: dict[int, tuple[str, str]] = {}
+        self._subscription = None
+
+    async def start(self) -> None:
+        self._subscription = await self._nc.subscribe(subjects.ALL_MEMORY_EVENTS, cb=self._on_event)
+
+    async def stop(self) -> None:
+        if self._subscription is not None:
+            await self._subscription.unsubscribe()
+
+    def expect(self, memory_id: str, stage: str) -> asyncio.Future:
+        future = asyncio.get_running_loop().create_future()
+        self._waiting[(memory_id, stage)].append(future)
+        self._key_of[id(future)] = (memory_id, stage)
+        return future
+
+    async def wait(self, future: asyncio.Future, timeout_s: float) -> bool:
+        """True when the stage was reached in time; the caller answers 'accepted' otherwise."""
+        try:
+            await asyncio.wait_for(asyncio.shield(future), timeout_s)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            self._discard(future)
+
+    async def _on_event(self, msg: Msg) -> None:
+        prefix = msg.subject.rsplit(".", 1)[0]
+        if prefix not in EVENTS:
+            return
+        stage, event_type = EVENTS[prefix]
+        try:
+            event = decode(msg.data, event_type)
+        except UndecodableMessage:
+            return  # not ours to judge: the consumers dead-letter it
+        memory_id = getattr(event, "memory_id", "") or event.memory.id
+        for future in self._waiting.pop((memory_id, stage), []):
+            if not future.done():
+                future.set_result(None)
+
+    def _discard(self, future: asyncio.Future) -> None:
+        key = self._key_of.pop(id(future), None)
+        futures = self._waiting.get(key, [])
+        if future in futures:
+            futures.remove(future)
+        if key in self._waiting and not futures:
+            del self._waiting[key]

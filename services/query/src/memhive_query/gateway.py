@@ -1,0 +1,60 @@
+"""The gateway's use cases, wired once per app from the infrastructure (the composition root's output)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memhive_adapters.runtime.infrastructure import Infrastructure
+
+from memhive_query.auth import Authenticator
+from memhive_query.event_waiter import EventWaiter
+from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
+from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
+from memhive_query.use_cases.save import SaveMemory
+
+
+@dataclass
+class Gateway:
+    infra: Infrastructure
+    auth: Authenticator
+    waiter: EventWaiter
+    save: SaveMemory
+    recall: RecallMemories
+    reader: MemoryReader
+    forget: ForgetMemory
+
+    async def start(self) -> None:
+        await self.waiter.start()
+
+    async def stop(self) -> None:
+        await self.recall.drain()
+        await self.waiter.stop()
+
+
+async def build_gateway(infra: Infrastructure) -> Gateway:
+    settings = infra.settings.query
+    vector, lexical = await infra.lanes()
+    waiter = EventWaiter(infra.nats)
+    timeout = settings.save_wait_timeout_s
+    reader = MemoryReader(infra.store, lexical, infra.clock)
+    return Gateway(
+        infra=infra,
+        auth=Authenticator(infra.tokens),
+        waiter=waiter,
+        save=SaveMemory(infra.embedder, infra.publisher, waiter, infra.clock, timeout),
+        recall=RecallMemories(
+            infra.store,
+            vector,
+            lexical,
+            infra.embedder,
+            infra.publisher,
+            infra.clock,
+            lane_weights={
+                VECTOR_LANE: settings.vector_weight,
+                LEXICAL_LANE: settings.lexical_weight,
+            },
+            importance_influence=settings.importance_influence,
+        ),
+        reader=reader,
+        forget=ForgetMemory(reader, infra.publisher, waiter, infra.clock, timeout),
+    )

@@ -1,0 +1,1 @@
+"""HTTP routes: decode, call one use case, answer."""

@@ -1,0 +1,80 @@
+"""/v1/memories: save, get, list, forget."""
+
+from __future__ import annotations
+
+import base64
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
+from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_domain.recall import SelectionRequest
+
+from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
+from memhive_query.schemas import SaveRequest, memory_json
+from memhive_query.use_cases.save import Wait
+
+router = APIRouter(prefix="/v1/memories", tags=["memories"])
+
+
+@router.post("", status_code=201)
+async def save_memory(
+    request: SaveRequest, gw: GatewayDep, who: PrincipalDep, wait: Wait = "persisted"
+) -> JSONResponse:
+    """Save a memory. `wait=indexed` returns once it is recallable (read-your-writes)."""
+    outcome = await gw.save(who, request.draft(), wait)
+    body = {
+        "id": outcome.memory.id,
+        "status": outcome.status,
+        "memory": memory_json(outcome.memory),
+    }
+    return JSONResponse(body, status_code=202 if outcome.status == "accepted" else 201)
+
+
+@router.get("/{memory_id}")
+async def get_memory(memory_id: str, gw: GatewayDep, who: PrincipalDep) -> dict:
+    return memory_json(await gw.reader.get(who, memory_id))
+
+
+@router.get("")
+async def list_memories(
+    gw: GatewayDep,
+    who: PrincipalDep,
+    kind: Annotated[list[str] | None, Query()] = None,
+    scope: str | None = None,
+    product_id: str | None = None,
+    tag: Annotated[list[str] | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    cursor: str | None = None,
+) -> dict:
+    """Newest first; pass `next_cursor` back as `cursor` for the next page."""
+    selection = SelectionRequest(scope=scope, product_id=product_id, kinds=kind, tags=tag)
+    page = await gw.reader.list(who, selection, _offset(cursor), limit)
+    next_cursor = None if page.next_offset is None else _cursor(page.next_offset)
+    return {"items": [memory_json(m) for m in page.items], "next_cursor": next_cursor}
+
+
+@router.delete("/{memory_id}")
+async def forget_memory(
+    memory_id: str, gw: GatewayDep, who: PrincipalDep, wait: Wait = "persisted"
+) -> JSONResponse:
+    """Forget: the memory leaves every lane; the record keeps its history."""
+    status = await gw.forget(who, memory_id, wait)
+    return JSONResponse(
+        {"id": memory_id, "status": status}, status_code=202 if status == "accepted" else 200
+    )
+
+
+def _cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
+
+
+def _offset(cursor: str | None) -> int:
+    if not cursor:
+        return 0
+    try:
+        tag, value = base64.urlsafe_b64decode(cursor.encode()).decode().split(":")
+        assert tag == "o" and int(value) >= 0
+        return int(value)
+    except Exception:
+        raise InvalidInput([FieldProblem("cursor", "is not a cursor this API returned")]) from None

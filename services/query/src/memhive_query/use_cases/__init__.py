@@ -1,0 +1,1 @@
+"""What the gateway does, independent of HTTP or MCP: each entry point calls these."""

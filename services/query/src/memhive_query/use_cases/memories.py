@@ -1,0 +1,97 @@
+"""Use cases on one memory or a listing: get, list, forget. All confined to the caller's view."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from memhive.v1 import commands_pb2
+from memhive_contracts import subjects
+from memhive_contracts.mapping import to_timestamp
+from memhive_domain.errors import NotAllowed, NotFound
+from memhive_domain.memory import Memory
+from memhive_domain.principals import Principal
+from memhive_domain.ranking import is_selected
+from memhive_domain.recall import MemoryFilter, SelectionRequest, plan_listing
+from memhive_ports import Clock, EventPublisher, LexicalIndex, MemoryStore
+
+from memhive_query.event_waiter import EventWaiter
+from memhive_query.use_cases.save import Wait
+
+MAX_PAGE = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    items: list[Memory]
+    next_offset: int | None
+
+
+class MemoryReader:
+    def __init__(self, store: MemoryStore, lexical: LexicalIndex, clock: Clock) -> None:
+        self._store, self._lexical, self._clock = store, lexical, clock
+
+    async def get(self, principal: Principal, memory_id: str) -> Memory:
+        """Forgotten, expired, invisible and unknown look the same to a caller: not found."""
+        stored = await self._store.get(principal.workspace_id, _uuid_or_404(memory_id))
+        view = MemoryFilter(principal.workspace_id, public_only=not principal.is_member)
+        if stored is None or not is_selected(stored.memory, view, self._clock.now()):
+            raise NotFound("memory", memory_id)
+        return stored.memory
+
+    async def list(
+        self, principal: Principal, selection: SelectionRequest, offset: int, limit: int
+    ) -> Page:
+        now = self._clock.now()
+        memory_filter = plan_listing(selection, principal=principal, now=now)
+        limit = max(1, min(limit, MAX_PAGE))
+        ids = await self._lexical.list_ids(memory_filter, offset, limit + 1)
+        records = await self._store.get_many(principal.workspace_id, ids[:limit])
+        items = [
+            records[i].memory
+            for i in ids[:limit]
+            if i in records and is_selected(records[i].memory, memory_filter, now)
+        ]
+        return Page(items, offset + limit if len(ids) > limit else None)
+
+
+class ForgetMemory:
+    def __init__(
+        self,
+        reader: MemoryReader,
+        publisher: EventPublisher,
+        waiter: EventWaiter,
+        clock: Clock,
+        wait_timeout_s: float,
+    ) -> None:
+        self._reader, self._publisher, self._waiter = reader, publisher, waiter
+        self._clock, self._timeout = clock, wait_timeout_s
+
+    async def __call__(
+        self, principal: Principal, memory_id: str, wait: Wait, reason: str = ""
+    ) -> str:
+        if not principal.can_write:
+            raise NotAllowed("this token is read-only: only workspace members can forget")
+        memory = await self._reader.get(principal, memory_id)
+        command_id = str(uuid.uuid4())
+        command = commands_pb2.ForgetMemory(
+            command_id=command_id,
+            workspace_id=principal.workspace_id,
+            memory_id=memory.id,
+            requested_by=principal.user_id,
+            reason=reason,
+            requested_at=to_timestamp(self._clock.now()),
+        )
+        future = None if wait == "accepted" else self._waiter.expect(memory.id, wait)
+        subject = subjects.for_workspace(subjects.FORGET_MEMORY, principal.workspace_id)
+        await self._publisher.publish(subject, command, msg_id=command_id)
+        if future is None or not await self._waiter.wait(future, self._timeout):
+            return "accepted"
+        return "forgotten"
+
+
+def _uuid_or_404(memory_id: str) -> str:
+    try:
+        return str(uuid.UUID(memory_id))
+    except ValueError:
+        raise NotFound("memory", memory_id) from None

@@ -1,0 +1,105 @@
+"""Use case: hybrid recall. Both lanes concurrently with the filter pushed down, fused,
+hydrated from the record, ranked, and the hits recorded off the hot path."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Mapping
+
+from memhive.v1 import events_pb2
+from memhive_contracts import subjects
+from memhive_contracts.mapping import to_timestamp
+from memhive_domain.fusion import fuse_ranked_lists
+from memhive_domain.principals import Principal
+from memhive_domain.ranking import RankedMemory, rank_recalled
+from memhive_domain.recall import RecallQuery, SelectionRequest, plan_recall
+from memhive_ports import Clock, Embedder, EventPublisher, LexicalIndex, MemoryStore, VectorIndex
+from memhive_ports.lanes import LaneHit
+
+VECTOR_LANE, LEXICAL_LANE = "vector", "lexical"
+
+
+class RecallMemories:
+    def __init__(
+        self,
+        store: MemoryStore,
+        vector: VectorIndex,
+        lexical: LexicalIndex,
+        embedder: Embedder,
+        publisher: EventPublisher,
+        clock: Clock,
+        *,
+        lane_weights: Mapping[str, float],
+        importance_influence: float,
+    ) -> None:
+        self._store, self._vector, self._lexical = store, vector, lexical
+        self._embedder, self._publisher, self._clock = embedder, publisher, clock
+        self._weights, self._influence = dict(lane_weights), importance_influence
+        self._background: set[asyncio.Task] = set()
+
+    async def __call__(
+        self,
+        principal: Principal,
+        text: str,
+        selection: SelectionRequest,
+        max_results: int | None,
+        lanes: tuple[str, ...] = (VECTOR_LANE, LEXICAL_LANE),
+    ) -> list[RankedMemory]:
+        now = self._clock.now()
+        query = plan_recall(text, selection, max_results, principal=principal, now=now)
+        lane_hits = await self._search_lanes(query, lanes)
+        fused = fuse_ranked_lists(
+            {lane: [h.memory_id for h in hits] for lane, hits in lane_hits.items()},
+            weights=self._weights,
+        )
+        records = await self._store.get_many(principal.workspace_id, [h.memory_id for h in fused])
+        ranked = rank_recalled(
+            fused,
+            {i: s.memory for i, s in records.items()},
+            memory_filter=query.filter,
+            now=now,
+            limit=query.limit,
+            importance_influence=self._influence,
+        )
+        self._record_hits(principal, query.text, ranked)
+        return ranked
+
+    async def _search_lanes(
+        self, query: RecallQuery, lanes: tuple[str, ...]
+    ) -> dict[str, list[LaneHit]]:
+        searches = {}
+        if VECTOR_LANE in lanes:
+            searches[VECTOR_LANE] = self._vector_search(query)
+        if LEXICAL_LANE in lanes:
+            searches[LEXICAL_LANE] = self._lexical.search(
+                query.text, query.filter, query.candidates_per_lane
+            )
+        results = await asyncio.gather(*searches.values())
+        return dict(zip(searches, results, strict=True))
+
+    async def _vector_search(self, query: RecallQuery) -> list[LaneHit]:
+        vector = (await self._embedder.embed([query.text]))[0]
+        return await self._vector.search(vector, query.filter, query.candidates_per_lane)
+
+    def _record_hits(self, principal: Principal, text: str, ranked: list[RankedMemory]) -> None:
+        """Access statistics are folded later by ingest; the recall does not wait for the bus."""
+        if not ranked:
+            return
+        event_id = str(uuid.uuid4())
+        event = events_pb2.MemoriesRecalled(
+            event_id=event_id,
+            workspace_id=principal.workspace_id,
+            principal_id=principal.user_id,
+            query=text,
+            memory_ids=[r.memory.id for r in ranked],
+            occurred_at=to_timestamp(self._clock.now()),
+        )
+        subject = subjects.for_workspace(subjects.MEMORIES_RECALLED, principal.workspace_id)
+        task = asyncio.create_task(self._publisher.publish(subject, event, msg_id=event_id))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def drain(self) -> None:
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)

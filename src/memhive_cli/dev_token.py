@@ -1,0 +1,29 @@
+"""The dev workspace's token for the embedded stack: MEMHIVE_DEV_TOKEN, or one kept in the data dir."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from memhive_domain.principals import Principal
+from memhive_ports import TokenDirectory
+from memhive_settings import MemhiveSettings
+
+
+async def ensure_dev_token(settings: MemhiveSettings, tokens: TokenDirectory) -> str:
+    token = _configured_or_kept(settings)
+    principal = Principal(settings.dev_workspace, settings.dev_user, is_member=True)
+    return await tokens.issue(principal, token)
+
+
+def _configured_or_kept(settings: MemhiveSettings) -> str:
+    if settings.dev_token is not None:
+        return settings.dev_token.get_secret_value()
+    path = Path(settings.data_dir) / "dev-token"
+    if path.exists():
+        return path.read_text().strip()
+    token = secrets.token_urlsafe(32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(token + "\n")
+    path.chmod(0o600)
+    return token

@@ -1,0 +1,73 @@
+"""`memhive run`: the whole system in one process on one machine, no Docker, no accounts.
+
+nats-server runs as a child process (JetStream under the data dir); the embedded engines
+(qdrant-edge, tantivy) allow one owning process per directory, so the services share this
+process and one Infrastructure, still talking to each other only over NATS.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from contextlib import AsyncExitStack
+from urllib.parse import urlparse
+
+from memhive_adapters.nats.embedded_server import EmbeddedNatsServer
+from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrastructure
+from memhive_adapters.runtime.service_group import ServiceGroup
+from memhive_query.app import create_app
+from memhive_settings import MemhiveSettings
+
+from memhive_cli.dev_token import ensure_dev_token
+from memhive_cli.http_server import http_server
+from memhive_cli.services import BACKGROUND_SERVICES
+
+
+async def run_embedded(settings: MemhiveSettings) -> None:
+    async with AsyncExitStack() as stack:
+        if settings.nats.embedded:
+            await _start_nats(settings, stack)
+        infra = await open_infrastructure(settings, name="memhive")
+        stack.push_async_callback(infra.close)
+        token = await ensure_dev_token(settings, infra.tokens)
+        await _start_background(infra, stack)
+        server = http_server(await create_app(infra), settings.http_host, settings.http_port)
+        stop_on_signals(lambda: setattr(server, "should_exit", True))
+        print(banner(settings, token), flush=True)
+        await server.serve()
+
+
+async def _start_nats(settings: MemhiveSettings, stack: AsyncExitStack) -> None:
+    port = urlparse(settings.nats.url).port or 4222
+    server = EmbeddedNatsServer(settings.nats_store_dir, port=port)
+    await server.start()
+    stack.push_async_callback(server.stop)
+
+
+async def _start_background(infra: Infrastructure, stack: AsyncExitStack) -> None:
+    group = ServiceGroup([await make(infra) for make in BACKGROUND_SERVICES.values()])
+    await group.start()
+    stack.push_async_callback(group.stop)
+
+
+def stop_on_signals(stop) -> None:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop)
+
+
+def banner(settings: MemhiveSettings, token: str) -> str:
+    url = f"http://{settings.http_host}:{settings.http_port}"
+    return f"""
+memhive is up: {url}  (API docs: {url}/docs, data: {settings.data_dir})
+dev workspace '{settings.dev_workspace}', token: {token}
+
+  export MEMHIVE_TOKEN={token}
+  curl -s -X POST '{url}/v1/memories?wait=indexed' -H "Authorization: Bearer $MEMHIVE_TOKEN" \\
+       -H 'Content-Type: application/json' -d '{{"kind": "decision", "body": "We deploy on Fridays only with a rollback plan"}}'
+  curl -s -X POST {url}/v1/recall -H "Authorization: Bearer $MEMHIVE_TOKEN" \\
+       -H 'Content-Type: application/json' -d '{{"query": "when do we deploy?"}}'
+
+MCP (Claude Code): claude mcp add --transport http memhive {url}/mcp --header "Authorization: Bearer {token}"
+Ctrl-C stops it; data survives restarts.
+""".strip("\n")

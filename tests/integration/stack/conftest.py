@@ -1,0 +1,80 @@
+"""One running memhive stack for the whole test session: the real nats-server, ingest and
+embed consuming from it, both embedded lanes, the real model, and the gateway app driven
+in-process over ASGI. Tests isolate themselves by workspace (see `workspace`)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrastructure
+from memhive_adapters.runtime.service_group import ServiceGroup
+from memhive_domain.principals import Principal
+from memhive_query.app import create_app
+from memhive_settings import MemhiveSettings
+
+from memhive_cli.services import BACKGROUND_SERVICES
+
+
+@dataclass
+class Stack:
+    infra: Infrastructure
+    app: object
+
+    def client(self, token: str | None) -> httpx.AsyncClient:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        transport = httpx.ASGITransport(app=self.app)
+        return httpx.AsyncClient(transport=transport, base_url="http://memhive", headers=headers)
+
+    async def token(self, workspace: str, *, member: bool = True, user: str = "agent") -> str:
+        return await self.infra.tokens.issue(Principal(workspace, user, is_member=member))
+
+
+@pytest.fixture(scope="session")
+async def stack(nats_url: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack]:
+    data_dir: Path = tmp_path_factory.mktemp("stack")
+    settings = MemhiveSettings(data_dir=data_dir, nats={"url": nats_url, "embedded": False})
+    infra = await open_infrastructure(settings, name="memhive-tests")
+    group = ServiceGroup([await make(infra) for make in BACKGROUND_SERVICES.values()])
+    await group.start()
+    app = await create_app(infra)
+    await app.state.gateway.start()
+    yield Stack(infra, app)
+    await app.state.gateway.stop()
+    await group.stop()
+    await infra.close()
+
+
+@dataclass
+class Workspace:
+    """A fresh workspace with a member's client and a read-only (non-member) client."""
+
+    id: str
+    member: httpx.AsyncClient
+    reader: httpx.AsyncClient
+
+
+@pytest.fixture
+async def workspace(stack: Stack) -> AsyncIterator[Workspace]:
+    workspace_id = f"ws-{uuid.uuid4().hex[:12]}"
+    member = stack.client(await stack.token(workspace_id))
+    reader = stack.client(await stack.token(workspace_id, member=False, user="guest"))
+    async with member, reader:
+        yield Workspace(workspace_id, member, reader)
+
+
+async def save(client: httpx.AsyncClient, **fields) -> dict:
+    response = await client.post("/v1/memories?wait=indexed", json=fields)
+    assert response.status_code == 201, response.text
+    assert response.json()["status"] == "indexed"
+    return response.json()
+
+
+async def recall_ids(client: httpx.AsyncClient, query: str, **fields) -> list[str]:
+    response = await client.post("/v1/recall", json={"query": query, **fields})
+    assert response.status_code == 200, response.text
+    return [r["id"] for r in response.json()["results"]]

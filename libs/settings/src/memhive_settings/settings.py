@@ -62,6 +62,8 @@ class EmbedderSettings(BaseModel):
 
 class QuerySettings(BaseModel):
     save_wait_timeout_s: float = Field(10.0, gt=0)
+    # relative_score keeps score gaps; rrf uses ranks only (docs/architecture.md, "Fusion").
+    fusion: Literal["relative_score", "rrf"] = "relative_score"
     importance_influence: float = Field(0.3, ge=0, le=1)
     vector_weight: float = Field(1.0, ge=0)
     lexical_weight: float = Field(1.0, ge=0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memhive_adapters.runtime.infrastructure import Infrastructure
+from memhive_domain.fusion import FusionMethod
 
 from memhive_query.auth import Authenticator
 from memhive_query.event_waiter import EventWaiter
@@ -54,6 +55,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
                 LEXICAL_LANE: settings.lexical_weight,
             },
             importance_influence=settings.importance_influence,
+            fusion=FusionMethod(settings.fusion),
         ),
         reader=reader,
         forget=ForgetMemory(reader, infra.publisher, waiter, infra.clock, timeout),

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from memhive.v1 import events_pb2
 from memhive_contracts import subjects
 from memhive_contracts.mapping import to_timestamp
-from memhive_domain.fusion import fuse_ranked_lists
+from memhive_domain.fusion import FusionMethod, fuse
 from memhive_domain.principals import Principal
 from memhive_domain.ranking import RankedMemory, rank_recalled
 from memhive_domain.recall import RecallQuery, SelectionRequest, plan_recall
@@ -32,10 +32,12 @@ class RecallMemories:
         *,
         lane_weights: Mapping[str, float],
         importance_influence: float,
+        fusion: FusionMethod = FusionMethod.RELATIVE_SCORE,
     ) -> None:
         self._store, self._vector, self._lexical = store, vector, lexical
         self._embedder, self._publisher, self._clock = embedder, publisher, clock
         self._weights, self._influence = dict(lane_weights), importance_influence
+        self._fusion = fusion
         self._background: set[asyncio.Task] = set()
 
     async def __call__(
@@ -49,8 +51,9 @@ class RecallMemories:
         now = self._clock.now()
         query = plan_recall(text, selection, max_results, principal=principal, now=now)
         lane_hits = await self._search_lanes(query, lanes)
-        fused = fuse_ranked_lists(
-            {lane: [h.memory_id for h in hits] for lane, hits in lane_hits.items()},
+        fused = fuse(
+            self._fusion,
+            {lane: [(h.memory_id, h.score) for h in hits] for lane, hits in lane_hits.items()},
             weights=self._weights,
         )
         records = await self._store.get_many(principal.workspace_id, [h.memory_id for h in fused])

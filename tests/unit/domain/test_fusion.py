@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import pytest
+from memhive_domain.fusion import FusionMethod, fuse, fuse_ranked_lists, fuse_relative_scores
+
+
+def test_rrf_sums_reciprocal_ranks_with_k_60() -> None:
+    fused = fuse_ranked_lists({"vector": ["a", "b"], "lexical": ["b", "c"]})
+    scores = {h.memory_id: h.score for h in fused}
+    assert scores["b"] == pytest.approx(1 / 62 + 1 / 61)
+    assert scores["a"] == pytest.approx(1 / 61) and scores["c"] == pytest.approx(1 / 62)
+    assert [h.memory_id for h in fused] == ["b", "a", "c"]
+    assert fused[0].ranks == {"vector": 2, "lexical": 1}
+
+
+def test_rrf_weights_scale_a_lane() -> None:
+    fused = fuse_ranked_lists({"vector": ["a"], "lexical": ["b"]}, weights={"vector": 2.0})
+    assert [h.memory_id for h in fused] == ["a", "b"]
+
+
+def test_rrf_counts_a_repeated_id_once_at_its_best_rank() -> None:
+    fused = fuse_ranked_lists({"vector": ["a", "a", "b"]})
+    assert {h.memory_id: h.ranks["vector"] for h in fused} == {"a": 1, "b": 2}
+
+
+def test_relative_scores_keep_the_gaps_between_candidates() -> None:
+    fused = fuse_relative_scores(
+        {"vector": [("a", 0.8), ("b", 0.4)], "lexical": [("a", 10.0), ("c", 9.0)]}
+    )
+    scores = {h.memory_id: h.score for h in fused}
+    assert scores["a"] == pytest.approx(1.0)  # best in every lane
+    assert scores["b"] == pytest.approx(0.25) and scores["c"] == pytest.approx(0.45)
+
+
+def test_relative_scores_clamp_negative_similarities_and_handle_empty_lanes() -> None:
+    fused = fuse_relative_scores({"vector": [("a", 0.5), ("b", -0.2)], "lexical": []})
+    assert {h.memory_id: h.score for h in fused} == {"a": pytest.approx(0.5), "b": 0.0}
+
+
+def test_fuse_dispatches_on_the_method() -> None:
+    lanes = {"vector": [("a", 0.9), ("b", 0.1)], "lexical": [("b", 5.0)]}
+    assert [h.memory_id for h in fuse(FusionMethod.RRF, lanes)] == ["b", "a"]
+    assert [
+        h.memory_id for h in fuse(FusionMethod.RELATIVE_SCORE, lanes, weights={"vector": 3.0})
+    ] == ["a", "b"]

@@ -4,6 +4,7 @@ in-process over ASGI. Tests isolate themselves by workspace (see `workspace`).""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import uvicorn
 from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_domain.principals import Principal
@@ -35,6 +37,21 @@ class Stack:
 
 
 @pytest.fixture(scope="session")
+async def gateway_url(stack: Stack) -> AsyncIterator[str]:
+    """The stack's gateway over real HTTP on loopback (its lifespan already runs)."""
+    server = uvicorn.Server(
+        uvicorn.Config(stack.app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
+    )
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        assert not task.done(), "uvicorn did not start"
+        await asyncio.sleep(0.01)
+    yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    server.should_exit = True
+    await task
+
+
+@pytest.fixture(scope="session")
 async def stack(nats_url: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack]:
     data_dir: Path = tmp_path_factory.mktemp("stack")
     settings = MemhiveSettings(data_dir=data_dir, nats={"url": nats_url, "embedded": False})
@@ -42,9 +59,20 @@ async def stack(nats_url: str, tmp_path_factory: pytest.TempPathFactory) -> Asyn
     group = ServiceGroup([await make(infra) for make in BACKGROUND_SERVICES.values()])
     await group.start()
     app = await create_app(infra)
-    await app.state.gateway.start()
+    started, stopping = asyncio.Event(), asyncio.Event()
+
+    async def lifespan() -> None:
+        # One task enters and leaves the lifespan: the MCP session manager's task group
+        # must be exited by the task that entered it.
+        async with app.router.lifespan_context(app):
+            started.set()
+            await stopping.wait()
+
+    running = asyncio.create_task(lifespan())
+    await started.wait()
     yield Stack(infra, app)
-    await app.state.gateway.stop()
+    stopping.set()
+    await running
     await group.stop()
     await infra.close()
 

@@ -9,6 +9,7 @@ from memhive_adapters.runtime.infrastructure import Infrastructure
 
 from memhive_query.errors import install_error_handlers
 from memhive_query.gateway import build_gateway
+from memhive_query.mcp_mount import mount_mcp
 from memhive_query.routes import health, memories, recall
 
 
@@ -19,7 +20,8 @@ async def create_app(infra: Infrastructure) -> FastAPI:
     async def lifespan(_: FastAPI):
         await gateway.start()
         try:
-            yield
+            async with mcp_sessions.run(), loopback:
+                yield
         finally:
             await gateway.stop()
 
@@ -33,4 +35,5 @@ async def create_app(infra: Infrastructure) -> FastAPI:
     install_error_handlers(app)
     for module in (memories, recall, health):
         app.include_router(module.router)
+    mcp_sessions, loopback = mount_mcp(app, gateway.auth)  # last: it mounts at "/"
     return app

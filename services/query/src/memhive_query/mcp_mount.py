@@ -1,0 +1,56 @@
+"""MCP on the gateway: the streamable-HTTP app at /mcp, behind the same bearer tokens as REST.
+
+The tools reach memhive through the REST routes of this very app, in process (ASGI, no
+socket): one set of validation, error mapping and JSON shapes for REST, MCP and the stdio
+bridge, at the cost of about a millisecond of routing per tool call.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+import httpx
+from fastapi import FastAPI
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from memhive_query.auth import Authenticator, Unauthenticated
+from memhive_query.mcp.api import MemoryApi
+from memhive_query.mcp.rest_api import RestMemoryApi
+from memhive_query.mcp.server import build_mcp_server, mcp_asgi_app
+
+MCP_PATH = "/mcp"
+_caller_api: ContextVar[MemoryApi] = ContextVar("memhive_caller_api")
+
+
+class McpAuth:
+    """Checks the bearer token before any MCP session starts (401 otherwise), then hands
+    the tools an API acting as that caller."""
+
+    def __init__(self, app: ASGIApp, auth: Authenticator, loopback: httpx.AsyncClient) -> None:
+        self._app, self._auth, self._loopback = app, auth, loopback
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith(MCP_PATH):
+            return await self._app(scope, receive, send)
+        header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+        try:
+            await self._auth.principal_for(header)
+        except Unauthenticated as exc:
+            response = JSONResponse({"detail": str(exc)}, 401, {"WWW-Authenticate": "Bearer"})
+            return await response(scope, receive, send)
+        token = header.partition(" ")[2].strip()
+        _caller_api.set(RestMemoryApi("http://memhive", token, client=self._loopback))
+        await self._app(scope, receive, send)
+
+
+def mount_mcp(app: FastAPI, auth: Authenticator):
+    """Mounts /mcp (after every REST route) and returns the session manager the app's
+    lifespan must run."""
+    server = build_mcp_server(_caller_api.get)
+    loopback = httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://memhive", timeout=60
+    )
+    app.mount("/", mcp_asgi_app(server, path=MCP_PATH))
+    app.add_middleware(McpAuth, auth=auth, loopback=loopback)
+    return server.session_manager, loopback

@@ -1,0 +1,132 @@
+"""Agents through MCP against the real gateway: the official client SDK over streamable HTTP."""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+import httpx
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import CallToolResult
+
+from tests.integration.stack.conftest import Stack, Workspace
+
+
+@asynccontextmanager
+async def session(url: str, token: str):
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
+        Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client,
+    ):
+        yield client
+
+
+def text(result: CallToolResult) -> str:
+    return "\n".join(block.text for block in result.content)
+
+
+async def _tokens(stack: Stack, workspace: Workspace) -> tuple[str, str]:
+    return await stack.token(workspace.id), await stack.token(workspace.id, member=False)
+
+
+async def test_saved_in_one_session_recalled_in_a_fresh_one(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    member, _ = await _tokens(stack, workspace)
+    async with session(gateway_url, member) as first:
+        ids = {}
+        for kind, body in [
+            ("decision", "Production deploys happen on Fridays after the 2pm freeze"),
+            ("preference", "Reviewers want pull requests under 400 lines"),
+            ("fact", "The staging database runs PostgreSQL 16"),
+            ("todo", "Migrate the billing cron jobs to Temporal"),
+        ]:
+            result = await first.call_tool("save_memory", {"kind": kind, "body": body})
+            assert not result.is_error, text(result)
+            ids[kind] = result.structured_content["id"]
+
+    async with session(gateway_url, member) as second:
+        paraphrase = await second.call_tool(
+            "recall_memory", {"query": "which day of the week can we release to production?"}
+        )
+        keyword = await second.call_tool(
+            "recall_memory", {"query": "PostgreSQL staging", "max_results": 3}
+        )
+    assert paraphrase.structured_content["results"][0]["id"] == ids["decision"]
+    assert keyword.structured_content["results"][0]["id"] == ids["fact"]
+    assert ids["decision"] in text(paraphrase)
+
+
+async def test_forget_then_recall_no_longer_returns_it(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    member, _ = await _tokens(stack, workspace)
+    async with session(gateway_url, member) as agent:
+        saved = await agent.call_tool(
+            "save_memory", {"kind": "fact", "body": "The VPN certificate expires in May"}
+        )
+        memory_id = saved.structured_content["id"]
+        assert not (await agent.call_tool("forget_memory", {"id": memory_id})).is_error
+        recalled = await agent.call_tool("recall_memory", {"query": "VPN certificate expiry"})
+        got = await agent.call_tool("get_memory", {"id": memory_id})
+    assert memory_id not in [r["id"] for r in recalled.structured_content["results"]]
+    assert got.is_error
+
+
+async def test_a_non_member_cannot_write_and_sees_only_public(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    member, reader = await _tokens(stack, workspace)
+    async with session(gateway_url, member) as agent:
+        public = (
+            await agent.call_tool(
+                "save_memory",
+                {
+                    "kind": "fact",
+                    "body": "Our status page is status.example.com",
+                    "visibility": "public",
+                },
+            )
+        ).structured_content["id"]
+        private = (
+            await agent.call_tool(
+                "save_memory",
+                {"kind": "fact", "body": "Our status page admin password is in 1Password"},
+            )
+        ).structured_content["id"]
+    async with session(gateway_url, reader) as guest:
+        recalled = await guest.call_tool("recall_memory", {"query": "status page"})
+        save = await guest.call_tool("save_memory", {"kind": "fact", "body": "x"})
+        forget = await guest.call_tool("forget_memory", {"id": public})
+    assert [r["id"] for r in recalled.structured_content["results"]] == [public]
+    assert private not in text(recalled)
+    assert save.is_error and "read-only" in text(save)
+    assert forget.is_error and "read-only" in text(forget)
+
+
+async def test_malformed_arguments_are_tool_errors(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    member, _ = await _tokens(stack, workspace)
+    async with session(gateway_url, member) as agent:
+        for tool, arguments in [
+            ("save_memory", {"kind": "rumour", "body": "x"}),
+            ("save_memory", {"kind": "fact", "body": ""}),
+            ("save_memory", {"kind": "fact", "body": "x", "scope": "product"}),
+            ("recall_memory", {"query": "x", "max_results": 50}),
+            ("recall_memory", {}),
+            ("get_memory", {"id": "not-an-id"}),
+            ("forget_memory", {"id": "0190b2a4-0000-7000-8000-000000000000"}),
+        ]:
+            result = await agent.call_tool(tool, arguments)
+            assert result.is_error, (tool, arguments)
+        assert not (await agent.call_tool("recall_memory", {"query": "still alive"})).is_error
+
+
+async def test_mcp_refuses_a_bad_token_before_any_session(gateway_url: str) -> None:
+    async with httpx.AsyncClient() as client:
+        response = await client.post(
+            f"{gateway_url}/mcp", json={}, headers={"Authorization": "Bearer nope"}
+        )
+    assert response.status_code == 401

@@ -1,0 +1,131 @@
+"""Retrieval quality on LoCoMo (../shared/bench/locomo), through memhive's own REST API.
+
+Each conversation's turns go into their own product scope; each question is asked in
+that scope, and the returned memories' source_ref (the turn id) is scored against the
+gold evidence. The data is read from where it lies and never copied into the repo.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+from collections import defaultdict
+from pathlib import Path
+
+import httpx
+
+from bench.running_stack import RunningStack
+
+LOCOMO_DIR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo"
+MODES = {"fused": None, "vector lane": ["vector"], "lexical lane": ["lexical"]}
+CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain")
+
+
+def turn_text(turn: dict) -> str:
+    text = f"{turn['speaker']}: {turn['text']}"
+    return text + (f" [image: {turn['image_caption']}]" if turn.get("image_caption") else "")
+
+
+def conversations() -> list[str]:
+    return sorted(
+        p.name.removesuffix(".memories.jsonl") for p in LOCOMO_DIR.glob("*.memories.jsonl")
+    )
+
+
+def _jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+async def index_conversations(client: httpx.AsyncClient, concurrency: int = 8) -> int:
+    gate = asyncio.Semaphore(concurrency)
+
+    async def save(turn: dict) -> None:
+        payload = {
+            "kind": "event",
+            "body": turn_text(turn),
+            "product_id": turn["conversation"],
+            "source_ref": turn["id"],
+            "force": True,
+        }
+        async with gate:
+            response = await client.post("/v1/memories?wait=indexed", json=payload)
+            response.raise_for_status()
+
+    turns = [t for c in conversations() for t in _jsonl(LOCOMO_DIR / f"{c}.memories.jsonl")]
+    await asyncio.gather(*(save(t) for t in turns))
+    return len(turns)
+
+
+async def evaluate(client: httpx.AsyncClient, lanes: list[str] | None) -> dict:
+    per_category: dict[str, list[dict]] = defaultdict(list)
+    for conversation in conversations():
+        for q in _jsonl(LOCOMO_DIR / f"{conversation}.queries.jsonl"):
+            if q["adversarial"] or not q["evidence"]:
+                continue
+            payload = {"query": q["question"], "product_id": conversation, "max_results": 10}
+            if lanes:
+                payload["lanes"] = lanes
+            response = await client.post("/v1/recall", json=payload)
+            response.raise_for_status()
+            ranked = [r["source_ref"] for r in response.json()["results"]]
+            per_category[q["category_name"]].append(_scores(ranked, set(q["evidence"])))
+    return _summarise(per_category)
+
+
+def _scores(ranked: list[str], gold: set[str]) -> dict:
+    hits = [1 if r in gold else 0 for r in ranked[:10]]
+    ideal = sum(1 / math.log2(i + 2) for i in range(min(len(gold), 10)))
+    first = next((i for i, h in enumerate(hits) if h), None)
+    return {
+        "r5": len(gold & set(ranked[:5])) / len(gold),
+        "r10": len(gold & set(ranked[:10])) / len(gold),
+        "ndcg10": sum(h / math.log2(i + 2) for i, h in enumerate(hits)) / ideal,
+        "mrr10": 0.0 if first is None else 1 / (first + 1),
+    }
+
+
+def _summarise(per_category: dict[str, list[dict]]) -> dict:
+    def mean(rows: list[dict], key: str) -> float:
+        return sum(r[key] for r in rows) / len(rows) if rows else 0.0
+
+    everything = [r for rows in per_category.values() for r in rows]
+    summary = {"overall": {k: mean(everything, k) for k in ("r5", "r10", "ndcg10", "mrr10")}}
+    summary["overall"]["n"] = len(everything)
+    for category in CATEGORIES:
+        rows = per_category.get(category, [])
+        summary[category] = {"r5": mean(rows, "r5"), "r10": mean(rows, "r10"), "n": len(rows)}
+    return summary
+
+
+async def run_locomo(stack: RunningStack) -> dict:
+    async with stack.client() as client:
+        count = await index_conversations(client)
+        results = {mode: await evaluate(client, lanes) for mode, lanes in MODES.items()}
+    return {"memories": count, "results": results}
+
+
+def render(report: dict) -> str:
+    results = report["results"]
+    lines = [
+        f"{report['memories']} turns indexed through the REST API, {results['fused']['overall']['n']} scored questions.",
+        "",
+        "| recall@5 (recall@10) | " + " | ".join(MODES) + " |",
+        "|---|" + "---:|" * len(MODES),
+    ]
+    for row in ("overall", *CATEGORIES):
+        cells = [f"{results[m][row]['r5']:.3f} ({results[m][row]['r10']:.3f})" for m in MODES]
+        lines.append(f"| {row} (n={results['fused'][row]['n']}) | " + " | ".join(cells) + " |")
+    lines += ["", "| overall | nDCG@10 | MRR@10 |", "|---|---:|---:|"]
+    lines += [
+        f"| {m} | {results[m]['overall']['ndcg10']:.3f} | {results[m]['overall']['mrr10']:.3f} |"
+        for m in MODES
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    from bench.running_stack import running_stack
+
+    with running_stack() as stack:
+        print(render(asyncio.run(run_locomo(stack))))

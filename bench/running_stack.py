@@ -1,0 +1,99 @@
+"""A throwaway `memhive run` for benchmarks: its own data dir, ports and dev token."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+
+@dataclass(frozen=True)
+class RunningStack:
+    url: str
+    token: str
+    nats_url: str
+    data_dir: Path
+    pid: int
+
+    def client(self, **kwargs) -> httpx.AsyncClient:
+        headers = {"Authorization": f"Bearer {self.token}"}
+        return httpx.AsyncClient(base_url=self.url, headers=headers, timeout=120, **kwargs)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def running_stack(extra_env: dict[str, str] | None = None) -> Iterator[RunningStack]:
+    with tempfile.TemporaryDirectory(prefix="memhive-bench-") as tmp:
+        http_port, nats_port, token = free_port(), free_port(), "bench-token"
+        env = (
+            os.environ
+            | {
+                "MEMHIVE_DATA_DIR": tmp,
+                "MEMHIVE_HTTP_PORT": str(http_port),
+                "MEMHIVE_NATS__URL": f"nats://127.0.0.1:{nats_port}",
+                "MEMHIVE_DEV_TOKEN": token,
+                "MEMHIVE_LOG_LEVEL": "WARNING",
+            }
+            | (extra_env or {})
+        )
+        log = open(Path(tmp) / "memhive.log", "w")  # noqa: SIM115 - lives as long as the process
+        process = subprocess.Popen(
+            [sys.executable, "-m", "memhive_cli.main", "run"], env=env, stdout=log, stderr=log
+        )
+        url = f"http://127.0.0.1:{http_port}"
+        try:
+            _wait_healthy(url, process, Path(tmp) / "memhive.log")
+            yield RunningStack(url, token, f"nats://127.0.0.1:{nats_port}", Path(tmp), process.pid)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=120)
+            log.close()
+
+
+def _wait_healthy(url: str, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"memhive run exited:\n{log.read_text()}")
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError("memhive run did not become healthy in 120 s")
+
+
+def rss_mib(pid: int) -> float:
+    """Resident memory of a process and its children (nats-server), from /proc."""
+    total = 0
+    for p in [pid, *_children(pid)]:
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except FileNotFoundError:
+            continue
+    return total / 1024
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except FileNotFoundError:
+        return []

@@ -78,7 +78,9 @@ class MemoryDraft:
     expires_at: datetime | None = None
 
 
-def create_memory(draft: MemoryDraft, *, memory_id: str, principal: Principal, now: datetime) -> Memory:
+def create_memory(
+    draft: MemoryDraft, *, memory_id: str, principal: Principal, now: datetime
+) -> Memory:
     """Validate a draft and build revision 1; raises InvalidInput listing every problem."""
     problems: list[FieldProblem] = []
     kind = parse_enum(MemoryKind, draft.kind, "kind", problems)

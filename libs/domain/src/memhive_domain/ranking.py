@@ -55,7 +55,8 @@ def rank_recalled(
     ranked = [
         RankedMemory(
             memory=records[hit.memory_id],
-            score=hit.score * importance_weight(records[hit.memory_id].importance, importance_influence),
+            score=hit.score
+            * importance_weight(records[hit.memory_id].importance, importance_influence),
             fused_score=hit.score,
             ranks=hit.ranks,
         )

@@ -1,0 +1,115 @@
+"""End to end: `memhive run` as a newcomer starts it, driven over real HTTP by two clients."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+from memhive_adapters.lexical.tantivy_index import TantivyLexicalIndex
+from memhive_adapters.vector.edge_index import EdgeVectorIndex
+
+TOKEN = "e2e-dev-token"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def memhive_run(data_dir: Path, http_port: int, nats_port: int) -> Iterator[str]:
+    env = os.environ | {
+        "MEMHIVE_DATA_DIR": str(data_dir),
+        "MEMHIVE_HTTP_PORT": str(http_port),
+        "MEMHIVE_NATS__URL": f"nats://127.0.0.1:{nats_port}",
+        "MEMHIVE_DEV_TOKEN": TOKEN,
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "memhive_cli.main", "run"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{http_port}"
+    try:
+        _wait_until_healthy(url, process)
+        yield url
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output, _ = process.communicate(timeout=60)
+        assert process.returncode == 0, output
+
+
+def _wait_until_healthy(url: str, process: subprocess.Popen) -> None:
+    for _ in range(600):
+        if process.poll() is not None:
+            raise AssertionError(f"memhive run exited early:\n{process.stdout.read()}")
+        try:
+            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        asyncio.run(asyncio.sleep(0.1))
+    raise AssertionError("memhive run did not become healthy")
+
+
+def _client(url: str) -> httpx.Client:
+    return httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
+
+
+def _recall(client: httpx.Client, query: str, **fields) -> list[str]:
+    response = client.post("/v1/recall", json={"query": query, **fields})
+    assert response.status_code == 200, response.text
+    return [r["id"] for r in response.json()["results"]]
+
+
+async def _lanes_hold(data_dir: Path, ids: list[str]) -> tuple[set[str], set[str]]:
+    vector, lexical = (
+        EdgeVectorIndex(data_dir / "qdrant-edge", 384),
+        TantivyLexicalIndex(data_dir / "tantivy"),
+    )
+    await vector.ensure_ready()
+    await lexical.ensure_ready()
+    try:
+        return await vector.present("dev", ids), await lexical.present("dev", ids)
+    finally:
+        await vector.close()
+        await lexical.close()
+
+
+def test_save_recall_forget_and_restart(tmp_path: Path) -> None:
+    http_port, nats_port = _free_port(), _free_port()
+    with memhive_run(tmp_path, http_port, nats_port) as url:
+        with _client(url) as writer:
+            kept = writer.post(
+                "/v1/memories?wait=indexed",
+                json={"kind": "decision", "body": "We release the iOS app every second Tuesday"},
+            ).json()
+            gone = writer.post(
+                "/v1/memories?wait=indexed",
+                json={"kind": "fact", "body": "The release manager this quarter is Priya"},
+            ).json()
+            assert kept["status"] == gone["status"] == "indexed"
+        with _client(url) as reader:  # a second client, as a fresh agent session would be
+            assert _recall(reader, "how often do we ship the iPhone app?")[0] == kept["id"]
+            assert _recall(reader, "who is the release manager?")[0] == gone["id"]
+            response = reader.delete(f"/v1/memories/{gone['id']}?wait=indexed")
+            assert response.status_code == 200
+            for lanes in (["vector"], ["lexical"]):
+                assert gone["id"] not in _recall(reader, "release manager Priya", lanes=lanes)
+    present = asyncio.run(_lanes_hold(tmp_path, [kept["id"], gone["id"]]))
+    assert present == ({kept["id"]}, {kept["id"]})
+
+    with memhive_run(tmp_path, http_port, nats_port) as url, _client(url) as client:
+        assert _recall(client, "iOS release cadence")[0] == kept["id"]
+        assert client.get(f"/v1/memories/{gone['id']}").status_code == 404

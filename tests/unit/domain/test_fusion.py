@@ -23,18 +23,25 @@ def test_rrf_counts_a_repeated_id_once_at_its_best_rank() -> None:
     assert {h.memory_id: h.ranks["vector"] for h in fused} == {"a": 1, "b": 2}
 
 
-def test_relative_scores_keep_the_gaps_between_candidates() -> None:
+def test_relative_scores_scale_each_lane_between_its_worst_and_best() -> None:
     fused = fuse_relative_scores(
-        {"vector": [("a", 0.8), ("b", 0.4)], "lexical": [("a", 10.0), ("c", 9.0)]}
+        {
+            "vector": [("a", 0.8), ("b", 0.6), ("d", 0.4)],
+            "lexical": [("a", 10.0), ("c", 9.0), ("d", 5.0)],
+        }
     )
     scores = {h.memory_id: h.score for h in fused}
     assert scores["a"] == pytest.approx(1.0)  # best in every lane
-    assert scores["b"] == pytest.approx(0.25) and scores["c"] == pytest.approx(0.45)
+    assert scores["b"] == pytest.approx(0.25) and scores["c"] == pytest.approx(0.4)
+    assert scores["d"] == pytest.approx(0.0)
+    assert [h.memory_id for h in fused] == ["a", "c", "b", "d"]
 
 
-def test_relative_scores_clamp_negative_similarities_and_handle_empty_lanes() -> None:
-    fused = fuse_relative_scores({"vector": [("a", 0.5), ("b", -0.2)], "lexical": []})
-    assert {h.memory_id: h.score for h in fused} == {"a": pytest.approx(0.5), "b": 0.0}
+def test_relative_scores_weight_lanes_and_handle_single_and_empty_lanes() -> None:
+    fused = fuse_relative_scores(
+        {"vector": [("a", 0.5)], "lexical": []}, weights={"vector": 1.0, "lexical": 2.0}
+    )
+    assert {h.memory_id: h.score for h in fused} == {"a": pytest.approx(1 / 3)}
 
 
 def test_fuse_dispatches_on_the_method() -> None:

@@ -4,9 +4,10 @@ Two methods, chosen by setting:
 - reciprocal rank fusion (RRF, k = 60): uses ranks only, robust to lanes whose scores are
   not comparable, but flat: rank 1 and rank 2 differ by under 2%, so any prior applied
   afterwards (importance) can override clear relevance.
-- relative score fusion: each lane's scores divided by that lane's best score, then a
-  weighted sum. It keeps how far apart the candidates are, which measured better on
-  LoCoMo (docs/benchmarks.md) and lets importance act as a prior rather than a verdict.
+- relative score fusion: each lane's scores min-max scaled over that lane's candidates
+  (best 1, worst 0), then a weighted sum. It keeps how far apart the candidates are,
+  which measured better on LoCoMo (bench.fusion_study, docs/benchmarks.md), and lets
+  importance act as a prior rather than a verdict.
 """
 
 from __future__ import annotations
@@ -52,16 +53,19 @@ def fuse_relative_scores(
     *,
     weights: Mapping[str, float] | None = None,
 ) -> list[FusedHit]:
-    """score(d) = sum over lanes of weight * max(score, 0) / lane's best score, normalised
-    by the total weight so a memory first in every lane scores 1."""
+    """score(d) = sum over lanes of weight * (score - lane's worst) / (lane's best - worst),
+    divided by the total weight, so a memory first in every lane scores 1. A lane with one
+    candidate (or all scores equal) gives each of them its full weight."""
     total_weight = sum((weights or {}).get(lane, 1.0) for lane in lanes) or 1.0
     scores: dict[str, float] = {}
     ranks: dict[str, dict[str, int]] = {}
     for lane, hits in lanes.items():
         weight = (1.0 if weights is None else weights.get(lane, 1.0)) / total_weight
-        best = max((max(s, 0.0) for _, s in hits), default=0.0)
-        for rank, (memory_id, score) in enumerate(_first_of_each(hits), start=1):
-            share = max(score, 0.0) / best if best > 0 else 0.0
+        unique = _first_of_each(hits)
+        best = max((s for _, s in unique), default=0.0)
+        worst = min((s for _, s in unique), default=0.0)
+        for rank, (memory_id, score) in enumerate(unique, start=1):
+            share = (score - worst) / (best - worst) if best > worst else 1.0
             scores[memory_id] = scores.get(memory_id, 0.0) + weight * share
             ranks.setdefault(memory_id, {})[lane] = rank
     return _ordered(scores, ranks)

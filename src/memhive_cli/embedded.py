@@ -45,7 +45,11 @@ async def _start_nats(settings: MemhiveSettings, stack: AsyncExitStack) -> None:
 
 
 async def _start_background(infra: Infrastructure, stack: AsyncExitStack) -> None:
-    group = ServiceGroup([await make(infra) for make in BACKGROUND_SERVICES.values()])
+    names = infra.settings.run_services or list(BACKGROUND_SERVICES)
+    unknown = sorted(set(names) - set(BACKGROUND_SERVICES))
+    if unknown:
+        raise SystemExit(f"unknown service(s) {unknown}; choose from {sorted(BACKGROUND_SERVICES)}")
+    group = ServiceGroup([await BACKGROUND_SERVICES[name](infra) for name in names])
     await group.start()
     stack.push_async_callback(group.stop)
 

@@ -88,6 +88,9 @@ class MemhiveSettings(BaseSettings):
     dev_token: SecretStr | None = None
     dev_workspace: str = "dev"
     dev_user: str = "dev"
+    # Background services `memhive run` starts beside the gateway; None: all of them.
+    # e.g. MEMHIVE_RUN_SERVICES='["ingest","embed"]' for a bulk load without classification.
+    run_services: list[str] | None = None
 
     nats: NatsSettings = NatsSettings()
     vector: VectorSettings = VectorSettings()

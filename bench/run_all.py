@@ -1,0 +1,83 @@
+"""`make bench`: every benchmark on fresh embedded stacks, written to docs/benchmarks.md.
+
+Each section starts its own `memhive run` in a temporary directory, so figures do not
+depend on one another. Figures are medians and 95th percentiles measured from a client
+on the same machine; nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import platform
+import subprocess
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench import load_latency, locomo
+from bench.running_stack import running_stack
+
+OUTPUT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
+SIZES = tuple(int(s) for s in os.environ.get("MEMHIVE_BENCH_SIZES", "10000,100000").split(","))
+
+
+def machine() -> str:
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
+    memory_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    return f"{os.cpu_count()} × {cpu}, {memory_gib:.0f} GiB, Python {platform.python_version()}, commit {commit}"
+
+
+def section(title: str, body: Callable[[], str]) -> str:
+    began = time.perf_counter()
+    print(f"== {title} ...", flush=True)
+    text = body()
+    print(text, flush=True)
+    return f"## {title}\n\n{text}\n\n(measured in {time.perf_counter() - began:.0f} s)\n"
+
+
+def load_and_latency() -> str:
+    # Classification and bulletins would work through the bulk load in the same process
+    # and on the same two cores; they are measured in their own sections.
+    with running_stack({"MEMHIVE_RUN_SERVICES": '["ingest","embed"]'}) as stack:
+        return load_latency.render(asyncio.run(load_latency.run(stack, SIZES)))
+
+
+def retrieval_quality() -> str:
+    with running_stack() as stack:
+        return locomo.render(asyncio.run(locomo.run_locomo(stack)))
+
+
+SECTIONS: list[tuple[str, Callable[[], str]]] = [
+    ("Latency, throughput and memory", load_and_latency),
+    ("Retrieval quality: LoCoMo (public split)", retrieval_quality),
+]
+
+
+def main() -> None:
+    header = (
+        "# memhive benchmarks\n\n"
+        f"`make bench` on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC. Machine: {machine()}.\n"
+        "Embedded mode (`memhive run`), measured through the HTTP gateway from a client on the same machine.\n"
+    )
+    parts = [header] + [section(title, body) for title, body in SECTIONS]
+    notes = Path(__file__).with_name("notes.md")
+    if notes.exists():
+        parts.append(notes.read_text())
+    OUTPUT.write_text("\n".join(parts))
+    print(f"written to {OUTPUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -189,7 +189,7 @@ def render(report: dict) -> str:
     ]
     for size, row in report["sizes"].items():
 
-        def pair(key):
+        def pair(key, row=row):
             return f"{row[key]['p50']:.1f} / {row[key]['p95']:.1f}" if key in row else ""
 
         saves = f"{row['gateway_saves_per_s']:.0f}" if "gateway_saves_per_s" in row else ""

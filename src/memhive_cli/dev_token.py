@@ -1,4 +1,4 @@
-"""The dev workspace's token for the embedded stack: MEMHIVE_DEV_TOKEN, or one kept in the data dir."""
+"""The dev workspace's token: MEMHIVE_DEV_TOKEN, or one kept in the data dir."""
 
 from __future__ import annotations
 

@@ -68,10 +68,12 @@ dev workspace '{settings.dev_workspace}', token: {token}
 
   export MEMHIVE_TOKEN={token}
   curl -s -X POST '{url}/v1/memories?wait=indexed' -H "Authorization: Bearer $MEMHIVE_TOKEN" \\
-       -H 'Content-Type: application/json' -d '{{"kind": "decision", "body": "We deploy on Fridays only with a rollback plan"}}'
+       -H 'Content-Type: application/json' \\
+       -d '{{"kind": "decision", "body": "We deploy on Fridays only with a rollback plan"}}'
   curl -s -X POST {url}/v1/recall -H "Authorization: Bearer $MEMHIVE_TOKEN" \\
        -H 'Content-Type: application/json' -d '{{"query": "when do we deploy?"}}'
 
-MCP (Claude Code): claude mcp add --transport http memhive {url}/mcp --header "Authorization: Bearer {token}"
+MCP (Claude Code):
+  claude mcp add --transport http memhive {url}/mcp --header "Authorization: Bearer {token}"
 Ctrl-C stops it; data survives restarts.
 """.strip("\n")

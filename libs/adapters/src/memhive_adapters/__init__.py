@@ -1,1 +1,1 @@
-"""Adapters: the edge of memhive. One module per backend, each implementing a port from memhive_ports."""
+"""Adapters: the edge of memhive. One module per backend, each implementing a port."""

@@ -1,1 +1,4 @@
-"""memhive's domain: memories, scopes, principals, recall rules. Imports nothing of ours, does no I/O."""
+"""memhive's domain: memories, scopes, principals, recall rules.
+
+Imports nothing of ours and does no I/O.
+"""

@@ -1,1 +1,1 @@
-"""memhive embed: embeds saved memories in batches and keeps both recall lanes in step with the record."""
+"""memhive embed: embeds saved memories in batches; keeps both lanes in step with the record."""

@@ -1,1 +1,1 @@
-"""memhive ingest: validates commands from the bus, writes the record (JetStream KV), announces events."""
+"""memhive ingest: validates commands from the bus, writes the record, announces events."""

@@ -1,4 +1,4 @@
-"""The gateway's use cases, wired once per app from the infrastructure (the composition root's output)."""
+"""The gateway's use cases, wired once per app from the infrastructure."""
 
 from __future__ import annotations
 

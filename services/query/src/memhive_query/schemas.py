@@ -1,4 +1,4 @@
-"""The REST shapes: request bodies (loose types; the domain gives the messages) and the memory JSON."""
+"""The REST shapes: request bodies (loose types: the domain gives the messages), memory JSON."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ class SaveRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     kind: str = Field(
-        description="fact, preference, decision, identity, event, observation, goal, todo or procedure"
+        description="fact, preference, decision, identity, event, observation, goal, todo, "
+        "or procedure"
     )
     body: str = Field(description="what to remember, 1..4000 characters")
     importance: float | None = Field(None, description="0..1; omitted: the kind's default")

@@ -53,7 +53,7 @@ class BertEncoder:
                 self._w[name] = np.ascontiguousarray(self._w[name].T)
 
     def __call__(self, input_ids: np.ndarray, attention_mask: np.ndarray) -> np.ndarray:
-        """Token states (batch, seq, hidden) for padded input ids and their mask (1 = real token)."""
+        """Token states (batch, seq, hidden) for padded ids and their mask (1 = real token)."""
         x = self._embed(input_ids)
         bias = np.where(attention_mask[:, None, None, :] > 0, np.float32(0), _MASKED)
         for layer in range(self._config.layers):

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 from memhive_adapters.nats.kv_memory_store import KvMemoryStore
+from memhive_domain.edges import CreatorKind, Edge, EdgeKind
 from memhive_domain.errors import ConcurrentUpdate, InvalidInput
 from memhive_domain.memory import Memory, MemoryDraft, create_memory
 from memhive_domain.principals import Principal
@@ -124,3 +125,34 @@ async def test_of_two_concurrent_replaces_from_one_revision_exactly_one_wins(
     losers = [o for o in outcomes if isinstance(o, ConcurrentUpdate)]
     assert (len(winners), len(losers)) == (1, 1)
     assert await store.get(workspace, current.memory.id) == winners[0]
+
+
+def an_edge(src: Memory, dst: Memory, kind: EdgeKind = EdgeKind.UPDATES) -> Edge:
+    return Edge(src.id, dst.id, kind, 0.9, "ada", CreatorKind.AGENT, "newer version", NOW)
+
+
+async def test_edges_written_with_a_replace_read_back_on_their_end(
+    store: KvMemoryStore, workspace: str
+) -> None:
+    old = await store.create(a_memory(workspace, "ios targets swift 5"), "cmd-1")
+    new = a_memory(workspace, "ios targets swift 6")
+    edge = an_edge(new, old.memory)
+
+    written = await store.replace(old, old.memory, "cmd-1", edges=(edge,))
+
+    read = await store.get(workspace, old.memory.id)
+    assert read == written
+    assert read.edges == (edge,)
+
+
+async def test_a_replace_without_edges_keeps_the_record_s_edges(
+    store: KvMemoryStore, workspace: str
+) -> None:
+    old = await store.create(a_memory(workspace, "ios targets swift 5"), "cmd-1")
+    edge = an_edge(a_memory(workspace, "ios targets swift 6"), old.memory, EdgeKind.CONTRADICTS)
+    linked = await store.replace(old, old.memory, "cmd-1", edges=(edge,))
+
+    await store.replace(linked, replace(linked.memory, access_count=3), "cmd-1")
+
+    read = await store.get(workspace, old.memory.id)
+    assert (read.memory.access_count, read.edges) == (3, (edge,))

@@ -33,6 +33,15 @@ class MemoryStore(Protocol):
         """Raises ConcurrentUpdate when the key already exists."""
         ...
 
-    async def replace(self, current: StoredMemory, memory: Memory, command_id: str) -> StoredMemory:
-        """Write `memory` only if the key is still at `current.revision`."""
+    async def replace(
+        self,
+        current: StoredMemory,
+        memory: Memory,
+        command_id: str,
+        edges: tuple[Edge, ...] | None = None,
+    ) -> StoredMemory:
+        """Write `memory` only if the key is still at `current.revision`.
+
+        edges: the memory's whole edge set after the write; None keeps `current.edges`.
+        """
         ...

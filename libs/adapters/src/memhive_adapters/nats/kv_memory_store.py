@@ -8,8 +8,10 @@ from collections.abc import Sequence
 
 from memhive.v1.memory_pb2 import MemoryRecord
 from memhive_contracts.codec import decode, encode
+from memhive_contracts.edge_mapping import edge_from_pb, edge_to_pb
 from memhive_contracts.mapping import memory_from_pb, memory_to_pb
 from memhive_contracts.streams import MEMORIES_BUCKET, memory_key
+from memhive_domain.edges import Edge
 from memhive_domain.errors import ConcurrentUpdate, FieldProblem, InvalidInput
 from memhive_domain.memory import Memory
 from memhive_ports import StoredMemory
@@ -27,6 +29,8 @@ class KvMemoryStore:
     The KV revision of the key is StoredMemory.revision: create succeeds only on an absent
     key and replace only while the key is still at the revision that was read, otherwise
     ConcurrentUpdate. A key that cannot exist (not a valid KV key) reads as absent.
+    The record also carries every edge touching the memory (StoredMemory.edges): a replace
+    keeps them unless it is given new ones, so only a link ever changes them.
     """
 
     def __init__(self, kv: KeyValue) -> None:
@@ -59,15 +63,24 @@ class KvMemoryStore:
             raise ConcurrentUpdate(f"memory {memory.id} already exists") from exc
         return StoredMemory(memory, revision, command_id)
 
-    async def replace(self, current: StoredMemory, memory: Memory, command_id: str) -> StoredMemory:
+    async def replace(
+        self,
+        current: StoredMemory,
+        memory: Memory,
+        command_id: str,
+        edges: tuple[Edge, ...] | None = None,
+    ) -> StoredMemory:
         key = _key_of(memory)
+        kept = current.edges if edges is None else edges
         try:
-            revision = await self._kv.update(key, _record(memory, command_id), current.revision)
+            revision = await self._kv.update(
+                key, _record(memory, command_id, kept), current.revision
+            )
         except KeyWrongLastSequenceError as exc:
             raise ConcurrentUpdate(
                 f"memory {memory.id} changed since revision {current.revision}"
             ) from exc
-        return StoredMemory(memory, revision, command_id)
+        return StoredMemory(memory, revision, command_id, kept)
 
 
 def _key_of(memory: Memory) -> str:
@@ -77,10 +90,16 @@ def _key_of(memory: Memory) -> str:
     return key
 
 
-def _record(memory: Memory, command_id: str) -> bytes:
-    return encode(MemoryRecord(memory=memory_to_pb(memory), last_command_id=command_id))
+def _record(memory: Memory, command_id: str, edges: tuple[Edge, ...] = ()) -> bytes:
+    record = MemoryRecord(
+        memory=memory_to_pb(memory),
+        last_command_id=command_id,
+        edges=[edge_to_pb(e) for e in edges],
+    )
+    return encode(record)
 
 
 def _stored(value: bytes, revision: int) -> StoredMemory:
     record = decode(value, MemoryRecord)
-    return StoredMemory(memory_from_pb(record.memory), revision, record.last_command_id)
+    edges = tuple(edge_from_pb(e) for e in record.edges)
+    return StoredMemory(memory_from_pb(record.memory), revision, record.last_command_id, edges)

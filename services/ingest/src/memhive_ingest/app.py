@@ -11,9 +11,11 @@ from memhive_ingest.access_counts import AccessCounter
 from memhive_ingest.forget_memory import ForgetMemoryHandler
 from memhive_ingest.save_memory import SaveMemoryHandler
 from memhive_ingest.subscribers import ActivitySubscriber, CommandRouter, command_routes
+from memhive_ingest.upstream_events import UpstreamEventHandler, UpstreamEventSubscriber
 
 COMMANDS_DURABLE = "ingest"
 ACTIVITY_DURABLE = "ingest-activity"
+UPSTREAM_DURABLE = "ingest-upstream"
 
 
 def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> ServiceGroup:
@@ -40,4 +42,15 @@ def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> Se
         batch_size=256,
         max_deliveries=settings.max_deliveries,
     )
-    return ServiceGroup([commands, activity])
+    upstream = PullConsumer(
+        infra.js,
+        stream=streams.LOG_STREAM,
+        durable=UPSTREAM_DURABLE,
+        subjects=[subjects.ALL_UPSTREAM],
+        handle_batch=UpstreamEventSubscriber(
+            UpstreamEventHandler(infra.store, infra.publisher, infra.clock)
+        ).handle_batch,
+        batch_size=settings.batch_size,
+        max_deliveries=settings.max_deliveries,
+    )
+    return ServiceGroup([commands, activity, upstream])

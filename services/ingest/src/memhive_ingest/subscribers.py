@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 
 from google.protobuf.message import Message
-from memhive.v1 import commands_pb2, events_pb2
+from memhive.v1 import commands_pb2, edges_pb2, events_pb2
 from memhive_adapters.nats.consumer import Poison
 from memhive_contracts import subjects
 from memhive_contracts.codec import decode
@@ -45,7 +45,15 @@ async def _in_order(items: list[tuple[str, Message, CommandHandler]]) -> None:
 
 def _ordering_key(command: Message) -> str:
     memory = getattr(command, "memory", None)
-    return getattr(command, "memory_id", "") or (memory.id if memory is not None else "")
+    return getattr(command, "memory_id", "") or (memory.id if memory is not None else "") or (
+        _first_src(command)
+    )
+
+
+def _first_src(command: Message) -> str:
+    # A save with supersedes is followed by a link from the new memory: same lane, in order.
+    edges = getattr(command, "edges", None)
+    return edges[0].src_id if edges else ""
 
 
 class ActivitySubscriber:
@@ -56,8 +64,13 @@ class ActivitySubscriber:
         await self._counter([decode(m.data, events_pb2.MemoriesRecalled) for m in msgs])
 
 
-def command_routes(save: CommandHandler, forget: CommandHandler) -> dict:
-    return {
+def command_routes(
+    save: CommandHandler, forget: CommandHandler, link: CommandHandler | None = None
+) -> dict:
+    routes = {
         subjects.SAVE_MEMORY: (commands_pb2.SaveMemory, save),
         subjects.FORGET_MEMORY: (commands_pb2.ForgetMemory, forget),
     }
+    if link is not None:
+        routes[subjects.LINK_MEMORIES] = (edges_pb2.LinkMemories, link)
+    return routes

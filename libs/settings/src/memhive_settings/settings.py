@@ -69,6 +69,9 @@ class QuerySettings(BaseModel):
     # lanes alone on every category; equal weights lost temporal questions to BM25 alone.
     vector_weight: float = Field(1.0, ge=0)
     lexical_weight: float = Field(2.0, ge=0)
+    # A save whose body is at least this cosine-similar to a memory of the same scope is
+    # refused with the candidates (409) unless the caller passes force or supersedes.
+    conflict_threshold: float = Field(0.85, ge=0, le=1)
 
 
 class TelemetrySettings(BaseModel):

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memhive_adapters.nats.dead_letters import DeadLetters
+from memhive_adapters.nats.revision_log import JetStreamRevisionLog
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_domain.fusion import FusionMethod
 
 from memhive_query.auth import Authenticator
 from memhive_query.event_waiter import EventWaiter
+from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
 from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
+from memhive_query.use_cases.revisions import MemoryRevisions
 from memhive_query.use_cases.save import SaveMemory
 
 
@@ -23,6 +27,8 @@ class Gateway:
     recall: RecallMemories
     reader: MemoryReader
     forget: ForgetMemory
+    revisions: MemoryRevisions
+    dead_letters: WorkspaceDeadLetters
 
     async def start(self) -> None:
         await self.waiter.start()
@@ -59,4 +65,6 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         ),
         reader=reader,
         forget=ForgetMemory(reader, infra.publisher, waiter, infra.clock, timeout),
+        revisions=MemoryRevisions(infra.store, JetStreamRevisionLog(infra.js), infra.clock),
+        dead_letters=WorkspaceDeadLetters(DeadLetters(infra.js)),
     )

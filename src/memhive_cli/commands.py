@@ -6,6 +6,8 @@ import argparse
 
 from memhive_settings import MemhiveSettings
 
+from memhive_cli import dead_letters
+
 
 def _run(sub) -> None:
     p = sub.add_parser("run", help="start the whole system on this machine (embedded default)")
@@ -83,4 +85,4 @@ async def _do_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-REGISTRY = [_run, _serve, _token, _mcp]
+REGISTRY = [_run, _serve, _token, _mcp, dead_letters.register]

@@ -1,0 +1,84 @@
+"""`memhive dead-letters list|replay`: what operators do with messages a consumer gave up on."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING
+
+from memhive_settings import MemhiveSettings
+
+if TYPE_CHECKING:
+    from memhive_adapters.nats.dead_letters import DeadLetter
+
+
+def register(sub) -> None:
+    p = sub.add_parser("dead-letters", help="list or replay messages that could not be handled")
+    dsub = p.add_subparsers(required=True, metavar="action")
+    listing = dsub.add_parser("list", help="oldest first, with the reason")
+    listing.add_argument("--consumer", default=None, help="only this consumer's (e.g. ingest)")
+    listing.add_argument("--limit", type=int, default=100)
+    listing.set_defaults(command=_do_list)
+    replay = dsub.add_parser(
+        "replay", help="republish one to its original subject (after a fix), then drop it"
+    )
+    replay.add_argument("sequence", type=int, help="the SEQ column of `list`")
+    replay.set_defaults(command=_do_replay)
+
+
+def format_dead_letters(letters: Sequence[DeadLetter]) -> str:
+    if not letters:
+        return "no dead letters"
+    rows = [("SEQ", "TIME", "CONSUMER", "DELIVERIES", "SUBJECT", "REASON")]
+    rows += [
+        (
+            str(d.sequence),
+            d.time.strftime("%Y-%m-%dT%H:%M:%SZ") if d.time else "-",
+            d.consumer,
+            str(d.deliveries),
+            d.subject,
+            d.reason,
+        )
+        for d in letters
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    return "\n".join(
+        "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]])
+        for row in rows
+    )
+
+
+async def _do_list(args: argparse.Namespace) -> int:
+    from memhive_adapters.nats.dead_letters import DeadLetters
+
+    async with _jetstream() as js:
+        print(format_dead_letters(await DeadLetters(js).list(args.consumer, args.limit)))
+    return 0
+
+
+async def _do_replay(args: argparse.Namespace) -> int:
+    from memhive_adapters.nats.dead_letters import DeadLetters
+
+    async with _jetstream() as js:
+        try:
+            await DeadLetters(js).replay(args.sequence)
+        except LookupError as exc:
+            print(exc)
+            return 1
+    print(f"replayed dead letter {args.sequence}")
+    return 0
+
+
+@asynccontextmanager
+async def _jetstream():
+    from memhive_adapters.nats.connection import connect, ensure_streams
+
+    settings = MemhiveSettings().nats
+    nc = await connect(settings.url, name="memhive-cli", timeout_s=settings.connect_timeout_s)
+    try:
+        js = nc.jetstream()
+        await ensure_streams(js, replicas=settings.replicas)
+        yield js
+    finally:
+        await nc.close()

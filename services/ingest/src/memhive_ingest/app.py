@@ -9,6 +9,7 @@ from memhive_contracts import streams, subjects
 
 from memhive_ingest.access_counts import AccessCounter
 from memhive_ingest.forget_memory import ForgetMemoryHandler
+from memhive_ingest.link_memories import LinkMemoriesHandler
 from memhive_ingest.save_memory import SaveMemoryHandler
 from memhive_ingest.subscribers import ActivitySubscriber, CommandRouter, command_routes
 from memhive_ingest.upstream_events import UpstreamEventHandler, UpstreamEventSubscriber
@@ -23,6 +24,7 @@ def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> Se
     routes = command_routes(
         save=SaveMemoryHandler(infra.store, infra.publisher),
         forget=ForgetMemoryHandler(infra.store, infra.publisher),
+        link=LinkMemoriesHandler(infra.store, infra.publisher),
     ) | (extra_routes or {})
     commands = PullConsumer(
         infra.js,

@@ -8,6 +8,8 @@ from fastapi.responses import JSONResponse
 from memhive_domain.errors import ConcurrentUpdate, InvalidInput, NotAllowed, NotFound
 
 from memhive_query.auth import Unauthenticated
+from memhive_query.schemas import memory_json
+from memhive_query.use_cases.conflicts import NearDuplicates
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -17,6 +19,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(NotAllowed, _status(403))
     app.add_exception_handler(ConcurrentUpdate, _status(409))
     app.add_exception_handler(Unauthenticated, _unauthenticated)
+    app.add_exception_handler(NearDuplicates, _near_duplicates)
 
 
 async def _invalid_input(_: Request, exc: InvalidInput) -> JSONResponse:
@@ -40,6 +43,11 @@ async def _unauthenticated(_: Request, exc: Unauthenticated) -> JSONResponse:
     return JSONResponse(
         {"detail": str(exc)}, status_code=401, headers={"WWW-Authenticate": "Bearer"}
     )
+
+
+async def _near_duplicates(_: Request, exc: NearDuplicates) -> JSONResponse:
+    similar = [memory_json(s.memory) | {"similarity": round(s.similarity, 4)} for s in exc.similar]
+    return JSONResponse({"detail": str(exc), "similar": similar}, status_code=409)
 
 
 def _status(code: int):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 
-from memhive.v1 import events_pb2
+from memhive.v1 import edges_pb2, events_pb2
 from memhive_contracts import subjects
 from memhive_contracts.codec import UndecodableMessage, decode
 from nats.aio.client import Client as NatsClient
@@ -21,6 +21,8 @@ EVENTS = {
     subjects.MEMORY_FORGOTTEN: ("persisted", events_pb2.MemoryForgotten),
     subjects.MEMORY_INDEXED: ("indexed", events_pb2.MemoryIndexed),
     subjects.MEMORY_UNINDEXED: ("indexed", events_pb2.MemoryUnindexed),
+    # A link touches two memories: its waiter is keyed on the command id instead.
+    subjects.MEMORIES_LINKED: ("linked", edges_pb2.MemoriesLinked),
 }
 
 
@@ -63,8 +65,7 @@ class EventWaiter:
             event = decode(msg.data, event_type)
         except UndecodableMessage:
             return  # not ours to judge: the consumers dead-letter it
-        memory_id = getattr(event, "memory_id", "") or event.memory.id
-        for future in self._waiting.pop((memory_id, stage), []):
+        for future in self._waiting.pop((_waited_on(event), stage), []):
             if not future.done():
                 future.set_result(None)
 
@@ -75,3 +76,10 @@ class EventWaiter:
             futures.remove(future)
         if key in self._waiting and not futures:
             del self._waiting[key]
+
+
+def _waited_on(event) -> str:
+    """The id a waiter expects: the memory's, or the command's for a link."""
+    if isinstance(event, edges_pb2.MemoriesLinked):
+        return event.command_id
+    return getattr(event, "memory_id", "") or event.memory.id

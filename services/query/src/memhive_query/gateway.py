@@ -11,7 +11,9 @@ from memhive_domain.fusion import FusionMethod
 
 from memhive_query.auth import Authenticator
 from memhive_query.event_waiter import EventWaiter
+from memhive_query.use_cases.conflicts import ConflictCheck
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
+from memhive_query.use_cases.link import EdgeCommands, EdgeReader, LinkMemories
 from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
 from memhive_query.use_cases.revisions import MemoryRevisions
@@ -29,6 +31,8 @@ class Gateway:
     forget: ForgetMemory
     revisions: MemoryRevisions
     dead_letters: WorkspaceDeadLetters
+    link: LinkMemories
+    edges: EdgeReader
 
     async def start(self) -> None:
         await self.waiter.start()
@@ -44,11 +48,20 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
     waiter = EventWaiter(infra.nats)
     timeout = settings.save_wait_timeout_s
     reader = MemoryReader(infra.store, lexical, infra.clock)
+    edge_commands = EdgeCommands(infra.publisher, waiter, infra.clock, timeout)
     return Gateway(
         infra=infra,
         auth=Authenticator(infra.tokens),
         waiter=waiter,
-        save=SaveMemory(infra.embedder, infra.publisher, waiter, infra.clock, timeout),
+        save=SaveMemory(
+            infra.embedder,
+            infra.publisher,
+            waiter,
+            infra.clock,
+            timeout,
+            conflicts=ConflictCheck(vector, infra.store, settings.conflict_threshold),
+            edges=edge_commands,
+        ),
         recall=RecallMemories(
             infra.store,
             vector,
@@ -67,4 +80,6 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         forget=ForgetMemory(reader, infra.publisher, waiter, infra.clock, timeout),
         revisions=MemoryRevisions(infra.store, JetStreamRevisionLog(infra.js), infra.clock),
         dead_letters=WorkspaceDeadLetters(DeadLetters(infra.js)),
+        link=LinkMemories(infra.store, edge_commands, infra.clock),
+        edges=EdgeReader(infra.store, infra.clock),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
+from memhive_domain.edges import Edge, EdgeDraft
 from memhive_domain.memory import Memory, MemoryDraft
 from memhive_domain.ranking import RankedMemory
 from pydantic import BaseModel, ConfigDict, Field
@@ -63,6 +64,32 @@ class RecallRequest(BaseModel):
     )
 
 
+class EdgeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    src_id: str = Field(description="the memory the edge starts from, e.g. the newer fact")
+    dst_id: str = Field(description="the memory it points to, e.g. the older fact")
+    kind: str = Field(description="updates, contradicts or related_to")
+    weight: float | None = Field(None, description="0..1; omitted: 1 (you are sure)")
+    rationale: str = Field("", description="why, in a sentence; at most 500 characters")
+
+    def draft(self) -> EdgeDraft:
+        return EdgeDraft(self.src_id, self.dst_id, self.kind, self.weight, self.rationale)
+
+
+def edge_json(edge: Edge) -> dict[str, Any]:
+    return {
+        "src_id": edge.src_id,
+        "dst_id": edge.dst_id,
+        "kind": edge.kind.value,
+        "weight": edge.weight,
+        "created_by": edge.created_by,
+        "creator_kind": edge.creator_kind.value,
+        "rationale": edge.rationale,
+        "created_at": _iso(edge.created_at),
+    }
+
+
 def memory_json(memory: Memory) -> dict[str, Any]:
     return {
         "id": memory.id,
@@ -87,10 +114,16 @@ def memory_json(memory: Memory) -> dict[str, Any]:
 
 
 def recalled_json(ranked: RankedMemory) -> dict[str, Any]:
-    return memory_json(ranked.memory) | {
+    """A recall result; `replaces` and `superseded_by` only when edge resolution set them."""
+    body = memory_json(ranked.memory) | {
         "score": round(ranked.score, 6),
         "lane_ranks": dict(ranked.ranks),
     }
+    if replaces := getattr(ranked, "replaces", ()):
+        body["replaces"] = list(replaces)
+    if superseded_by := getattr(ranked, "superseded_by", None):
+        body["superseded_by"] = superseded_by
+    return body
 
 
 def _iso(moment: datetime | None) -> str | None:

@@ -21,14 +21,21 @@ router = APIRouter(prefix="/v1/memories", tags=["memories"])
 async def save_memory(
     request: SaveRequest, gw: GatewayDep, who: PrincipalDep, wait: Wait = "persisted"
 ) -> JSONResponse:
-    """Save a memory. `wait=indexed` returns once it is recallable (read-your-writes)."""
-    outcome = await gw.save(who, request.draft(), wait)
+    """Save a memory. `wait=indexed` returns once it is recallable (read-your-writes).
+
+    The same body in the same scope returns the existing memory (200, status "duplicate");
+    near-duplicates are refused (409, listed in "similar") unless `force` or `supersedes`.
+    """
+    outcome = await gw.save(
+        who, request.draft(), wait, force=request.force, supersedes=request.supersedes
+    )
     body = {
         "id": outcome.memory.id,
         "status": outcome.status,
         "memory": memory_json(outcome.memory),
     }
-    return JSONResponse(body, status_code=202 if outcome.status == "accepted" else 201)
+    status_code = {"accepted": 202, "duplicate": 200}.get(outcome.status, 201)
+    return JSONResponse(body, status_code=status_code)
 
 
 @router.get("/{memory_id}")

@@ -18,5 +18,12 @@ async def recall(request: RecallRequest, gw: GatewayDep, who: PrincipalDep) -> d
         scope=request.scope, product_id=request.product_id, kinds=request.kinds, tags=request.tags
     )
     lanes = tuple(request.lanes or (VECTOR_LANE, LEXICAL_LANE))
-    ranked = await gw.recall(who, request.query, selection, request.max_results, lanes)
+    ranked = await gw.recall(
+        who,
+        request.query,
+        selection,
+        request.max_results,
+        lanes,
+        include_superseded=request.include_superseded,
+    )
     return {"results": [recalled_json(r) for r in ranked]}

@@ -1,5 +1,6 @@
 """Use case: hybrid recall. Both lanes concurrently with the filter pushed down, fused,
-hydrated from the record, ranked, and the hits recorded off the hot path."""
+hydrated from the record, ranked, stale memories resolved to their successors (edges),
+and the hits recorded off the hot path."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ from memhive_contracts import subjects
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.fusion import FusionMethod, fuse
 from memhive_domain.principals import Principal
-from memhive_domain.ranking import RankedMemory, rank_recalled
+from memhive_domain.ranking import rank_recalled
 from memhive_domain.recall import RecallQuery, SelectionRequest, plan_recall
 from memhive_ports import Clock, Embedder, EventPublisher, LexicalIndex, MemoryStore, VectorIndex
 from memhive_ports.lanes import LaneHit
+
+from memhive_query.use_cases.supersession import RecalledMemory, SupersessionResolver
 
 VECTOR_LANE, LEXICAL_LANE = "vector", "lexical"
 
@@ -38,6 +41,7 @@ class RecallMemories:
         self._embedder, self._publisher, self._clock = embedder, publisher, clock
         self._weights, self._influence = dict(lane_weights), importance_influence
         self._fusion = fusion
+        self._supersession = SupersessionResolver(store, clock)
         self._background: set[asyncio.Task] = set()
 
     async def __call__(
@@ -47,7 +51,9 @@ class RecallMemories:
         selection: SelectionRequest,
         max_results: int | None,
         lanes: tuple[str, ...] = (VECTOR_LANE, LEXICAL_LANE),
-    ) -> list[RankedMemory]:
+        *,
+        include_superseded: bool = False,
+    ) -> list[RecalledMemory]:
         now = self._clock.now()
         query = plan_recall(text, selection, max_results, principal=principal, now=now)
         lane_hits = await self._search_lanes(query, lanes)
@@ -57,16 +63,20 @@ class RecallMemories:
             weights=self._weights,
         )
         records = await self._store.get_many(principal.workspace_id, [h.memory_id for h in fused])
+        # Every candidate is ranked: resolution may drop stale ones, and the limit comes after.
         ranked = rank_recalled(
             fused,
             {i: s.memory for i, s in records.items()},
             memory_filter=query.filter,
             now=now,
-            limit=query.limit,
+            limit=len(fused),
             importance_influence=self._influence,
         )
-        self._record_hits(principal, query.text, ranked)
-        return ranked
+        recalled = await self._supersession.resolve(
+            principal, ranked, records, include_superseded=include_superseded
+        )
+        self._record_hits(principal, query.text, recalled[: query.limit])
+        return recalled[: query.limit]
 
     async def _search_lanes(
         self, query: RecallQuery, lanes: tuple[str, ...]
@@ -85,7 +95,9 @@ class RecallMemories:
         vector = (await self._embedder.embed([query.text]))[0]
         return await self._vector.search(vector, query.filter, query.candidates_per_lane)
 
-    def _record_hits(self, principal: Principal, text: str, ranked: list[RankedMemory]) -> None:
+    def _record_hits(
+        self, principal: Principal, text: str, ranked: list[RecalledMemory]
+    ) -> None:
         """Access statistics are folded later by ingest; the recall does not wait for the bus."""
         if not ranked:
             return

@@ -1,0 +1,106 @@
+"""Write-time conflict detection (no LLM): what a new memory may duplicate or replace.
+
+The new body's vector, computed once for the save, is searched in the vector lane
+within the same workspace and scope (and product) and the caller's view.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from memhive_domain.errors import FieldProblem, InvalidInput, NotFound
+from memhive_domain.memory import Memory
+from memhive_domain.principals import Principal
+from memhive_domain.ranking import is_selected
+from memhive_domain.recall import MemoryFilter
+from memhive_ports import MemoryStore, VectorIndex
+
+# Neighbours looked at per save: enough to list the near-duplicates an agent must judge.
+NEIGHBOURS = 5
+# An exact duplicate scores ~1.0 whatever the threshold; float noise must not hide it.
+EXACT_FLOOR = 0.95
+MAX_SUPERSEDES = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Similar:
+    memory: Memory
+    similarity: float  # cosine of the two bodies' vectors
+
+
+class NearDuplicates(Exception):
+    """The save was refused: memories this similar exist in its scope (HTTP 409)."""
+
+    def __init__(self, similar: Sequence[Similar], threshold: float) -> None:
+        self.similar = list(similar)
+        ids = ", ".join(s.memory.id for s in self.similar)
+        super().__init__(
+            f"Not saved: {len(self.similar)} memory(ies) in this scope are near-duplicates "
+            f"(cosine >= {threshold:g}): {ids}. If the new memory replaces them, retry with "
+            f"supersedes=[their ids]; if it is genuinely different, retry with force=true."
+        )
+
+
+class ConflictCheck:
+    def __init__(self, vector: VectorIndex, store: MemoryStore, threshold: float) -> None:
+        self._vector, self._store, self._threshold = vector, store, threshold
+
+    async def similar(
+        self, principal: Principal, memory: Memory, vector: Sequence[float]
+    ) -> list[Similar]:
+        """Live, visible memories of the same scope at least as similar as the threshold
+        (or exact duplicates), most similar first."""
+        scope = _same_scope(principal, memory)
+        floor = min(self._threshold, EXACT_FLOOR)
+        hits = [h for h in await self._vector.search(vector, scope, NEIGHBOURS) if h.score >= floor]
+        records = await self._store.get_many(principal.workspace_id, [h.memory_id for h in hits])
+        return [
+            Similar(records[h.memory_id].memory, h.score)
+            for h in hits
+            if h.memory_id in records
+            and is_selected(records[h.memory_id].memory, scope, memory.created_at)
+            and (h.score >= self._threshold or records[h.memory_id].memory.body == memory.body)
+        ]
+
+    def refusal(self, similar: Sequence[Similar]) -> NearDuplicates:
+        return NearDuplicates(similar, self._threshold)
+
+    async def superseded(
+        self, principal: Principal, memory_ids: Sequence[str], now: datetime
+    ) -> list[Memory]:
+        """The memories a save says it supersedes: each must exist and be visible (else 404)."""
+        ids = list(dict.fromkeys(_uuid_or_404(i) for i in memory_ids))
+        if len(ids) > MAX_SUPERSEDES:
+            problem = FieldProblem("supersedes", f"at most {MAX_SUPERSEDES} ids, got {len(ids)}")
+            raise InvalidInput([problem])
+        records = await self._store.get_many(principal.workspace_id, ids)
+        view = MemoryFilter(principal.workspace_id, public_only=not principal.is_member)
+        for memory_id in ids:
+            if memory_id not in records or not is_selected(records[memory_id].memory, view, now):
+                raise NotFound("memory", memory_id)
+        return [records[i].memory for i in ids]
+
+
+def exact_duplicate(similar: Sequence[Similar], memory: Memory) -> Memory | None:
+    """The body is already normalised by the domain, so equal text means the same memory."""
+    return next((s.memory for s in similar if s.memory.body == memory.body), None)
+
+
+def _same_scope(principal: Principal, memory: Memory) -> MemoryFilter:
+    return MemoryFilter(
+        principal.workspace_id,
+        scope=memory.scope,
+        product_id=memory.product_id,
+        public_only=not principal.is_member,
+        live_at=memory.created_at,
+    )
+
+
+def _uuid_or_404(memory_id: str) -> str:
+    try:
+        return str(uuid.UUID(str(memory_id)))
+    except ValueError:
+        raise NotFound("memory", memory_id) from None

@@ -1,0 +1,131 @@
+"""Use cases on edges: link two memories, list a memory's edges. All confined to the caller's view.
+
+A link is checked here first (so a caller gets 422/404/403 at once), then applied by
+ingest from a LinkMemories command on the bus, which the request waits for.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memhive.v1 import edges_pb2
+from memhive_contracts import subjects
+from memhive_contracts.edge_mapping import edge_to_pb
+from memhive_contracts.mapping import to_timestamp
+from memhive_domain.edges import Edge, EdgeDraft, add_edge, ensure_linkable, propose_edge
+from memhive_domain.errors import NotAllowed, NotFound
+from memhive_domain.memory import Memory
+from memhive_domain.principals import Principal
+from memhive_domain.ranking import is_selected
+from memhive_domain.recall import MemoryFilter
+from memhive_ports import Clock, EventPublisher, MemoryStore
+from memhive_ports.store import StoredMemory
+
+from memhive_query.event_waiter import EventWaiter
+
+
+@dataclass(frozen=True, slots=True)
+class LinkOutcome:
+    edge: Edge
+    status: str  # created (added or refreshed), unchanged, or accepted (not yet applied)
+
+
+def view_of(principal: Principal) -> MemoryFilter:
+    """Everything of the workspace the principal may see (no narrowing, live now)."""
+    return MemoryFilter(principal.workspace_id, public_only=not principal.is_member)
+
+
+class EdgeCommands:
+    """Puts LinkMemories commands on the bus and waits until ingest applied them."""
+
+    def __init__(
+        self, publisher: EventPublisher, waiter: EventWaiter, clock: Clock, wait_timeout_s: float
+    ) -> None:
+        self._publisher, self._waiter = publisher, waiter
+        self._clock, self._timeout = clock, wait_timeout_s
+
+    def command(self, principal: Principal, edges: Sequence[Edge]) -> edges_pb2.LinkMemories:
+        return edges_pb2.LinkMemories(
+            command_id=str(uuid.uuid4()),
+            workspace_id=principal.workspace_id,
+            edges=[edge_to_pb(e) for e in edges],
+            requested_by=principal.user_id,
+            requested_at=to_timestamp(self._clock.now()),
+        )
+
+    def expect(self, command: edges_pb2.LinkMemories):
+        """Register before publishing, so the event cannot slip past."""
+        return self._waiter.expect(command.command_id, "linked")
+
+    async def publish(self, command: edges_pb2.LinkMemories) -> None:
+        subject = subjects.for_workspace(subjects.LINK_MEMORIES, command.workspace_id)
+        await self._publisher.publish(subject, command, msg_id=command.command_id)
+
+    async def applied(self, future) -> bool:
+        return await self._waiter.wait(future, self._timeout)
+
+
+class LinkMemories:
+    def __init__(self, store: MemoryStore, commands: EdgeCommands, clock: Clock) -> None:
+        self._store, self._commands, self._clock = store, commands, clock
+
+    async def __call__(self, principal: Principal, draft: EdgeDraft) -> LinkOutcome:
+        if not principal.can_write:
+            raise NotAllowed("this token is read-only: only workspace members can link memories")
+        now = self._clock.now()
+        edge = propose_edge(draft, created_by=principal.user_id, now=now)
+        ends = await self._store.get_many(principal.workspace_id, [edge.src_id, edge.dst_id])
+        src, dst = ends.get(edge.src_id), ends.get(edge.dst_id)
+        ensure_linkable(edge, _memory(src), _memory(dst), workspace_id=principal.workspace_id, now=now)
+        assert src is not None and dst is not None  # narrowed: ensure_linkable passed
+        if (current := _already_there(src, edge)) is not None:
+            return LinkOutcome(current, "unchanged")
+        command = self._commands.command(principal, [edge])
+        future = self._commands.expect(command)
+        await self._commands.publish(command)
+        applied = await self._commands.applied(future)
+        return LinkOutcome(_as_stored(src, edge), "created" if applied else "accepted")
+
+
+class EdgeReader:
+    def __init__(self, store: MemoryStore, clock: Clock) -> None:
+        self._store, self._clock = store, clock
+
+    async def edges_of(self, principal: Principal, memory_id: str) -> list[Edge]:
+        """A memory's edges, leaving out those whose other end the caller could not recall."""
+        now, view = self._clock.now(), view_of(principal)
+        stored = await self._store.get(principal.workspace_id, _uuid_or_404(memory_id))
+        if stored is None or not is_selected(stored.memory, view, now):
+            raise NotFound("memory", memory_id)
+        others = [e.other_end(stored.memory.id) for e in stored.edges]
+        records = await self._store.get_many(principal.workspace_id, others)
+        return [
+            e
+            for e, other in zip(stored.edges, others, strict=True)
+            if other in records and is_selected(records[other].memory, view, now)
+        ]
+
+
+def _already_there(stored: StoredMemory, edge: Edge) -> Edge | None:
+    if add_edge(stored.edges, edge) is not stored.edges:
+        return None
+    return next(e for e in stored.edges if e.key == edge.key)
+
+
+def _as_stored(src: StoredMemory, edge: Edge) -> Edge:
+    """The edge as ingest writes it: a refreshed edge keeps when it was first created."""
+    refreshed = add_edge(src.edges, edge)
+    return next(e for e in refreshed if e.key == edge.key)
+
+
+def _memory(stored: StoredMemory | None) -> Memory | None:
+    return None if stored is None else stored.memory
+
+
+def _uuid_or_404(memory_id: str) -> str:
+    try:
+        return str(uuid.UUID(memory_id))
+    except ValueError:
+        raise NotFound("memory", memory_id) from None

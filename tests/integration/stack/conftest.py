@@ -96,6 +96,9 @@ async def workspace(stack: Stack) -> AsyncIterator[Workspace]:
 
 
 async def save(client: httpx.AsyncClient, **fields) -> dict:
+    # Tests here save families of look-alike bodies on purpose: conflict detection
+    # (tests/integration/stack/test_edges_and_conflicts.py) must not refuse them.
+    fields.setdefault("force", True)
     response = await client.post("/v1/memories?wait=indexed", json=fields)
     assert response.status_code == 201, response.text
     assert response.json()["status"] == "indexed"

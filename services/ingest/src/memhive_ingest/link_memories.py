@@ -56,9 +56,7 @@ class LinkMemoriesHandler:
             src, dst = ends.get(edge.src_id), ends.get(edge.dst_id)
             if _holds(src, edge) and _holds(dst, edge):
                 return None  # a redelivery or an unchanged proposal: nothing to write
-            ensure_linkable(
-                edge, _memory(src), _memory(dst), workspace_id=workspace_id, now=when
-            )
+            ensure_linkable(edge, _memory(src), _memory(dst), workspace_id=workspace_id, now=when)
             assert src is not None and dst is not None  # narrowed: ensure_linkable passed
             try:
                 written = await self._write(src, edge)

@@ -45,8 +45,10 @@ async def _in_order(items: list[tuple[str, Message, CommandHandler]]) -> None:
 
 def _ordering_key(command: Message) -> str:
     memory = getattr(command, "memory", None)
-    return getattr(command, "memory_id", "") or (memory.id if memory is not None else "") or (
-        _first_src(command)
+    return (
+        getattr(command, "memory_id", "")
+        or (memory.id if memory is not None else "")
+        or (_first_src(command))
     )
 
 

@@ -48,7 +48,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
     waiter = EventWaiter(infra.nats)
     timeout = settings.save_wait_timeout_s
     reader = MemoryReader(infra.store, lexical, infra.clock)
-    edge_commands = EdgeCommands(infra.publisher, waiter, infra.clock, timeout)
+    edge_commands = EdgeCommands(infra.publisher, waiter, timeout)
     return Gateway(
         infra=infra,
         auth=Authenticator(infra.tokens),

@@ -38,9 +38,9 @@ class NearDuplicates(Exception):
         self.similar = list(similar)
         ids = ", ".join(s.memory.id for s in self.similar)
         super().__init__(
-            f"Not saved: {len(self.similar)} memory(ies) in this scope are near-duplicates "
-            f"(cosine >= {threshold:g}): {ids}. If the new memory replaces them, retry with "
-            f"supersedes=[their ids]; if it is genuinely different, retry with force=true."
+            f"near-duplicates in this scope (cosine >= {threshold:g}): {ids}; nothing was "
+            f"saved. If the new memory replaces them, retry with supersedes=[their ids]; if it "
+            f"is genuinely different, retry with force=true."
         )
 
 

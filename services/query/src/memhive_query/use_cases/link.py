@@ -9,6 +9,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from memhive.v1 import edges_pb2
 from memhive_contracts import subjects
@@ -41,18 +42,20 @@ class EdgeCommands:
     """Puts LinkMemories commands on the bus and waits until ingest applied them."""
 
     def __init__(
-        self, publisher: EventPublisher, waiter: EventWaiter, clock: Clock, wait_timeout_s: float
+        self, publisher: EventPublisher, waiter: EventWaiter, wait_timeout_s: float
     ) -> None:
-        self._publisher, self._waiter = publisher, waiter
-        self._clock, self._timeout = clock, wait_timeout_s
+        self._publisher, self._waiter, self._timeout = publisher, waiter, wait_timeout_s
 
-    def command(self, principal: Principal, edges: Sequence[Edge]) -> edges_pb2.LinkMemories:
+    def command(
+        self, principal: Principal, edges: Sequence[Edge], now: datetime
+    ) -> edges_pb2.LinkMemories:
+        """requested_at is `now`: ingest stamps new edges with it, as the caller was told."""
         return edges_pb2.LinkMemories(
             command_id=str(uuid.uuid4()),
             workspace_id=principal.workspace_id,
             edges=[edge_to_pb(e) for e in edges],
             requested_by=principal.user_id,
-            requested_at=to_timestamp(self._clock.now()),
+            requested_at=to_timestamp(now),
         )
 
     def expect(self, command: edges_pb2.LinkMemories):
@@ -78,11 +81,13 @@ class LinkMemories:
         edge = propose_edge(draft, created_by=principal.user_id, now=now)
         ends = await self._store.get_many(principal.workspace_id, [edge.src_id, edge.dst_id])
         src, dst = ends.get(edge.src_id), ends.get(edge.dst_id)
-        ensure_linkable(edge, _memory(src), _memory(dst), workspace_id=principal.workspace_id, now=now)
+        ensure_linkable(
+            edge, _memory(src), _memory(dst), workspace_id=principal.workspace_id, now=now
+        )
         assert src is not None and dst is not None  # narrowed: ensure_linkable passed
         if (current := _already_there(src, edge)) is not None:
             return LinkOutcome(current, "unchanged")
-        command = self._commands.command(principal, [edge])
+        command = self._commands.command(principal, [edge], now)
         future = self._commands.expect(command)
         await self._commands.publish(command)
         applied = await self._commands.applied(future)

@@ -95,9 +95,7 @@ class RecallMemories:
         vector = (await self._embedder.embed([query.text]))[0]
         return await self._vector.search(vector, query.filter, query.candidates_per_lane)
 
-    def _record_hits(
-        self, principal: Principal, text: str, ranked: list[RecalledMemory]
-    ) -> None:
+    def _record_hits(self, principal: Principal, text: str, ranked: list[RecalledMemory]) -> None:
         """Access statistics are folded later by ingest; the recall does not wait for the bus."""
         if not ranked:
             return

@@ -118,7 +118,7 @@ class SaveMemory:
         applied, or when there is nothing to wait for."""
         if not edges or self._edges is None:
             return True
-        command = self._edges.command(principal, edges)
+        command = self._edges.command(principal, edges, edges[0].created_at)
         future = None if wait == "accepted" else self._edges.expect(command)
         await self._edges.publish(command)
         return future is None or await self._edges.applied(future)

@@ -57,8 +57,9 @@ class SupersessionResolver:
             edges_of,
             known,
             now=self._clock.now(),
-            is_visible=lambda m: m.workspace_id == principal.workspace_id
-            and principal.can_see(m.visibility),
+            is_visible=lambda m: (
+                m.workspace_id == principal.workspace_id and principal.can_see(m.visibility)
+            ),
             include_superseded=include_superseded,
         )
         by_id = {r.memory.id: r for r in ranked}
@@ -78,7 +79,9 @@ class SupersessionResolver:
             if not missing:
                 break
             tried |= missing
-            for memory_id, stored in (await self._store.get_many(workspace_id, sorted(missing))).items():
+            for memory_id, stored in (
+                await self._store.get_many(workspace_id, sorted(missing))
+            ).items():
                 known[memory_id], edges_of[memory_id] = stored.memory, stored.edges
         return known
 

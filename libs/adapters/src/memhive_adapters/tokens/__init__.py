@@ -1,0 +1,1 @@
+"""Token counters: real tokenizers behind memhive_ports.token_counter.TokenCounter."""

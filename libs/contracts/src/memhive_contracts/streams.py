@@ -36,11 +36,19 @@ STREAMS = (
 
 MEMORIES_BUCKET = "memhive_memories"
 TOKENS_BUCKET = "memhive_tokens"
+# The latest bulletin per scope and audience (key: bulletin_key), a BulletinRefreshed each.
+BULLETINS_BUCKET = "memhive_bulletins"
+BULLETINS_HISTORY = 1
 KV_HISTORY = 16
 
 
 def memory_key(workspace_id: str, memory_id: str) -> str:
     return f"{workspace_id}.{memory_id}"
+
+
+def bulletin_key(workspace_id: str, scope_token: str, audience: str) -> str:
+    """scope_token: "global", or a product id encoded to KV-safe characters by the caller."""
+    return f"{workspace_id}.{scope_token}.{audience}"
 
 
 # Headers

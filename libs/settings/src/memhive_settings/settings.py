@@ -74,6 +74,32 @@ class QuerySettings(BaseModel):
     conflict_threshold: float = Field(0.85, ge=0, le=1)
 
 
+class LlmSettings(BaseModel):
+    """A chat model through litellm, e.g. MEMHIVE_LLM__MODEL=openai/gpt-4o-mini. None: no LLM."""
+
+    model: str | None = None
+    api_base: str | None = None
+    api_key: SecretStr | None = None
+    timeout_s: float = Field(30.0, gt=0)
+
+
+class BulletinSettings(BaseModel):
+    """The bulletin service: one briefing per scope, re-rendered only when the scope changed."""
+
+    quiet_period_s: float = Field(2.0, gt=0, description="render once changes pause this long")
+    max_delay_s: float = Field(30.0, gt=0, description="render at the latest this long after")
+    total_tokens: int = Field(1500, ge=1, le=32000)
+    per_section_tokens: int = Field(500, ge=1, le=32000)
+    line_chars: int = Field(240, ge=20, le=4000)
+    max_memories: int = Field(2000, ge=1, description="live memories read per scope, newest")
+    max_deliveries: int = Field(5, ge=1)
+    # LLM prose (only with llm.model set): spend is bounded; over a bound, deterministic text.
+    llm_prose: bool = True
+    llm_calls_per_minute: int = Field(6, ge=0)
+    llm_tokens_per_day: int = Field(200_000, ge=0, description="prompt + completion tokens")
+    summary_words: int = Field(200, ge=20, le=2000)
+
+
 class TelemetrySettings(BaseModel):
     exporter: Literal["none", "console", "otlp"] = "none"
     otlp_endpoint: str | None = None
@@ -102,6 +128,8 @@ class MemhiveSettings(BaseSettings):
     ingest: IngestSettings = IngestSettings()
     embedder: EmbedderSettings = EmbedderSettings()
     query: QuerySettings = QuerySettings()
+    llm: LlmSettings = LlmSettings()
+    bulletin: BulletinSettings = BulletinSettings()
     telemetry: TelemetrySettings = TelemetrySettings()
 
     @property

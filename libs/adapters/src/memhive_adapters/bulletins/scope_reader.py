@@ -1,0 +1,68 @@
+"""The live memories of one scope, with their edges: the inputs of its bulletins."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from memhive_domain.bulletin import bulletin_fingerprint, next_expiry
+from memhive_domain.edges import Edge
+from memhive_domain.memory import Memory
+from memhive_domain.recall import MemoryFilter
+from memhive_domain.scopes import ScopeRef
+from memhive_domain.supersession import superseded_ids
+from memhive_ports import LexicalIndex, MemoryStore
+
+PAGE_SIZE = 500
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeInputs:
+    scope: ScopeRef
+    memories: list[Memory]  # live in the scope at `read_at`
+    superseded: set[str]
+    read_at: datetime
+
+    @property
+    def fingerprint(self) -> str:
+        return bulletin_fingerprint(self.memories, self.superseded, now=self.read_at)
+
+    @property
+    def next_expiry(self) -> datetime | None:
+        return next_expiry(self.memories, self.read_at)
+
+
+class ScopeReader:
+    """Ids from the lexical lane (the filter pushed down, newest first, paged), then each
+    record with its edges from the store: the record, not the lane, decides what is live."""
+
+    def __init__(
+        self, store: MemoryStore, lexical: LexicalIndex, *, max_memories: int = 2000
+    ) -> None:
+        self._store, self._lexical, self._max = store, lexical, max_memories
+
+    async def read(self, workspace_id: str, scope: ScopeRef, now: datetime) -> ScopeInputs:
+        ids = await self._ids(_filter(workspace_id, scope, now))
+        records = await self._store.get_many(workspace_id, ids)
+        live = [r for r in records.values() if _in_scope(r.memory, scope, now)]
+        edges: dict[str, tuple[Edge, ...]] = {r.memory.id: r.edges for r in live}
+        memories = [r.memory for r in live]
+        return ScopeInputs(scope, memories, superseded_ids(memories, edges, now), now)
+
+    async def _ids(self, memory_filter: MemoryFilter) -> list[str]:
+        ids: list[str] = []
+        while len(ids) < self._max:
+            want = min(PAGE_SIZE, self._max - len(ids))
+            page = await self._lexical.list_ids(memory_filter, len(ids), want)
+            ids += page
+            if len(page) < want:
+                break
+        return ids
+
+
+def _filter(workspace_id: str, scope: ScopeRef, now: datetime) -> MemoryFilter:
+    return MemoryFilter(workspace_id, scope=scope.scope, product_id=scope.product_id, live_at=now)
+
+
+def _in_scope(memory: Memory, scope: ScopeRef, now: datetime) -> bool:
+    return memory.scope_ref == scope and memory.is_live(now)

@@ -30,6 +30,11 @@ ALL_UPSTREAM = "memhive.upstream.>"
 
 ALL_MEMORY_EVENTS = "memhive.evt.memory.>"
 
+# Operator requests (core NATS request/reply, outside every stream: they act on projections
+# the log can rebuild). Reindex progress goes to REINDEX_PROGRESS.<job_id>.
+REINDEX_MEMORIES = "memhive.admin.reindex"
+REINDEX_PROGRESS = "memhive.admin.reindex.progress"
+
 
 def for_workspace(subject: str, workspace_id: str) -> str:
     return f"{subject}.{workspace_id}"

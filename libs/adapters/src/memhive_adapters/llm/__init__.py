@@ -1,0 +1,1 @@
+"""Language models behind the JsonChat port (litellm: any provider), and their spend bound."""

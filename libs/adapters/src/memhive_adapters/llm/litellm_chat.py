@@ -1,0 +1,101 @@
+"""JsonChat over litellm: one chat completion asked for a JSON object.
+
+litellm's own retries are off: the caller's consumer retries with backoff, and a retry
+here would spend budget the spend guard never saw.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import litellm
+from memhive_ports.llm import JsonReply, LlmUnavailable, MalformedOutput
+
+# Transient: the same request may succeed later.
+_UNAVAILABLE = (
+    litellm.exceptions.RateLimitError,
+    litellm.exceptions.Timeout,
+    litellm.exceptions.APIConnectionError,
+    litellm.exceptions.ServiceUnavailableError,
+    litellm.exceptions.BadGatewayError,
+    litellm.exceptions.InternalServerError,
+)
+
+
+class LiteLlmChat:
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 30.0,
+        max_output_tokens: int = 800,
+    ) -> None:
+        self._model, self._api_base, self._api_key = model, api_base, api_key
+        self._timeout_s, self._max_output_tokens = timeout_s, max_output_tokens
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    async def complete_json(self, system: str, user: str) -> JsonReply:
+        try:
+            response = await litellm.acompletion(**self._request(system, user))
+        except _UNAVAILABLE as exc:
+            raise LlmUnavailable(f"{type(exc).__name__}: {_first_line(exc)}") from exc
+        tokens = _tokens(response)
+        return JsonReply(data=_json_object(_content(response, tokens), tokens), tokens=tokens)
+
+    def _request(self, system: str, user: str) -> dict[str, Any]:
+        return {
+            "model": self._model,
+            "messages": [
+                {"role": "system", "content": system},
+                {"role": "user", "content": user},
+            ],
+            "response_format": {"type": "json_object"},
+            "max_tokens": self._max_output_tokens,
+            "temperature": 0,
+            "timeout": self._timeout_s,
+            "api_base": self._api_base,
+            "api_key": self._api_key,
+            "num_retries": 0,
+            "max_retries": 0,
+        }
+
+
+def _tokens(response: Any) -> int:
+    usage = getattr(response, "usage", None)
+    return int(getattr(usage, "total_tokens", 0) or 0)
+
+
+def _content(response: Any, tokens: int) -> str:
+    choices = getattr(response, "choices", None) or []
+    content = choices[0].message.content if choices else None
+    if not content or not content.strip():
+        raise MalformedOutput("the model returned no content", tokens)
+    return content
+
+
+def _json_object(content: str, tokens: int) -> dict[str, Any]:
+    try:
+        data = json.loads(_without_fence(content))
+    except json.JSONDecodeError as exc:
+        raise MalformedOutput(f"not JSON ({exc.msg} at char {exc.pos})", tokens) from exc
+    if not isinstance(data, dict):
+        raise MalformedOutput(f"expected a JSON object, got {type(data).__name__}", tokens)
+    return data
+
+
+def _without_fence(content: str) -> str:
+    # Some models wrap JSON in a markdown fence even when asked for a JSON object.
+    text = content.strip()
+    if text.startswith("```") and text.endswith("```"):
+        text = text[3:-3].removeprefix("json")
+    return text
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).strip().splitlines() or [""])[0][:300]

@@ -1,0 +1,88 @@
+"""Composition root of the bulletin service: a consumer of memory events marking scopes
+changed, and a scheduler rendering them once they fall due."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from memhive_adapters.llm.litellm_chat import LiteLlmChat
+from memhive_adapters.nats.consumer import PullConsumer
+from memhive_adapters.runtime.bulletins import open_scope_bulletins
+from memhive_adapters.runtime.infrastructure import Infrastructure
+from memhive_adapters.runtime.service_group import ServiceGroup
+from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
+from memhive_contracts import streams, subjects
+from memhive_domain.bulletin_schedule import BulletinSchedule
+from memhive_ports import Clock
+from memhive_ports.chat_model import ChatModel
+from memhive_ports.token_counter import TokenCounter
+from memhive_settings import MemhiveSettings
+
+from memhive_bulletin.prose import ProseBriefing
+from memhive_bulletin.refresher import BulletinRefresher
+from memhive_bulletin.scheduler import BulletinScheduler
+from memhive_bulletin.spend_limit import SpendLimit
+from memhive_bulletin.subscribers import EVENT_SUBJECTS, ScopeChangeSubscriber
+
+DURABLE = "bulletin"
+
+
+class BulletinService(ServiceGroup):
+    """Scheduler first, consumer second: stopping reverses it, so no change arrives unheard."""
+
+    def __init__(
+        self, scheduler: BulletinScheduler, consumer: PullConsumer, refresher: BulletinRefresher
+    ) -> None:
+        super().__init__([scheduler, consumer])
+        self.scheduler, self.consumer, self.refresher = scheduler, consumer, refresher
+
+
+async def create_bulletin(
+    infra: Infrastructure,
+    *,
+    clock: Clock | None = None,
+    chat_model: ChatModel | None = None,
+    durable: str = DURABLE,
+    workspaces: str = "*",
+) -> BulletinService:
+    """clock: defaults to infra.clock (tests drive time). chat_model: defaults to litellm when
+    MEMHIVE_LLM__MODEL is set and bulletin.llm_prose is on; otherwise no LLM is ever called.
+    workspaces: one workspace id, or "*" for all (a worker may serve a single workspace)."""
+    settings, clock = infra.settings, clock or infra.clock
+    bulletins = await open_scope_bulletins(infra, clock)
+    counter = TiktokenCounter()
+    prose = _prose(settings, chat_model or build_chat_model(settings), counter, clock)
+    refresher = BulletinRefresher(bulletins, infra.publisher, prose)
+    scheduler = BulletinScheduler(refresher.refresh, bulletin_schedule(settings), clock)
+    consumer = PullConsumer(
+        infra.js,
+        stream=streams.LOG_STREAM,
+        durable=durable,
+        subjects=[subjects.for_workspace(s, workspaces) for s in EVENT_SUBJECTS],
+        handle_batch=ScopeChangeSubscriber(scheduler, infra.store).handle_batch,
+        max_deliveries=settings.bulletin.max_deliveries,
+    )
+    return BulletinService(scheduler, consumer, refresher)
+
+
+def bulletin_schedule(settings: MemhiveSettings) -> BulletinSchedule:
+    b = settings.bulletin
+    return BulletinSchedule(timedelta(seconds=b.quiet_period_s), timedelta(seconds=b.max_delay_s))
+
+
+def build_chat_model(settings: MemhiveSettings) -> ChatModel | None:
+    llm = settings.llm
+    if not llm.model or not settings.bulletin.llm_prose:
+        return None
+    key = llm.api_key.get_secret_value() if llm.api_key else None
+    return LiteLlmChat(llm.model, api_base=llm.api_base, api_key=key, timeout_s=llm.timeout_s)
+
+
+def _prose(
+    settings: MemhiveSettings, model: ChatModel | None, counter: TokenCounter, clock: Clock
+) -> ProseBriefing | None:
+    if model is None:
+        return None
+    b = settings.bulletin
+    spend = SpendLimit(b.llm_calls_per_minute, b.llm_tokens_per_day)
+    return ProseBriefing(model, counter, spend, clock, summary_words=b.summary_words)

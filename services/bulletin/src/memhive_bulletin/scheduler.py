@@ -1,0 +1,97 @@
+"""When scopes are re-rendered: debounced on change (BulletinSchedule), and at input expiry.
+
+Nothing pending means no timer at all: the loop waits for the next change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
+from memhive_domain.bulletin_schedule import BulletinSchedule
+from memhive_domain.scopes import ScopeRef
+from memhive_ports import Clock
+
+from memhive_bulletin.refresher import Refresh
+
+log = logging.getLogger(__name__)
+
+RefreshScope = Callable[[str, ScopeRef], Awaitable[Refresh]]
+ScopeId = tuple[str, ScopeRef]  # (workspace id, scope)
+
+
+class BulletinScheduler:
+    def __init__(self, refresh: RefreshScope, schedule: BulletinSchedule, clock: Clock) -> None:
+        self._refresh, self._schedule, self._clock = refresh, schedule, clock
+        self._scopes: dict[str, ScopeId] = {}
+        self._expiries: dict[str, datetime] = {}
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def mark_changed(self, workspace_id: str, scope: ScopeRef) -> None:
+        key = _key(workspace_id, scope)
+        self._scopes[key] = (workspace_id, scope)
+        self._schedule.mark_changed(key, self._clock.now())
+        self._changed.set()
+
+    def next_wakeup(self) -> datetime | None:
+        moments = [self._schedule.next_wakeup(self._clock.now()), *self._expiries.values()]
+        return min((m for m in moments if m is not None), default=None)
+
+    async def run_due(self) -> int:
+        """Refresh every scope due now; returns how many were refreshed (rendered or not)."""
+        self._mark_expired(self._clock.now())
+        due = self._schedule.due(self._clock.now())
+        for key in due:
+            await self._refresh_one(key)
+        return len(due)
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="bulletin-scheduler")
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def _run(self) -> None:
+        while True:
+            self._changed.clear()
+            await self.run_due()
+            await self._sleep_until(self.next_wakeup())
+
+    async def _sleep_until(self, wakeup: datetime | None) -> None:
+        delay = None if wakeup is None else (wakeup - self._clock.now()).total_seconds()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._changed.wait(), None if delay is None else max(delay, 0))
+
+    async def _refresh_one(self, key: str) -> None:
+        started = self._clock.now()
+        workspace_id, scope = self._scopes[key]
+        try:
+            outcome = await self._refresh(workspace_id, scope)
+        except Exception:
+            # The scope stays changed: retried after another quiet period.
+            log.exception("bulletin %s: refresh failed; will retry", key)
+            self._schedule.mark_rendered(key, started)
+            self._schedule.mark_changed(key, self._clock.now())
+            return
+        self._schedule.mark_rendered(key, started)
+        self._expiries.pop(key, None)
+        if outcome.next_expiry is not None:
+            self._expiries[key] = outcome.next_expiry
+
+    def _mark_expired(self, now: datetime) -> None:
+        for key, moment in list(self._expiries.items()):
+            if moment <= now:
+                del self._expiries[key]
+                self._schedule.mark_changed(key, moment)
+
+
+def _key(workspace_id: str, scope: ScopeRef) -> str:
+    return f"{workspace_id}/{scope.key}"

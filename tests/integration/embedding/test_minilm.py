@@ -1,122 +1,132 @@
-"""The bundled MiniLM embedder, loaded offline, checked without torch."""
+"""MiniLmEmbedder on the real bundled model: geometry, batching, semantics, a naive reference."""
 
 from __future__ import annotations
 
-import json
-import math
+import asyncio
+import socket
 
 import numpy as np
 import pytest
 from memhive_adapters.embedding.minilm import MiniLmEmbedder, bundled_model_dir
-from safetensors.numpy import load_file
-from tokenizers import Tokenizer
+from memhive_adapters.embedding.word_pieces import load_word_piece_tokenizer
+
+from tests.integration.embedding.naive_bert import NaiveMiniLm
 
 SENTENCES = [
-    "The iOS app targets Swift 6",
-    "We deploy the web app every Friday after the standup",
-    "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+    "The deploy failed because the database migration timed out.",
+    "Use uv, never pip, to add dependencies to this repository.",
+    "Alice prefers short answers with code first.",
+    "ok",
+    "",
+    "The staging cluster runs three NATS servers behind one load balancer in eu-west-1, "
+    "and every service reads its configuration from environment variables with a MEMHIVE_ prefix.",
+    "Ünïcödé, emoji 🚀 and punctuation!?!",
+]
+
+PARAPHRASES = [
+    ("The cat sat on the mat.", "A cat was sitting on the rug.", "Quarterly revenue grew by 8%."),
+    (
+        "How do I reset my password?",
+        "I forgot my password and need to change it.",
+        "The train to Lyon leaves at noon.",
+    ),
+    (
+        "The build broke after upgrading numpy.",
+        "Upgrading numpy caused the build to fail.",
+        "She planted tomatoes in the garden.",
+    ),
+    (
+        "The meeting moved to Thursday afternoon.",
+        "We rescheduled the meeting for Thursday after lunch.",
+        "Penguins live in the southern hemisphere.",
+    ),
 ]
 
 
-@pytest.fixture(scope="module")
-def embedder() -> MiniLmEmbedder:
-    return MiniLmEmbedder()
+async def test_names_and_shape(minilm: MiniLmEmbedder) -> None:
+    result = await minilm.embed(SENTENCES)
+    assert (minilm.model_name, minilm.dimensions) == ("all-MiniLM-L6-v2", 384)
+    assert len(result) == len(SENTENCES)
+    assert all(len(vector) == 384 and isinstance(vector[0], float) for vector in result)
 
 
-def _naive_embedding(text: str) -> np.ndarray:
-    """The same model computed the plainest way: one sentence, float64, math.erf, no padding."""
-    model = bundled_model_dir()
-    w = {k: v.astype(np.float64) for k, v in load_file(str(model / "model.safetensors")).items()}
-    config = json.loads((model / "config.json").read_text())
-    tokenizer = Tokenizer.from_file(str(model / "tokenizer.json"))
-    tokenizer.no_padding()  # the bundled tokenizer.json pads to a fixed length by default
-    ids = tokenizer.encode(text).ids
-    eps, heads = config["layer_norm_eps"], config["num_attention_heads"]
+async def test_vectors_are_unit_length(minilm: MiniLmEmbedder) -> None:
+    norms = np.linalg.norm(np.array(await minilm.embed(SENTENCES)), axis=1)
+    np.testing.assert_allclose(norms, 1.0, atol=1e-5)
 
-    def norm(x, p):
-        return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * w[
-            p + "weight"
-        ] + w[p + "bias"]
 
-    def dense(x, p):
-        return x @ w[p + "weight"].T + w[p + "bias"]
+async def test_no_texts_no_vectors(minilm: MiniLmEmbedder) -> None:
+    assert await minilm.embed([]) == []
 
-    gelu = np.vectorize(lambda v: 0.5 * v * (1 + math.erf(v / math.sqrt(2))))
-    x = (
-        w["embeddings.word_embeddings.weight"][ids]
-        + w["embeddings.position_embeddings.weight"][: len(ids)]
-    )
-    x = norm(x + w["embeddings.token_type_embeddings.weight"][0], "embeddings.LayerNorm.")
-    for layer in range(config["num_hidden_layers"]):
-        p = f"encoder.layer.{layer}."
-        size = x.shape[1] // heads
-        heads_out = []
-        for h in range(heads):
-            cols = slice(h * size, (h + 1) * size)
-            q, k, v = (
-                dense(x, p + f"attention.self.{n}.")[:, cols] for n in ("query", "key", "value")
-            )
-            scores = q @ k.T / math.sqrt(size)
-            probs = np.exp(scores - scores.max(1, keepdims=True))
-            heads_out.append(probs / probs.sum(1, keepdims=True) @ v)
-        x = norm(
-            x + dense(np.concatenate(heads_out, 1), p + "attention.output.dense."),
-            p + "attention.output.LayerNorm.",
+
+async def test_batch_equals_one_by_one(minilm: MiniLmEmbedder) -> None:
+    batched = np.array(await minilm.embed(SENTENCES))
+    singles = np.array([(await minilm.embed([text]))[0] for text in SENTENCES])
+    np.testing.assert_allclose(batched, singles, atol=1e-5)
+
+
+async def test_deterministic_across_calls(minilm: MiniLmEmbedder) -> None:
+    first, second = await minilm.embed(SENTENCES), await minilm.embed(SENTENCES)
+    np.testing.assert_allclose(first, second, atol=1e-6)
+
+
+async def test_padding_does_not_change_a_short_text(minilm: MiniLmEmbedder) -> None:
+    short = "Alice prefers short answers with code first."
+    alone = (await minilm.embed([short]))[0]
+    beside_long = (await minilm.embed([short, "word " * 200]))[0]
+    np.testing.assert_allclose(alone, beside_long, atol=1e-5)
+
+
+async def test_order_is_kept_when_batches_are_sorted_by_length(minilm: MiniLmEmbedder) -> None:
+    texts = [f"note {i}: " + "detail " * (i % 17) for i in range(150)]  # more than one batch
+    batched = np.array(await minilm.embed(texts))
+    for index in (0, 16, 77, 149):
+        np.testing.assert_allclose(
+            batched[index], (await minilm.embed([texts[index]]))[0], atol=1e-5
         )
-        x = norm(
-            x + dense(gelu(dense(x, p + "intermediate.dense.")), p + "output.dense."),
-            p + "output.LayerNorm.",
-        )
-    pooled = x.mean(0)
-    return pooled / np.linalg.norm(pooled)
 
 
-def test_matches_a_naive_reference_implementation(embedder: MiniLmEmbedder) -> None:
-    fast = embedder.embed_sync(SENTENCES)
-    for row, text in enumerate(SENTENCES):
-        np.testing.assert_allclose(fast[row], _naive_embedding(text), atol=1e-4)
+async def test_long_texts_are_truncated_to_the_model_window(minilm: MiniLmEmbedder) -> None:
+    head = "memhive keeps shared memories for agents. " * 60  # well past 256 word pieces
+    a, b = await minilm.embed([head, head + " and then something else entirely " * 20])
+    np.testing.assert_allclose(a, b, atol=1e-5)
 
 
-async def test_vectors_are_unit_length_and_of_the_declared_size(embedder: MiniLmEmbedder) -> None:
-    vectors = np.array(await embedder.embed(SENTENCES))
-    assert vectors.shape == (len(SENTENCES), embedder.dimensions) == (3, 384)
-    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+async def test_concurrent_callers_get_their_own_answers(minilm: MiniLmEmbedder) -> None:
+    expected = [(await minilm.embed([text]))[0] for text in SENTENCES]
+    results = await asyncio.gather(*(minilm.embed([text]) for text in SENTENCES))
+    np.testing.assert_allclose([r[0] for r in results], expected, atol=1e-5)
 
 
-async def test_a_batch_equals_one_by_one_whatever_the_padding(embedder: MiniLmEmbedder) -> None:
-    texts = [*SENTENCES, "ok", "a much longer sentence " * 20]
-    batch = np.array(await embedder.embed(texts))
-    singles = np.array([(await embedder.embed([t]))[0] for t in texts])
-    np.testing.assert_allclose(batch, singles, atol=1e-5)
-
-
-@pytest.mark.parametrize(
-    ("query", "paraphrase", "unrelated"),
-    [
-        (
-            "Which Swift version does the iPhone app use?",
-            "The iOS app targets Swift 6",
-            "We deploy the web app every Friday",
-        ),
-        (
-            "Who owns the billing service?",
-            "The payments team is responsible for billing",
-            "The iOS app targets Swift 6",
-        ),
-        (
-            "How often do we release?",
-            "We ship a new version every two weeks",
-            "Alice prefers tabs over spaces",
-        ),
-    ],
-)
-def test_paraphrases_are_closer_than_unrelated_sentences(
-    embedder, query, paraphrase, unrelated
+@pytest.mark.parametrize(("anchor", "paraphrase", "unrelated"), PARAPHRASES)
+async def test_a_paraphrase_is_closer_than_an_unrelated_sentence(
+    minilm: MiniLmEmbedder, anchor: str, paraphrase: str, unrelated: str
 ) -> None:
-    q, p, u = embedder.embed_sync([query, paraphrase, unrelated])
-    assert q @ p > q @ u + 0.2
+    a, p, u = np.array(await minilm.embed([anchor, paraphrase, unrelated]))
+    assert a @ p > 0.5
+    assert a @ p > a @ u + 0.3
 
 
-def test_long_inputs_are_truncated_not_rejected(embedder: MiniLmEmbedder) -> None:
-    vector = embedder.embed_sync(["word " * 5000])[0]
-    assert np.isfinite(vector).all()
+def test_agrees_with_a_naive_token_by_token_reference(minilm: MiniLmEmbedder) -> None:
+    reference = NaiveMiniLm(bundled_model_dir())
+    sentences = ["A man is eating food.", "Forget means gone from every index.", "ok"]
+    expected = np.array([reference.embed(sentence) for sentence in sentences])
+    np.testing.assert_allclose(minilm.embed_sync(sentences), expected, atol=1e-4)
+
+
+def test_tokenizer_round_trip() -> None:
+    tokenizer = load_word_piece_tokenizer(bundled_model_dir())
+    encoding = tokenizer.encode("Memhive recalls memories, scoped to the right place.")
+    assert encoding.tokens[0] == "[CLS]" and encoding.tokens[-1] == "[SEP]"
+    assert tokenizer.decode(encoding.ids) == "memhive recalls memories, scoped to the right place."
+    assert len(tokenizer.encode("word " * 1000).ids) == 256
+
+
+def test_loading_never_touches_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the embedder tried to open a network connection")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    embedder = MiniLmEmbedder(threads=1)
+    assert embedder.embed_sync(["offline"]).shape == (1, 384)

@@ -1,0 +1,134 @@
+"""The bulletin scheduler on simulated time: renders only after changes, debounced."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from memhive_bulletin.refresher import Refresh
+from memhive_bulletin.scheduler import BulletinScheduler
+from memhive_domain.bulletin_schedule import BulletinSchedule
+from memhive_domain.scopes import Scope, ScopeRef
+
+T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+GLOBAL = ScopeRef(Scope.GLOBAL)
+PRODUCT = ScopeRef(Scope.PRODUCT, "acme")
+
+
+class SteppedClock:
+    def __init__(self) -> None:
+        self.moment = T0
+
+    def now(self) -> datetime:
+        return self.moment
+
+    def advance(self, seconds: float) -> None:
+        self.moment += timedelta(seconds=seconds)
+
+
+class RecordingRefresh:
+    def __init__(self, clock: SteppedClock) -> None:
+        self.clock = clock
+        self.calls: list[tuple[str, str, datetime]] = []
+        self.expiry: datetime | None = None
+        self.fail = False
+
+    async def __call__(self, workspace_id: str, scope: ScopeRef) -> Refresh:
+        self.calls.append((workspace_id, scope.key, self.clock.now()))
+        if self.fail:
+            raise RuntimeError("store down")
+        return Refresh(True, self.expiry)
+
+
+@pytest.fixture
+def clock() -> SteppedClock:
+    return SteppedClock()
+
+
+@pytest.fixture
+def refresh(clock: SteppedClock) -> RecordingRefresh:
+    return RecordingRefresh(clock)
+
+
+@pytest.fixture
+def scheduler(clock: SteppedClock, refresh: RecordingRefresh) -> BulletinScheduler:
+    schedule = BulletinSchedule(timedelta(seconds=2), timedelta(seconds=30))
+    return BulletinScheduler(refresh, schedule, clock)
+
+
+async def run_for(scheduler: BulletinScheduler, clock: SteppedClock, seconds: int) -> None:
+    for _ in range(seconds * 10):
+        clock.advance(0.1)
+        await scheduler.run_due()
+
+
+async def test_no_render_and_no_timer_over_100_idle_seconds(scheduler, clock, refresh) -> None:
+    await run_for(scheduler, clock, 100)
+    assert refresh.calls == []
+    assert scheduler.next_wakeup() is None
+
+
+async def test_idle_after_a_render_stays_idle(scheduler, clock, refresh) -> None:
+    scheduler.mark_changed("ws", GLOBAL)
+    await run_for(scheduler, clock, 3)
+    await run_for(scheduler, clock, 100)
+    assert len(refresh.calls) == 1
+    assert scheduler.next_wakeup() is None
+
+
+async def test_a_burst_of_50_changes_renders_once_after_the_quiet_period(
+    scheduler, clock, refresh
+) -> None:
+    for _ in range(50):
+        scheduler.mark_changed("ws", GLOBAL)
+        clock.advance(0.1)
+        await scheduler.run_due()
+    last_change = clock.now() - timedelta(seconds=0.1)
+    assert refresh.calls == []
+    assert scheduler.next_wakeup() == last_change + timedelta(seconds=2)
+    await run_for(scheduler, clock, 100)
+    assert [(ws, key) for ws, key, _ in refresh.calls] == [("ws", "global")]
+    assert refresh.calls[0][2] >= last_change + timedelta(seconds=2)
+
+
+async def test_a_steady_stream_still_renders_by_the_max_delay(scheduler, clock, refresh) -> None:
+    for _ in range(650):  # a change every 0.1 s for 65 s: never quiet
+        scheduler.mark_changed("ws", GLOBAL)
+        clock.advance(0.1)
+        await scheduler.run_due()
+    assert len(refresh.calls) == 2  # at 30 s and 60 s
+
+
+async def test_scopes_and_workspaces_are_rendered_separately(scheduler, clock, refresh) -> None:
+    scheduler.mark_changed("ws", GLOBAL)
+    scheduler.mark_changed("ws", PRODUCT)
+    scheduler.mark_changed("other", GLOBAL)
+    await run_for(scheduler, clock, 3)
+    assert sorted((ws, key) for ws, key, _ in refresh.calls) == [
+        ("other", "global"),
+        ("ws", "global"),
+        ("ws", "product:acme"),
+    ]
+
+
+async def test_an_input_expiring_renders_the_scope_again(scheduler, clock, refresh) -> None:
+    refresh.expiry = T0 + timedelta(seconds=50)
+    scheduler.mark_changed("ws", GLOBAL)
+    await run_for(scheduler, clock, 3)
+    refresh.expiry = None
+    assert scheduler.next_wakeup() == T0 + timedelta(seconds=50)
+    await run_for(scheduler, clock, 100)
+    assert len(refresh.calls) == 2
+    assert refresh.calls[1][2] >= T0 + timedelta(seconds=50)
+    assert scheduler.next_wakeup() is None
+
+
+async def test_a_failed_refresh_is_retried(scheduler, clock, refresh) -> None:
+    refresh.fail = True
+    scheduler.mark_changed("ws", GLOBAL)
+    await run_for(scheduler, clock, 3)
+    refresh.fail = False
+    await run_for(scheduler, clock, 3)
+    assert len(refresh.calls) == 2
+    await run_for(scheduler, clock, 10)
+    assert len(refresh.calls) == 2

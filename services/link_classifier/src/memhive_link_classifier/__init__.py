@@ -1,1 +1,1 @@
-"""memhive link_classifier service."""
+"""memhive link classifier: proposes edges between each newly indexed memory and its neighbours."""

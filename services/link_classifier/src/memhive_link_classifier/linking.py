@@ -1,0 +1,128 @@
+"""Use case: propose edges between a newly indexed memory and its nearest neighbours.
+
+The record decides, not the event: a memory forgotten or revised since it was indexed is
+skipped (a newer MemoryIndexed follows a revision). Pairs that already share an edge are
+not asked about again, so an agent's own `updates` is never second-guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from memhive.v1 import edges_pb2
+from memhive_contracts import subjects
+from memhive_contracts.mapping import to_timestamp
+from memhive_domain.edges import EdgeKind
+from memhive_domain.memory import Memory
+from memhive_domain.recall import MemoryFilter
+from memhive_domain.scopes import Visibility
+from memhive_ports import (
+    Clock,
+    EdgeProposal,
+    EventPublisher,
+    LinkClassifier,
+    MemoryStore,
+    VectorIndex,
+)
+from memhive_ports.store import StoredMemory
+
+from memhive_link_classifier.metrics import ClassifierMetrics
+
+CLASSIFIER_NAME = "link-classifier"
+
+_KIND = {k: getattr(edges_pb2, f"EDGE_KIND_{k.name}") for k in EdgeKind}
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedMemory:
+    event_id: str
+    workspace_id: str
+    memory_id: str
+    revision: int
+    vector: Sequence[float]
+
+
+class LinkNewMemory:
+    def __init__(
+        self,
+        store: MemoryStore,
+        vector_index: VectorIndex,
+        classifier: LinkClassifier,
+        publisher: EventPublisher,
+        clock: Clock,
+        metrics: ClassifierMetrics,
+        *,
+        neighbours: int,
+    ) -> None:
+        self._store, self._index, self._classifier = store, vector_index, classifier
+        self._publisher, self._clock, self._metrics = publisher, clock, metrics
+        self._k = neighbours
+
+    async def __call__(self, indexed: IndexedMemory) -> list[EdgeProposal]:
+        now = self._clock.now()
+        stored = await self._store.get(indexed.workspace_id, indexed.memory_id)
+        if stored is None or _outdated(stored, indexed, now):
+            return []
+        neighbours = await self._neighbours(stored, indexed.vector, now)
+        proposals = await self._classifier.classify(stored.memory, neighbours) if neighbours else []
+        if proposals:
+            await self._publish(indexed, proposals, now)
+        return proposals
+
+    async def _neighbours(
+        self, stored: StoredMemory, vector: Sequence[float], now: datetime
+    ) -> list[tuple[Memory, float]]:
+        new = stored.memory
+        same_scope = MemoryFilter(
+            new.workspace_id, scope=new.scope, product_id=new.product_id, live_at=now
+        )
+        hits = await self._index.search(vector, same_scope, self._k + 1)
+        linked = {e.other_end(new.id) for e in stored.edges} | {new.id}
+        scores = {h.memory_id: h.score for h in hits if h.memory_id not in linked}
+        found = await self._store.get_many(new.workspace_id, list(scores))
+        return [
+            (found[i].memory, scores[i])
+            for i in scores
+            if i in found and found[i].memory.is_live(now) and _may_link(new, found[i].memory)
+        ][: self._k]
+
+    async def _publish(
+        self, indexed: IndexedMemory, proposals: list[EdgeProposal], now: datetime
+    ) -> None:
+        command_id = f"{indexed.event_id}:link"  # a redelivered event proposes the same command
+        command = edges_pb2.LinkMemories(
+            command_id=command_id,
+            workspace_id=indexed.workspace_id,
+            edges=[_edge(p) for p in proposals],
+            requested_by=CLASSIFIER_NAME,
+            requested_at=to_timestamp(now),
+        )
+        subject = subjects.for_workspace(subjects.LINK_MEMORIES, indexed.workspace_id)
+        await self._publisher.publish(subject, command, msg_id=command_id)
+        for p in proposals:
+            self._metrics.edges_proposed.add(1, {"kind": p.kind.value})
+
+
+def _outdated(stored: StoredMemory, indexed: IndexedMemory, now: datetime) -> bool:
+    return not stored.memory.is_live(now) or stored.memory.revision > indexed.revision
+
+
+def _may_link(new: Memory, neighbour: Memory) -> bool:
+    """An edge shows each end's id to whoever sees the other: never across private memories
+    of different authors."""
+    both_public = Visibility.PRIVATE not in (new.visibility, neighbour.visibility)
+    return both_public or new.created_by == neighbour.created_by
+
+
+def _edge(proposal: EdgeProposal) -> edges_pb2.Edge:
+    return edges_pb2.Edge(
+        src_id=proposal.src_id,
+        dst_id=proposal.dst_id,
+        kind=_KIND[proposal.kind],
+        weight=proposal.weight,
+        created_by=CLASSIFIER_NAME,
+        creator_kind=edges_pb2.CREATOR_KIND_CLASSIFIER,
+        rationale=proposal.rationale,
+    )

@@ -1,0 +1,38 @@
+"""Thin subscriber: decode MemoryIndexed events and link each new memory in turn."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memhive.v1 import events_pb2
+from memhive_adapters.nats.consumer import Poison
+from memhive_contracts import subjects
+from memhive_contracts.codec import decode
+from nats.aio.msg import Msg
+
+from memhive_link_classifier.linking import IndexedMemory, LinkNewMemory
+
+
+class MemoryIndexedSubscriber:
+    def __init__(self, link: LinkNewMemory) -> None:
+        self._link = link
+
+    async def handle_batch(self, msgs: Sequence[Msg]) -> None:
+        # One at a time: each may be an LLM call, and the spend guard counts them in order.
+        for msg in msgs:
+            await self._link(_indexed(msg))
+
+
+def _indexed(msg: Msg) -> IndexedMemory:
+    if not msg.subject.startswith(f"{subjects.MEMORY_INDEXED}."):
+        raise Poison(f"the link classifier does not handle {msg.subject}")
+    event = decode(msg.data, events_pb2.MemoryIndexed)
+    if not event.embedding.values:
+        raise Poison("MemoryIndexed without an embedding: nothing to find neighbours with")
+    return IndexedMemory(
+        event_id=event.event_id,
+        workspace_id=subjects.workspace_of(msg.subject),
+        memory_id=event.memory.id,
+        revision=event.memory.revision,
+        vector=list(event.embedding.values),
+    )

@@ -1,0 +1,90 @@
+"""Every memory's current record, read back in batches from the KV bucket's stream.
+
+The bucket is a stream with one subject per memory (`$KV.<bucket>.<workspace>.<id>`);
+asking for the last message per subject gives the current state of each memory exactly
+once, which is what the lanes must hold. A throwaway consumer (in memory, no acks) reads
+it, so nothing is left behind if the reader dies.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+
+from memhive.v1.memory_pb2 import MemoryRecord
+from memhive_contracts.codec import UndecodableMessage, decode
+from memhive_contracts.mapping import memory_from_pb
+from memhive_contracts.streams import MEMORIES_BUCKET
+from memhive_domain.memory import Memory
+from nats.aio.msg import Msg
+from nats.js import JetStreamContext
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.errors import FetchTimeoutError
+
+FETCH_BATCH = 256
+FETCH_TIMEOUT_S = 5.0
+INACTIVE_THRESHOLD_S = 60.0
+_STREAM = f"KV_{MEMORIES_BUCKET}"
+_KV_OPERATION = "KV-Operation"
+
+
+@dataclass(frozen=True, slots=True)
+class RecordBatch:
+    memories: list[Memory]  # forgotten ones included: the caller decides
+    read: int  # records read so far, of `total`
+    total: int
+
+
+class RecordReplay:
+    def __init__(self, js: JetStreamContext, batch: int = FETCH_BATCH) -> None:
+        self._js, self._batch = js, batch
+
+    async def batches(self, workspace_ids: Sequence[str] = ()) -> AsyncIterator[RecordBatch]:
+        """Every memory of these workspaces (all when empty), in batches."""
+        info = await self._js.add_consumer(_STREAM, config=_reader(workspace_ids))
+        try:
+            total = info.num_pending
+            if not total:
+                return
+            sub = await self._js.pull_subscribe_bind(consumer=info.name, stream=_STREAM)
+            try:
+                read = 0
+                while read < total:
+                    msgs = await self._fetch(sub)
+                    read += len(msgs)
+                    yield RecordBatch([m for msg in msgs if (m := _memory(msg))], read, total)
+                    if msgs[-1].metadata.num_pending == 0:
+                        return
+            finally:
+                await sub.unsubscribe()
+        finally:
+            await self._js.delete_consumer(_STREAM, info.name)
+
+    async def _fetch(self, sub: JetStreamContext.PullSubscription) -> list[Msg]:
+        try:
+            return await sub.fetch(self._batch, timeout=FETCH_TIMEOUT_S)
+        except FetchTimeoutError as exc:
+            raise RuntimeError("the record stopped answering during a replay") from exc
+
+
+def _reader(workspace_ids: Sequence[str]) -> ConsumerConfig:
+    filters = [f"$KV.{MEMORIES_BUCKET}.{ws}.*" for ws in workspace_ids]
+    return ConsumerConfig(
+        name=f"replay-{uuid.uuid4().hex}",
+        filter_subjects=filters or [f"$KV.{MEMORIES_BUCKET}.>"],
+        deliver_policy=DeliverPolicy.LAST_PER_SUBJECT,
+        ack_policy=AckPolicy.NONE,
+        inactive_threshold=INACTIVE_THRESHOLD_S,
+        mem_storage=True,
+        num_replicas=1,
+    )
+
+
+def _memory(msg: Msg) -> Memory | None:
+    if (msg.headers or {}).get(_KV_OPERATION) in ("DEL", "PURGE") or not msg.data:
+        return None
+    try:
+        return memory_from_pb(decode(msg.data, MemoryRecord).memory)
+    except UndecodableMessage:
+        return None  # not a record memhive wrote: the ingest path never indexes it either

@@ -1,0 +1,85 @@
+"""Build the embedder and the two lane engines of one lane generation from settings.
+
+Generation 0 is where the lanes always lived (`<data_dir>/qdrant-edge`, `<data_dir>/tantivy`,
+the configured collection and index); a reindex builds generation N beside it
+(`<data_dir>/qdrant-edge.gen-N`, `<collection>-gen-N`, ...), so the two never share a path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memhive_ports import Embedder, LexicalIndex, VectorIndex
+from memhive_settings import MemhiveSettings
+
+LOCAL_MODELS = ("all-MiniLM-L6-v2",)
+
+
+def vector_dir_of(settings: MemhiveSettings, generation: int) -> Path:
+    return _generation_path(settings.vector_dir, generation)
+
+
+def lexical_dir_of(settings: MemhiveSettings, generation: int) -> Path:
+    return _generation_path(settings.lexical_dir, generation)
+
+
+def _generation_path(base: Path, generation: int) -> Path:
+    return base if generation == 0 else base.with_name(f"{base.name}.gen-{generation}")
+
+
+def _generation_name(base: str, generation: int) -> str:
+    return base if generation == 0 else f"{base}-gen-{generation}"
+
+
+def build_embedder(settings: MemhiveSettings, model: str | None = None) -> Embedder:
+    embedding = settings.embedding
+    model = model or embedding.model
+    if embedding.provider == "litellm":
+        from memhive_adapters.embedding.litellm_embedder import LiteLlmEmbedder
+
+        if embedding.dimensions is None:
+            raise ValueError("MEMHIVE_EMBEDDING__DIMENSIONS is required with provider=litellm")
+        key = embedding.api_key.get_secret_value() if embedding.api_key else None
+        return LiteLlmEmbedder(model, embedding.dimensions, embedding.api_base, key)
+    if model not in LOCAL_MODELS:
+        raise ValueError(f"the local embedding provider has {list(LOCAL_MODELS)}, not {model!r}")
+    from memhive_adapters.embedding.minilm import MiniLmEmbedder
+
+    return MiniLmEmbedder(threads=embedding.threads)
+
+
+def build_vector_index(
+    settings: MemhiveSettings, embedder: Embedder, generation: int = 0
+) -> VectorIndex:
+    vector = settings.vector
+    if vector.backend == "qdrant":
+        from memhive_adapters.vector.qdrant_index import QdrantVectorIndex
+
+        if not vector.url:
+            raise ValueError("MEMHIVE_VECTOR__URL is required with backend=qdrant")
+        key = vector.api_key.get_secret_value() if vector.api_key else None
+        collection = _generation_name(vector.collection, generation)
+        return QdrantVectorIndex.from_url(vector.url, key, collection, embedder.dimensions)
+    from memhive_adapters.vector.edge_index import EdgeVectorIndex
+
+    return EdgeVectorIndex(vector_dir_of(settings, generation), embedder.dimensions)
+
+
+def build_lexical_index(settings: MemhiveSettings, generation: int = 0) -> LexicalIndex:
+    lexical = settings.lexical
+    if lexical.backend == "opensearch":
+        from memhive_adapters.lexical.opensearch_index import OpenSearchLexicalIndex
+
+        if not lexical.url:
+            raise ValueError("MEMHIVE_LEXICAL__URL is required with backend=opensearch")
+        password = lexical.password.get_secret_value() if lexical.password else None
+        return OpenSearchLexicalIndex.from_settings(
+            lexical.url,
+            lexical.username,
+            password,
+            lexical.verify_certs,
+            _generation_name(lexical.index, generation),
+        )
+    from memhive_adapters.lexical.tantivy_index import TantivyLexicalIndex
+
+    return TantivyLexicalIndex(lexical_dir_of(settings, generation))

@@ -1,0 +1,147 @@
+"""Lane generations on disk: which one is current, building the next, dropping the rest.
+
+The pointer file (`<data_dir>/lanes.json`) names the current generation and the embedding
+model its vectors came from. It is replaced atomically, and only once a new generation is
+complete, so a process killed mid-reindex restarts on the old generation; `sweep()` then
+removes the half-built one (and an old one a crash left behind after its swap).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from memhive_ports import Embedder, LexicalIndex, VectorIndex
+from memhive_settings import MemhiveSettings
+
+from memhive_adapters.runtime.lane_builders import (
+    build_embedder,
+    build_lexical_index,
+    build_vector_index,
+    lexical_dir_of,
+    vector_dir_of,
+)
+
+POINTER_FILE = "lanes.json"
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationSpec:
+    number: int
+    embedding_model: str
+
+
+@dataclass
+class LaneGeneration:
+    """One complete set of lanes and the embedder whose vectors fill the vector lane."""
+
+    spec: GenerationSpec
+    embedder: Embedder
+    vector: VectorIndex
+    lexical: LexicalIndex
+
+    async def open(self) -> None:
+        await self.vector.ensure_ready()
+        await self.lexical.ensure_ready()
+
+    async def close(self) -> None:
+        await self.vector.close()
+        await self.lexical.close()
+
+
+class GenerationPointer:
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    def read(self) -> GenerationSpec | None:
+        if not self._path.exists():
+            return None
+        data = json.loads(self._path.read_text())
+        return GenerationSpec(int(data["generation"]), str(data["embedding_model"]))
+
+    def write(self, spec: GenerationSpec) -> None:
+        """Atomic: a reader sees the old pointer or the new one, even across a crash."""
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        staged = self._path.with_suffix(".tmp")
+        payload = {"generation": spec.number, "embedding_model": spec.embedding_model}
+        with open(staged, "w") as f:
+            json.dump(payload, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(staged, self._path)
+        _fsync_dir(self._path.parent)
+
+
+class LaneGenerations:
+    def __init__(self, settings: MemhiveSettings) -> None:
+        self._settings = settings
+        self._pointer = GenerationPointer(settings.data_dir / POINTER_FILE)
+
+    def current_spec(self) -> GenerationSpec:
+        return self._pointer.read() or GenerationSpec(0, self._settings.embedding.model)
+
+    def next_spec(self, embedding_model: str | None = None) -> GenerationSpec:
+        current = self.current_spec()
+        return GenerationSpec(current.number + 1, embedding_model or current.embedding_model)
+
+    def build(self, spec: GenerationSpec, embedder: Embedder | None = None) -> LaneGeneration:
+        """The generation's objects, not yet opened; `embedder` is reused when it fits."""
+        if embedder is None or embedder.model_name != spec.embedding_model:
+            embedder = build_embedder(self._settings, spec.embedding_model)
+        vector = build_vector_index(self._settings, embedder, spec.number)
+        lexical = build_lexical_index(self._settings, spec.number)
+        return LaneGeneration(spec, embedder, vector, lexical)
+
+    def commit(self, spec: GenerationSpec) -> None:
+        self._pointer.write(spec)
+
+    def discard(self, number: int) -> None:
+        """Remove an embedded generation's files (closed first). Server collections and
+        indexes of old generations are left for the operator to drop."""
+        for path in self._local_dirs(number):
+            shutil.rmtree(path, ignore_errors=True)
+
+    def sweep(self) -> list[int]:
+        """Drop every embedded generation but the current one; returns their numbers."""
+        current = self.current_spec().number
+        found = {n for base in self._local_bases() for n in _generations_beside(base)}
+        doomed = sorted(found - {current})
+        for number in doomed:
+            self.discard(number)
+        return doomed
+
+    def _local_bases(self) -> list[Path]:
+        bases = []
+        if self._settings.vector.backend == "edge":
+            bases.append(self._settings.vector_dir)
+        if self._settings.lexical.backend == "tantivy":
+            bases.append(self._settings.lexical_dir)
+        return bases
+
+    def _local_dirs(self, number: int) -> list[Path]:
+        dirs = []
+        if self._settings.vector.backend == "edge":
+            dirs.append(vector_dir_of(self._settings, number))
+        if self._settings.lexical.backend == "tantivy":
+            dirs.append(lexical_dir_of(self._settings, number))
+        return dirs
+
+
+def _generations_beside(base: Path) -> set[int]:
+    found = {0} if base.exists() else set()
+    for path in base.parent.glob(f"{base.name}.gen-*"):
+        suffix = path.name.rsplit("-", 1)[-1]
+        if suffix.isdigit():
+            found.add(int(suffix))
+    return found
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

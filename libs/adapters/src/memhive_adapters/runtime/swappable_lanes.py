@@ -1,0 +1,106 @@
+"""VectorIndex, LexicalIndex and Embedder views that always act on a LaneSet's current
+generation (and mirror writes into the one being built)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memhive_domain.memory import Memory
+from memhive_domain.recall import MemoryFilter
+from memhive_ports.lanes import LaneHit
+
+from memhive_adapters.runtime.lane_set import LaneSet
+
+
+class SwappableVectorIndex:
+    def __init__(self, lanes: LaneSet) -> None:
+        self._lanes = lanes
+
+    async def ensure_ready(self) -> None:
+        await self._lanes.current.vector.ensure_ready()
+
+    async def upsert(self, items: Sequence[tuple[Memory, Sequence[float]]]) -> None:
+        async with self._lanes.using() as (current, building):
+            await current.vector.upsert(items)
+            if building is not None:
+                await self._lanes.mirror_vectors(building, items)
+
+    async def delete(self, workspace_id: str, memory_ids: Sequence[str]) -> None:
+        async with self._lanes.using() as (current, building):
+            await current.vector.delete(workspace_id, memory_ids)
+            if building is not None:
+                await self._lanes.mirror_delete(building, "vector", workspace_id, memory_ids)
+
+    async def search(
+        self, vector: Sequence[float], memory_filter: MemoryFilter, limit: int
+    ) -> list[LaneHit]:
+        async with self._lanes.using() as (current, _):
+            return await current.vector.search(vector, memory_filter, limit)
+
+    async def present(self, workspace_id: str, memory_ids: Sequence[str]) -> set[str]:
+        async with self._lanes.using() as (current, _):
+            return await current.vector.present(workspace_id, memory_ids)
+
+    async def count(self, workspace_id: str | None = None) -> int:
+        async with self._lanes.using() as (current, _):
+            return await current.vector.count(workspace_id)
+
+    async def close(self) -> None:
+        """The LaneSet owns the generations and closes them."""
+
+
+class SwappableLexicalIndex:
+    def __init__(self, lanes: LaneSet) -> None:
+        self._lanes = lanes
+
+    async def ensure_ready(self) -> None:
+        await self._lanes.current.lexical.ensure_ready()
+
+    async def upsert(self, memories: Sequence[Memory]) -> None:
+        async with self._lanes.using() as (current, building):
+            await current.lexical.upsert(memories)
+            if building is not None:
+                await self._lanes.mirror_lexical(building, memories)
+
+    async def delete(self, workspace_id: str, memory_ids: Sequence[str]) -> None:
+        async with self._lanes.using() as (current, building):
+            await current.lexical.delete(workspace_id, memory_ids)
+            if building is not None:
+                await self._lanes.mirror_delete(building, "lexical", workspace_id, memory_ids)
+
+    async def search(self, text: str, memory_filter: MemoryFilter, limit: int) -> list[LaneHit]:
+        async with self._lanes.using() as (current, _):
+            return await current.lexical.search(text, memory_filter, limit)
+
+    async def list_ids(self, memory_filter: MemoryFilter, offset: int, limit: int) -> list[str]:
+        async with self._lanes.using() as (current, _):
+            return await current.lexical.list_ids(memory_filter, offset, limit)
+
+    async def present(self, workspace_id: str, memory_ids: Sequence[str]) -> set[str]:
+        async with self._lanes.using() as (current, _):
+            return await current.lexical.present(workspace_id, memory_ids)
+
+    async def count(self, workspace_id: str | None = None) -> int:
+        async with self._lanes.using() as (current, _):
+            return await current.lexical.count(workspace_id)
+
+    async def close(self) -> None:
+        """The LaneSet owns the generations and closes them."""
+
+
+class SwappableEmbedder:
+    """The current generation's embedder: queries are embedded like the vectors they meet."""
+
+    def __init__(self, lanes: LaneSet) -> None:
+        self._lanes = lanes
+
+    @property
+    def model_name(self) -> str:
+        return self._lanes.current.embedder.model_name
+
+    @property
+    def dimensions(self) -> int:
+        return self._lanes.current.embedder.dimensions
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return await self._lanes.current.embedder.embed(texts)

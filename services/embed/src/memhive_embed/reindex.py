@@ -1,0 +1,114 @@
+"""Use case: rebuild the lanes from the record while recall keeps being served.
+
+A full rebuild fills a new lane generation (optionally with another embedding model)
+from every memory's current record, mirrors the writes that arrive meanwhile, and only
+then moves the generation pointer and swaps: until that moment the old generation
+serves, and a failure or a kill leaves it serving (the half-built one is dropped).
+A repair rewrites some workspaces' memories in place in the current generation.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from memhive_adapters.runtime.lane_generations import LaneGeneration, LaneGenerations
+from memhive_adapters.runtime.lane_set import LaneSet
+from memhive_domain.memory import Memory
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    state: str  # running | swapped | done
+    done: int
+    total: int
+    generation: int
+    embedding_model: str
+
+
+Report = Callable[[Progress], Awaitable[None]]
+
+
+class Batch(Protocol):
+    memories: list[Memory]
+    read: int
+    total: int
+
+
+class Replay(Protocol):
+    """Every memory's current record (forgotten ones too), in batches."""
+
+    def batches(self, workspace_ids: Sequence[str] = ()) -> AsyncIterator[Batch]: ...
+
+
+class Reindexer:
+    def __init__(self, replay: Replay, lanes: LaneSet, generations: LaneGenerations) -> None:
+        self._replay, self._lanes, self._generations = replay, lanes, generations
+
+    async def rebuild(self, embedding_model: str | None, report: Report) -> Progress:
+        spec = self._generations.next_spec(embedding_model)
+        generation = self._generations.build(spec, self._lanes.current.embedder)
+        try:
+            await generation.open()
+            self._lanes.begin_build(generation)
+            done, total = await self._fill(generation, report)
+        except BaseException:
+            await self._roll_back(generation)
+            raise
+        self._generations.commit(spec)  # from here on a restart serves the new generation
+        old = await self._lanes.swap()
+        await report(Progress("swapped", done, total, spec.number, spec.embedding_model))
+        await old.close()
+        self._generations.discard(old.spec.number)
+        log.info("lanes rebuilt: generation %d, %d memories", spec.number, done)
+        return Progress("done", done, total, spec.number, spec.embedding_model)
+
+    async def repair(self, workspace_ids: Sequence[str], report: Report) -> Progress:
+        current = self._lanes.current
+        done = total = 0
+        async for batch in self._replay.batches(workspace_ids):
+            await _rewrite(current, batch.memories)
+            done, total = batch.read, batch.total
+            await report(self._progress("running", done, total))
+        return self._progress("done", done, total)
+
+    async def _fill(self, generation: LaneGeneration, report: Report) -> tuple[int, int]:
+        done = total = 0
+        async for batch in self._replay.batches():
+            live = [m for m in batch.memories if not m.forgotten]
+            if live:
+                vectors = await generation.embedder.embed([m.body for m in live])
+                await self._lanes.write_rebuilt(list(zip(live, vectors, strict=True)), generation)
+            done, total = batch.read, batch.total
+            await report(Progress("running", done, total, *_described(generation)))
+        return done, total
+
+    async def _roll_back(self, generation: LaneGeneration) -> None:
+        if self._lanes.building is generation:
+            self._lanes.abandon_build()
+        await generation.close()
+        self._generations.discard(generation.spec.number)
+        log.warning("reindex into generation %d rolled back", generation.spec.number)
+
+    def _progress(self, state: str, done: int, total: int) -> Progress:
+        return Progress(state, done, total, *_described(self._lanes.current))
+
+
+def _described(generation: LaneGeneration) -> tuple[int, str]:
+    return generation.spec.number, generation.spec.embedding_model
+
+
+async def _rewrite(generation: LaneGeneration, memories: Sequence[Memory]) -> None:
+    live = [m for m in memories if not m.forgotten]
+    if live:
+        vectors = await generation.embedder.embed([m.body for m in live])
+        await generation.vector.upsert(list(zip(live, vectors, strict=True)))
+        await generation.lexical.upsert(live)
+    for workspace_id in {m.workspace_id for m in memories if m.forgotten}:
+        gone = [m.id for m in memories if m.forgotten and m.workspace_id == workspace_id]
+        await generation.vector.delete(workspace_id, gone)
+        await generation.lexical.delete(workspace_id, gone)

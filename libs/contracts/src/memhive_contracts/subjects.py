@@ -50,3 +50,7 @@ def workspace_of(subject: str) -> str:
 
 def dead_letter(consumer: str) -> str:
     return f"{DEAD_LETTER}.{consumer}"
+
+
+def reindex_progress(job_id: str) -> str:
+    return f"{REINDEX_PROGRESS}.{job_id}"

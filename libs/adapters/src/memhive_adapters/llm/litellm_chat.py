@@ -1,4 +1,4 @@
-"""JsonChat over litellm: one chat completion asked for a JSON object.
+"""Chat models over litellm: plain text (ChatModel) and JSON objects (JsonChat).
 
 litellm's own retries are off: the caller's consumer retries with backoff, and a retry
 here would spend budget the spend guard never saw.
@@ -7,10 +7,16 @@ here would spend budget the spend guard never saw.
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Sequence
 from typing import Any
 
-import litellm
-from memhive_ports.llm import JsonReply, LlmUnavailable, MalformedOutput
+# Without it, importing litellm fetches a price list from GitHub (and waits when offline).
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+import litellm  # noqa: E402
+from memhive_ports.chat_model import Completion  # noqa: E402
+from memhive_ports.llm import JsonReply, LlmUnavailable, MalformedOutput  # noqa: E402
 
 # Transient: the same request may succeed later.
 _UNAVAILABLE = (
@@ -37,26 +43,38 @@ class LiteLlmChat:
         self._timeout_s, self._max_output_tokens = timeout_s, max_output_tokens
 
     @property
-    def model(self) -> str:
+    def model_name(self) -> str:
         return self._model
 
+    async def complete(self, messages: Sequence[dict[str, str]], *, max_tokens: int) -> Completion:
+        """ChatModel: the reply as text."""
+        response = await self._call(self._request(messages, max_tokens))
+        usage = getattr(response, "usage", None)
+        return Completion(
+            text=_content(response, _tokens(response)),
+            prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+            completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        )
+
     async def complete_json(self, system: str, user: str) -> JsonReply:
-        try:
-            response = await litellm.acompletion(**self._request(system, user))
-        except _UNAVAILABLE as exc:
-            raise LlmUnavailable(f"{type(exc).__name__}: {_first_line(exc)}") from exc
+        """JsonChat: the reply parsed as one JSON object."""
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        request = self._request(messages, self._max_output_tokens)
+        response = await self._call(request | {"response_format": {"type": "json_object"}})
         tokens = _tokens(response)
         return JsonReply(data=_json_object(_content(response, tokens), tokens), tokens=tokens)
 
-    def _request(self, system: str, user: str) -> dict[str, Any]:
+    async def _call(self, request: dict[str, Any]) -> Any:
+        try:
+            return await litellm.acompletion(**request)
+        except _UNAVAILABLE as exc:
+            raise LlmUnavailable(f"{type(exc).__name__}: {_first_line(exc)}") from exc
+
+    def _request(self, messages: Sequence[dict[str, str]], max_tokens: int) -> dict[str, Any]:
         return {
             "model": self._model,
-            "messages": [
-                {"role": "system", "content": system},
-                {"role": "user", "content": user},
-            ],
-            "response_format": {"type": "json_object"},
-            "max_tokens": self._max_output_tokens,
+            "messages": list(messages),
+            "max_tokens": max_tokens,
             "temperature": 0,
             "timeout": self._timeout_s,
             "api_base": self._api_base,

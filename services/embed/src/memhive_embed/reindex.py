@@ -62,8 +62,7 @@ class Reindexer:
         self._generations.commit(spec)  # from here on a restart serves the new generation
         old = await self._lanes.swap()
         await report(Progress("swapped", done, total, spec.number, spec.embedding_model))
-        await old.close()
-        self._generations.discard(old.spec.number)
+        await self._retire(old)
         log.info("lanes rebuilt: generation %d, %d memories", spec.number, done)
         return Progress("done", done, total, spec.number, spec.embedding_model)
 
@@ -86,6 +85,13 @@ class Reindexer:
             done, total = batch.read, batch.total
             await report(Progress("running", done, total, *_described(generation)))
         return done, total
+
+    async def _retire(self, old: LaneGeneration) -> None:
+        try:
+            await old.close()
+            self._generations.discard(old.spec.number)
+        except Exception:  # the swap is done; the next start sweeps what is left
+            log.exception("could not remove lane generation %d", old.spec.number)
 
     async def _roll_back(self, generation: LaneGeneration) -> None:
         if self._lanes.building is generation:

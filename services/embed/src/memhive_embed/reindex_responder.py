@@ -22,10 +22,6 @@ from memhive_embed.reindex import Progress, Reindexer
 log = logging.getLogger(__name__)
 
 
-def progress_subject(job_id: str) -> str:
-    return f"{subjects.REINDEX_PROGRESS}.{job_id}"
-
-
 class ReindexResponder:
     def __init__(self, nats: NatsClient, reindexer: Reindexer) -> None:
         self._nats, self._reindexer = nats, reindexer
@@ -78,7 +74,7 @@ class ReindexResponder:
         except Exception as exc:
             log.exception("reindex %s failed", request.job_id)
             failed = ReindexProgress(job_id=request.job_id, state="failed", reason=repr(exc))
-            await self._nats.publish(progress_subject(request.job_id), encode(failed))
+            await self._nats.publish(subjects.reindex_progress(request.job_id), encode(failed))
             return
         await self._publish(request.job_id, final)
 
@@ -91,4 +87,4 @@ class ReindexResponder:
             generation=progress.generation,
             embedding_model=progress.embedding_model,
         )
-        await self._nats.publish(progress_subject(job_id), encode(message))
+        await self._nats.publish(subjects.reindex_progress(job_id), encode(message))

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import load_latency, locomo
+from bench import load_latency, locomo, supersession
 from bench.running_stack import running_stack
 
 OUTPUT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
@@ -59,9 +59,20 @@ def retrieval_quality() -> str:
         return locomo.render(asyncio.run(locomo.run_locomo(stack)))
 
 
+def on_fresh_stack(run: Callable) -> Callable[[], str]:
+    """A section whose `run(stack) -> markdown` gets a fresh `memhive run` of its own."""
+
+    def body() -> str:
+        with running_stack() as stack:
+            return asyncio.run(run(stack))
+
+    return body
+
+
 SECTIONS: list[tuple[str, Callable[[], str]]] = [
     ("Latency, throughput and memory", load_and_latency),
     ("Retrieval quality: LoCoMo (public split)", retrieval_quality),
+    ("Supersession: stale facts never without their successor", on_fresh_stack(supersession.run)),
 ]
 
 

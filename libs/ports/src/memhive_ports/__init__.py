@@ -8,6 +8,7 @@ from memhive_ports.link_classifier import EdgeProposal, LinkClassifier
 from memhive_ports.llm import JsonChat, JsonReply, LlmUnavailable, MalformedOutput
 from memhive_ports.publisher import EventPublisher
 from memhive_ports.store import MemoryStore, StoredMemory
+from memhive_ports.token_counter import TokenCounter
 from memhive_ports.tokens import TokenDirectory
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "MalformedOutput",
     "MemoryStore",
     "StoredMemory",
+    "TokenCounter",
     "TokenDirectory",
     "VectorIndex",
 ]

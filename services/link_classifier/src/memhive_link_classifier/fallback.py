@@ -12,6 +12,8 @@ from memhive_domain.edges import EdgeKind
 from memhive_domain.memory import Memory
 from memhive_ports import EdgeProposal
 
+from memhive_link_classifier.orientation import newer_first
+
 
 class NearDuplicateClassifier:
     def __init__(self, threshold: float) -> None:
@@ -21,13 +23,13 @@ class NearDuplicateClassifier:
         self, new: Memory, neighbours: Sequence[tuple[Memory, float]]
     ) -> list[EdgeProposal]:
         return [
-            EdgeProposal(
-                new.id,
-                neighbour.id,
-                EdgeKind.RELATED_TO,
-                weight=min(score, 1.0),
-                rationale=f"near-duplicate text (cosine {score:.3f})",
-            )
+            _near_duplicate(new, neighbour, score)
             for neighbour, score in neighbours
             if score >= self._threshold
         ]
+
+
+def _near_duplicate(new: Memory, neighbour: Memory, score: float) -> EdgeProposal:
+    src, dst = newer_first(new, neighbour)
+    rationale = f"near-duplicate text (cosine {score:.3f})"
+    return EdgeProposal(src.id, dst.id, EdgeKind.RELATED_TO, min(score, 1.0), rationale)

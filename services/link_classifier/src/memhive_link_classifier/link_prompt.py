@@ -13,6 +13,8 @@ from memhive_domain.edges import MAX_RATIONALE_CHARS, EdgeKind
 from memhive_domain.memory import Memory
 from memhive_ports import EdgeProposal, MalformedOutput
 
+from memhive_link_classifier.orientation import newer_first
+
 RELATIONS = ("updates", "contradicts", "related_to", "none")
 
 SYSTEM = """You maintain the long-term memory of a software team.
@@ -79,10 +81,7 @@ def _is_fraction(value: object) -> bool:
 def _proposal(
     new: Memory, neighbour: Memory, kind: EdgeKind, confidence: float, rationale: str
 ) -> EdgeProposal:
-    if kind is EdgeKind.RELATED_TO:
-        return EdgeProposal(new.id, neighbour.id, kind, confidence, rationale)
-    # updates and contradicts run from the newer memory to the older: the newer one wins.
-    src, dst = (neighbour, new) if neighbour.created_at > new.created_at else (new, neighbour)
+    src, dst = newer_first(new, neighbour)
     return EdgeProposal(src.id, dst.id, kind, confidence, rationale)
 
 

@@ -62,7 +62,7 @@ class ProseBriefing:
             completion = await self._model.complete(prompt, max_tokens=budget.total_tokens)
         except Exception as exc:  # any provider failure: the deterministic text is served
             log.warning("bulletin %s: LLM call failed: %r", bulletin.scope_key, exc)
-            self._spend.record(self._clock.now(), 0)
+            self._spend.record(self._clock.now(), getattr(exc, "tokens", 0))
             return None
         used = completion.prompt_tokens + completion.completion_tokens
         self._spend.record(self._clock.now(), used)

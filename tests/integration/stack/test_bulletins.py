@@ -1,0 +1,282 @@
+"""Bulletins and context packs through the running stack: REST, MCP and the bulletin service."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from memhive.v1 import bulletins_pb2
+from memhive_adapters.bulletins.scope_bulletins import ScopeBulletins
+from memhive_adapters.bulletins.scope_reader import ScopeReader
+from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
+from memhive_bulletin.app import create_bulletin
+from memhive_contracts import streams, subjects
+from memhive_contracts.codec import decode
+from memhive_domain.bulletin import Bulletin, BulletinBudget
+from memhive_domain.bulletin_audience import Audience
+from memhive_domain.scopes import Scope, ScopeRef
+
+from tests.integration.stack.conftest import Stack, Workspace, save
+from tests.integration.stack.test_mcp_tools import session, text
+
+COUNTER = TiktokenCounter()
+
+
+async def bulletin(client, scope: str = "global", **params) -> dict:
+    response = await client.get(f"/v1/bulletins/{scope}", params=params)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+async def test_bulletin_pins_first_cites_ids_and_counts_real_tokens(workspace: Workspace) -> None:
+    pinned = await save(
+        workspace.member, kind="fact", body="Prod DB is read-only on Sundays", pinned=True
+    )
+    decision = await save(
+        workspace.member,
+        kind="decision",
+        body="We ship with trunk-based development",
+        importance=0.9,
+    )
+    fact = await save(workspace.member, kind="fact", body="The CI runners use Ubuntu 24.04")
+    got = await bulletin(workspace.member)
+    assert got["scope"] == "global" and got["product_id"] is None
+    assert got["renderer"] == "deterministic/1"
+    lines = got["text"].split("\n")
+    assert lines[0] == "# Memory bulletin: global"
+    assert lines[1].startswith("## Pinned") and pinned["id"] in lines[2]
+    assert got["memory_ids"][0] == pinned["id"]
+    assert {decision["id"], fact["id"]} <= set(got["memory_ids"])
+    assert f"- [{fact['id']}] The CI runners use Ubuntu 24.04" in lines
+    assert got["token_count"] == COUNTER.count(got["text"])
+
+
+async def test_the_same_bulletin_is_served_byte_identical(workspace: Workspace) -> None:
+    await save(workspace.member, kind="goal", body="Cut p99 recall latency below 50 ms")
+    first, second = await bulletin(workspace.member), await bulletin(workspace.member)
+    assert first == second
+
+
+async def test_a_non_member_never_sees_a_private_memory(workspace: Workspace) -> None:
+    secret = await save(
+        workspace.member, kind="fact", body="The root password rotates monthly", pinned=True
+    )
+    public = await save(
+        workspace.member, kind="fact", body="The docs site is public", visibility="public"
+    )
+    as_reader = await bulletin(workspace.reader)
+    as_member = await bulletin(workspace.member)
+    assert public["id"] in as_reader["memory_ids"]
+    assert secret["id"] not in as_reader["text"] and "root password" not in as_reader["text"]
+    assert {secret["id"], public["id"]} <= set(as_member["memory_ids"])
+
+
+async def test_product_bulletins_hold_only_their_product(workspace: Workspace) -> None:
+    mine = await save(workspace.member, kind="fact", body="Acme invoices in EUR", product_id="acme")
+    other = await save(
+        workspace.member, kind="fact", body="Globex invoices in USD", product_id="globex"
+    )
+    got = await bulletin(workspace.member, "product", product_id="acme")
+    assert got["scope"] == "product" and got["product_id"] == "acme"
+    assert mine["id"] in got["memory_ids"] and other["id"] not in got["text"]
+    missing = await workspace.member.get("/v1/bulletins/product")
+    unknown = await workspace.member.get("/v1/bulletins/galaxy")
+    assert missing.status_code == unknown.status_code == 422
+
+
+async def test_the_service_refreshes_a_changed_scope(stack: Stack, workspace: Workspace) -> None:
+    await save(workspace.member, kind="fact", body="Deploys need two approvals")
+    before = await bulletin(workspace.member)
+    events = await stack.infra.nats.subscribe(
+        subjects.for_workspace(subjects.BULLETIN_REFRESHED, workspace.id)
+    )
+    added = await save(workspace.member, kind="todo", body="Rotate the signing keys")
+    refreshed = await _refresh_showing(events, added["id"])
+    await events.unsubscribe()
+    after = await bulletin(workspace.member)
+    assert added["id"] not in before["memory_ids"]
+    assert after["text"] == refreshed.text and after["fingerprint"] == refreshed.fingerprint
+    assert refreshed.token_count == COUNTER.count(refreshed.text)
+    assert [s.id for s in refreshed.sources] == sorted(s.id for s in refreshed.sources)
+
+
+async def _refresh_showing(events, memory_id: str) -> bulletins_pb2.BulletinRefreshed:
+    async with asyncio.timeout(60):
+        while True:
+            msg = await events.next_msg(timeout=60)
+            event = decode(msg.data, bulletins_pb2.BulletinRefreshed)
+            if memory_id in event.shown_memory_ids:
+                return event
+
+
+class DictBulletinStore:
+    def __init__(self) -> None:
+        self.held: dict[tuple[str, str, Audience], Bulletin] = {}
+
+    async def get(self, workspace_id, scope, audience):
+        return self.held.get((workspace_id, scope.key, audience))
+
+    async def put(self, workspace_id, scope, audience, bulletin) -> None:
+        self.held[(workspace_id, scope.key, audience)] = bulletin
+
+
+async def test_a_tight_budget_is_respected_exactly_and_pinned_survive(
+    stack: Stack, workspace: Workspace
+) -> None:
+    pinned = await save(
+        workspace.member,
+        kind="identity",
+        body="This workspace belongs to the payments team",
+        pinned=True,
+    )
+    for i in range(8):
+        await save(
+            workspace.member,
+            kind="fact",
+            body=f"Service {i} exposes its metrics on port {9100 + i} via Prometheus scraping",
+        )
+    _, lexical = await stack.infra.lanes()
+    budget = BulletinBudget(total_tokens=90, per_section_tokens=60)
+    scopes = ScopeBulletins(
+        ScopeReader(stack.infra.store, lexical),
+        DictBulletinStore(),
+        COUNTER,
+        budget,
+        stack.infra.clock,
+    )
+    inputs = await scopes.read(workspace.id, ScopeRef(Scope.GLOBAL))
+    rendered = scopes.render(inputs).bulletins[Audience.MEMBERS]
+    assert rendered.token_count == COUNTER.count(rendered.text) <= 90
+    assert pinned["id"] in rendered.shown_ids
+    assert "of 8 shown)" in rendered.text and "(8 of 8 shown)" not in rendered.text
+    again = scopes.render(await scopes.read(workspace.id, ScopeRef(Scope.GLOBAL)))
+    assert again.bulletins[Audience.MEMBERS].text == rendered.text
+
+
+async def test_context_pack_fits_the_budget_with_pinned_and_relevant(workspace: Workspace) -> None:
+    pinned = await save(
+        workspace.member, kind="fact", body="Never deploy during the quarterly audit", pinned=True
+    )
+    # The Facts section (500 tokens by default) cannot show all of these: the least important,
+    # the relevant one, is left out of the bulletin and comes back as a relevant item.
+    filler = " ".join(f"detail{n}" for n in range(30))
+    for i in range(14):
+        await save(
+            workspace.member,
+            kind="fact",
+            body=f"Runbook {i} for the ingestion fleet: {filler}",
+            importance=0.6,
+        )
+    relevant = await save(
+        workspace.member,
+        kind="fact",
+        body="The Redis cache evicts keys under memory pressure",
+        importance=0.1,
+    )
+    shown = await bulletin(workspace.member)
+    assert relevant["id"] not in shown["memory_ids"]
+    budget = shown["token_count"] + 60
+    response = await workspace.member.post(
+        "/v1/context", json={"query": "why are Redis keys disappearing?", "token_budget": budget}
+    )
+    assert response.status_code == 200, response.text
+    pack = response.json()
+    assert pack["tokens_used"] == COUNTER.count(pack["text"]) <= budget
+    assert pack["text"].startswith(shown["text"])
+    assert pinned["id"] in pack["text"]
+    assert {"id": relevant["id"], "class": "relevant"} in pack["items"]
+
+
+async def test_a_small_context_budget_keeps_the_pinned_lines_first(workspace: Workspace) -> None:
+    pinned = await save(
+        workspace.member, kind="fact", body="Never deploy during the quarterly audit", pinned=True
+    )
+    for i in range(6):
+        await save(
+            workspace.member,
+            kind="fact",
+            body=f"Team ritual {i}: standup notes are posted in channel {i}",
+        )
+    response = await workspace.member.post("/v1/context", json={"token_budget": 70})
+    pack = response.json()
+    assert pack["tokens_used"] == COUNTER.count(pack["text"]) <= 70
+    assert pack["bulletin_truncated"] is True
+    assert pinned["id"] in pack["text"]
+
+
+async def test_context_pack_rejects_a_budget_out_of_range(workspace: Workspace) -> None:
+    for budget in (0, 32_001):
+        response = await workspace.member.post("/v1/context", json={"token_budget": budget})
+        assert response.status_code == 422, response.text
+
+
+async def test_context_pack_for_a_non_member_holds_no_private_memory(workspace: Workspace) -> None:
+    secret = await save(
+        workspace.member, kind="fact", body="The HSM PIN is kept in the red safe", pinned=True
+    )
+    await save(workspace.member, kind="fact", body="The HSM vendor is Thales", visibility="public")
+    response = await workspace.reader.post(
+        "/v1/context", json={"query": "HSM", "token_budget": 500}
+    )
+    assert response.status_code == 200, response.text
+    assert secret["id"] not in response.text and "red safe" not in response.text
+
+
+async def test_mcp_tools_serve_the_bulletin_and_the_context_pack(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    pinned = await save(
+        workspace.member, kind="preference", body="Answer in British English", pinned=True
+    )
+    async with session(gateway_url, await stack.token(workspace.id)) as agent:
+        got = await agent.call_tool("get_memory_bulletin", {"scope": "global"})
+        pack = await agent.call_tool("get_context", {"query": "spelling", "token_budget": 200})
+    assert not got.is_error and not pack.is_error, text(got) + text(pack)
+    assert pinned["id"] in text(got) and pinned["id"] in got.structured_content["memory_ids"]
+    assert pinned["id"] in text(pack)
+    assert pack.structured_content["tokens_used"] <= 200
+
+
+class SteppedClock:
+    def __init__(self) -> None:
+        self.moment = datetime.now(UTC)
+
+    def now(self) -> datetime:
+        return self.moment
+
+
+async def test_a_burst_of_50_saves_renders_once_after_the_quiet_period(
+    stack: Stack, workspace: Workspace
+) -> None:
+    clock = SteppedClock()
+    durable = f"bulletin-test-{uuid.uuid4().hex[:8]}"
+    service = await create_bulletin(
+        stack.infra, clock=clock, durable=durable, workspaces=workspace.id
+    )
+    await service.consumer.start()  # the scheduler is driven by hand, on simulated time
+    try:
+        for i in range(50):
+            await save(
+                workspace.member, kind="fact", body=f"Burst fact number {i} about subsystem {i * 7}"
+            )
+        await _consumed(stack, durable)
+        assert await service.scheduler.run_due() == 0
+        refreshes = 0
+        for _ in range(100):  # 100 simulated seconds: one render after the quiet period, then none
+            clock.moment += timedelta(seconds=1)
+            refreshes += await service.scheduler.run_due()
+        assert refreshes == 1
+        assert service.scheduler.next_wakeup() is None
+    finally:
+        await service.consumer.stop()
+        await stack.infra.js.delete_consumer(streams.LOG_STREAM, durable)
+
+
+async def _consumed(stack: Stack, durable: str) -> None:
+    async with asyncio.timeout(120):
+        while True:
+            info = await stack.infra.js.consumer_info(streams.LOG_STREAM, durable)
+            if info.num_pending == 0 and info.num_ack_pending == 0:
+                return
+            await asyncio.sleep(0.1)

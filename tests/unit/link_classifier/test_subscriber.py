@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from memhive.v1 import events_pb2
+from memhive.v1 import memory_pb2 as pb
+from memhive_adapters.nats.consumer import Poison
+from memhive_contracts.codec import UndecodableMessage, encode
+from memhive_link_classifier.subscribers import MemoryIndexedSubscriber
+
+SUBJECT = "memhive.evt.memory.indexed.ws-1"
+
+
+@dataclass
+class Msg:
+    subject: str
+    data: bytes
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.seen: list = []
+
+    async def __call__(self, indexed) -> list:
+        self.seen.append(indexed)
+        return []
+
+
+def indexed_event(values: list[float]) -> bytes:
+    event = events_pb2.MemoryIndexed(
+        event_id="e-1",
+        memory=pb.Memory(id="m-1", revision=3),
+        embedding=pb.Embedding(model="minilm", values=values),
+    )
+    return encode(event)
+
+
+async def test_each_event_becomes_one_request_with_its_vector() -> None:
+    link = Recorder()
+
+    await MemoryIndexedSubscriber(link).handle_batch([Msg(SUBJECT, indexed_event([0.5, 0.25]))])
+
+    [request] = link.seen
+    assert (request.event_id, request.workspace_id, request.memory_id, request.revision) == (
+        "e-1", "ws-1", "m-1", 3,
+    )  # fmt: skip
+    assert list(request.vector) == [0.5, 0.25]
+
+
+@pytest.mark.parametrize(
+    ("msg", "error"),
+    [
+        (Msg(SUBJECT, indexed_event([])), Poison),
+        (Msg("memhive.evt.memory.saved.ws-1", indexed_event([0.1])), Poison),
+        (Msg(SUBJECT, b"\xff\xfe not protobuf"), UndecodableMessage),
+    ],
+)
+async def test_events_that_can_never_be_linked_are_poison(msg: Msg, error: type) -> None:
+    with pytest.raises(error):
+        await MemoryIndexedSubscriber(Recorder()).handle_batch([msg])

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import load_latency, locomo, supersession
+from bench import load_latency, locomo, supersession, upstream
 from bench.running_stack import running_stack
 
 OUTPUT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
@@ -59,11 +59,11 @@ def retrieval_quality() -> str:
         return locomo.render(asyncio.run(locomo.run_locomo(stack)))
 
 
-def on_fresh_stack(run: Callable) -> Callable[[], str]:
+def on_fresh_stack(run: Callable, env: dict[str, str] | None = None) -> Callable[[], str]:
     """A section whose `run(stack) -> markdown` gets a fresh `memhive run` of its own."""
 
     def body() -> str:
-        with running_stack() as stack:
+        with running_stack(env) as stack:
             return asyncio.run(run(stack))
 
     return body
@@ -73,6 +73,10 @@ SECTIONS: list[tuple[str, Callable[[], str]]] = [
     ("Latency, throughput and memory", load_and_latency),
     ("Retrieval quality: LoCoMo (public split)", retrieval_quality),
     ("Supersession: stale facts never without their successor", on_fresh_stack(supersession.run)),
+    (
+        "Upstream events end to end",
+        on_fresh_stack(upstream.run, {"MEMHIVE_RUN_SERVICES": '["ingest","embed"]'}),
+    ),
 ]
 
 

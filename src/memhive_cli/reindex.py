@@ -50,7 +50,11 @@ async def _do_reindex(args: argparse.Namespace) -> int:
     from memhive_settings import MemhiveSettings
 
     settings = MemhiveSettings()
-    nc = await connect(settings.nats.url, name="memhive-reindex", timeout_s=5)
+    try:
+        nc = await connect(settings.nats.url, name="memhive-reindex", timeout_s=5)
+    except ConnectionError as exc:
+        print(f"reindex: {exc}", file=sys.stderr)
+        return 2
     try:
         final = await reindex(nc, args.workspace, args.embedding_model, args.stall_timeout)
     except ReindexUnavailable as exc:

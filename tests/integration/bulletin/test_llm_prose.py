@@ -10,9 +10,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from aiohttp import web
 from memhive_adapters.llm.litellm_chat import LiteLlmChat
+from memhive_adapters.llm.spend_guard import SpendGuard
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_bulletin.prose import ProseBriefing
-from memhive_bulletin.spend_limit import SpendLimit
 from memhive_domain.bulletin import RENDERER, Bulletin, BulletinBudget, render_bulletin
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import Memory, MemoryDraft, create_memory
@@ -108,8 +108,8 @@ def deterministic(memories: list[Memory]) -> Bulletin:
 
 def briefing(api_base: str, clock: FixedClock, calls_per_minute: int = 10) -> ProseBriefing:
     chat = LiteLlmChat("openai/stub-model", api_base=api_base, api_key="sk-test", timeout_s=10)
-    spend = SpendLimit(calls_per_minute, tokens_per_day=10_000)
-    return ProseBriefing(chat, COUNTER, spend, clock, summary_words=80)
+    spend = SpendGuard(clock, calls_per_minute=calls_per_minute, tokens_per_day=100_000)
+    return ProseBriefing(chat, COUNTER, spend, summary_words=80)
 
 
 async def test_a_good_summary_is_served(stub, memories) -> None:

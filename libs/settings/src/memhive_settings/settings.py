@@ -45,7 +45,9 @@ class EmbeddingSettings(BaseModel):
     dimensions: int | None = None  # required for litellm models
     api_base: str | None = None
     api_key: SecretStr | None = None
-    threads: int = Field(0, ge=0, description="BLAS threads per embedding pass; 0 = OpenBLAS default (all cores)")
+    threads: int = Field(
+        0, ge=0, description="BLAS threads per embedding pass; 0 = OpenBLAS default (all cores)"
+    )
 
 
 class IngestSettings(BaseModel):

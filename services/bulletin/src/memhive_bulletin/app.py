@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from memhive_adapters.llm.litellm_chat import LiteLlmChat
+from memhive_adapters.llm.spend_guard import SpendGuard
 from memhive_adapters.nats.consumer import PullConsumer
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
@@ -21,7 +22,6 @@ from memhive_settings import MemhiveSettings
 from memhive_bulletin.prose import ProseBriefing
 from memhive_bulletin.refresher import BulletinRefresher
 from memhive_bulletin.scheduler import BulletinScheduler
-from memhive_bulletin.spend_limit import SpendLimit
 from memhive_bulletin.subscribers import EVENT_SUBJECTS, ScopeChangeSubscriber
 
 DURABLE = "bulletin"
@@ -84,5 +84,7 @@ def _prose(
     if model is None:
         return None
     b = settings.bulletin
-    spend = SpendLimit(b.llm_calls_per_minute, b.llm_tokens_per_day)
-    return ProseBriefing(model, counter, spend, clock, summary_words=b.summary_words)
+    spend = SpendGuard(
+        clock, calls_per_minute=b.llm_calls_per_minute, tokens_per_day=b.llm_tokens_per_day
+    )
+    return ProseBriefing(model, counter, spend, summary_words=b.summary_words)

@@ -8,11 +8,8 @@ from dataclasses import replace
 from memhive_domain.bulletin import Bulletin, BulletinBudget, ids_in_bulletin
 from memhive_domain.memory import Memory
 from memhive_domain.summary_check import build_summary_prompt, check_summary, cited_ids
-from memhive_ports import Clock
 from memhive_ports.chat_model import ChatModel
 from memhive_ports.token_counter import TokenCounter
-
-from memhive_bulletin.spend_limit import SpendLimit
 
 log = logging.getLogger(__name__)
 
@@ -26,19 +23,19 @@ class ProseBriefing:
         self,
         model: ChatModel,
         counter: TokenCounter,
-        spend: SpendLimit,
-        clock: Clock,
+        spend: SpendGuard,
         *,
         summary_words: int,
     ) -> None:
-        self._model, self._counter, self._spend, self._clock = model, counter, spend, clock
+        self._model, self._counter, self._spend = model, counter, spend
         self._words = summary_words
         self.rejections: list[list[str]] = []  # why recent summaries were refused, newest last
 
     async def rewrite(
         self, bulletin: Bulletin, memories: list[Memory], budget: BulletinBudget
     ) -> Bulletin:
-        if not self._spend.allows(self._clock.now()):
+        estimate = self._counter.count(bulletin.text) + budget.total_tokens
+        if not self._spend.try_acquire(estimate):
             return bulletin
         summary = await self._summary(bulletin, budget)
         if summary is None:
@@ -62,10 +59,10 @@ class ProseBriefing:
             completion = await self._model.complete(prompt, max_tokens=budget.total_tokens)
         except Exception as exc:  # any provider failure: the deterministic text is served
             log.warning("bulletin %s: LLM call failed: %r", bulletin.scope_key, exc)
-            self._spend.record(self._clock.now(), getattr(exc, "tokens", 0))
+            self._spend.record(getattr(exc, "tokens", 0))
             return None
         used = completion.prompt_tokens + completion.completion_tokens
-        self._spend.record(self._clock.now(), used)
+        self._spend.record(used)
         return completion.text.strip()
 
     def _problems(

@@ -6,7 +6,6 @@ from datetime import UTC, datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from memhive.v1 import memory_pb2 as pb
-
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import Memory, MemoryDraft
 from memhive_domain.scopes import Scope, Visibility

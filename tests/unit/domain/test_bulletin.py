@@ -4,7 +4,6 @@ deterministic stand-in; production injects a real tokenizer through the same cal
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -20,8 +19,9 @@ from memhive_domain.bulletin import (
 from memhive_domain.errors import InvalidInput
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import Memory
-from memhive_domain.scopes import Scope, ScopeRef, Visibility
-from memhive_domain.sources import Source
+from memhive_domain.scopes import Scope, ScopeRef
+
+from tests.unit.domain.memory_factory import a_memory
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 GLOBAL = ScopeRef(Scope.GLOBAL)
@@ -33,25 +33,7 @@ def words(text: str) -> int:
 
 
 def memory(memory_id: str, kind: MemoryKind = MemoryKind.FACT, body: str = "", **changes) -> Memory:
-    base = Memory(
-        id=memory_id,
-        workspace_id="ws",
-        kind=kind,
-        body=body or f"body of {memory_id}",
-        importance=0.5,
-        pinned=False,
-        tags=(),
-        scope=Scope.GLOBAL,
-        product_id=None,
-        visibility=Visibility.PRIVATE,
-        source=Source.AGENT,
-        source_ref=None,
-        created_by="u1",
-        expires_at=None,
-        created_at=T0,
-        updated_at=T0,
-    )
-    return replace(base, **changes)
+    return a_memory(memory_id, at=T0, kind=kind, body=body or f"body of {memory_id}", **changes)
 
 
 def render(memories, *, superseded=frozenset(), budget=ROOMY, at=T0, scope=GLOBAL) -> Bulletin:

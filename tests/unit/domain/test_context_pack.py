@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,10 +12,9 @@ from memhive_domain.context_pack import (
     build_context_pack,
 )
 from memhive_domain.errors import InvalidInput
-from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import Memory
-from memhive_domain.scopes import Scope, Visibility
-from memhive_domain.sources import Source
+
+from tests.unit.domain.memory_factory import a_memory
 
 T0 = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 BULLETIN = "# Memory bulletin: global\n## Facts (1 of 1 shown)\n- [b1] the sky is blue"
@@ -27,25 +25,7 @@ def words(text: str) -> int:
 
 
 def memory(memory_id: str, body: str = "", **changes) -> Memory:
-    base = Memory(
-        id=memory_id,
-        workspace_id="ws",
-        kind=MemoryKind.FACT,
-        body=body or f"about {memory_id}",
-        importance=0.5,
-        pinned=False,
-        tags=(),
-        scope=Scope.GLOBAL,
-        product_id=None,
-        visibility=Visibility.PRIVATE,
-        source=Source.AGENT,
-        source_ref=None,
-        created_by="u1",
-        expires_at=None,
-        created_at=T0,
-        updated_at=T0,
-    )
-    return replace(base, **changes)
+    return a_memory(memory_id, at=T0, body=body or f"about {memory_id}", **changes)
 
 
 def candidate(memory_id: str, relevance: float | None = None, **changes) -> ContextCandidate:

@@ -17,34 +17,23 @@ from memhive_domain.edges import (
     propose_edge,
 )
 from memhive_domain.errors import InvalidInput, NotFound
-from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import Memory
-from memhive_domain.scopes import Scope, Visibility
-from memhive_domain.sources import Source
+
+from tests.unit.domain.memory_factory import a_memory
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
 
 def memory(memory_id: str, workspace_id: str = "ws", **changes: object) -> Memory:
-    base = Memory(
-        id=memory_id,
+    day_ago = NOW - timedelta(days=1)
+    return a_memory(
+        memory_id,
+        at=day_ago,
         workspace_id=workspace_id,
-        kind=MemoryKind.FACT,
-        body=f"body of {memory_id}",
         importance=0.6,
-        pinned=False,
-        tags=(),
-        scope=Scope.GLOBAL,
-        product_id=None,
-        visibility=Visibility.PRIVATE,
-        source=Source.AGENT,
-        source_ref=None,
         created_by="agent-1",
-        expires_at=None,
-        created_at=NOW - timedelta(days=1),
-        updated_at=NOW - timedelta(days=1),
+        **changes,
     )
-    return replace(base, **changes)
 
 
 def edge(src: str = "a", dst: str = "b", kind: EdgeKind = EdgeKind.UPDATES, **changes) -> Edge:
@@ -60,13 +49,22 @@ def problem_fields(exc: InvalidInput) -> list[str]:
 
 
 def test_a_valid_draft_becomes_an_edge_stamped_with_creator_and_time() -> None:
-    draft = EdgeDraft("a", "b", "contradicts", weight=0.4, rationale="  newer figure  ",
-                      creator_kind="classifier")
+    draft = EdgeDraft(
+        "a", "b", "contradicts", weight=0.4, rationale="  newer figure  ", creator_kind="classifier"
+    )
 
     made = propose_edge(draft, created_by="link-classifier", now=NOW)
 
-    assert made == Edge("a", "b", EdgeKind.CONTRADICTS, 0.4, "link-classifier",
-                        CreatorKind.CLASSIFIER, "newer figure", NOW)
+    assert made == Edge(
+        "a",
+        "b",
+        EdgeKind.CONTRADICTS,
+        0.4,
+        "link-classifier",
+        CreatorKind.CLASSIFIER,
+        "newer figure",
+        NOW,
+    )
 
 
 def test_weight_defaults_to_certain_and_creator_to_agent() -> None:

@@ -5,31 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from memhive_domain.kinds import MemoryKind
-from memhive_domain.memory import Memory
 from memhive_domain.revisions import Revision, revision_history
-from memhive_domain.scopes import Scope, Visibility
-from memhive_domain.sources import Source
+
+from tests.unit.domain.memory_factory import a_memory
 
 T0 = datetime(2025, 3, 1, tzinfo=UTC)
-BASE = Memory(
-    id="m1",
-    workspace_id="acme",
-    kind=MemoryKind.FACT,
-    body="v1",
-    importance=0.5,
-    pinned=False,
-    tags=(),
-    scope=Scope.GLOBAL,
-    product_id=None,
-    visibility=Visibility.PRIVATE,
-    source=Source.AGENT,
-    source_ref=None,
-    created_by="a",
-    expires_at=None,
-    created_at=T0,
-    updated_at=T0,
-)
+BASE = a_memory("m1", at=T0, workspace_id="acme", body="v1", created_by="a")
 
 
 def rev(n: int, event_id: str, change="saved") -> Revision:

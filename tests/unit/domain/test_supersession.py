@@ -9,11 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from memhive_domain.edges import CreatorKind, Edge, EdgeKind
-from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import Memory
 from memhive_domain.ranking import RankedMemory
-from memhive_domain.scopes import Scope, Visibility
-from memhive_domain.sources import Source
 from memhive_domain.supersession import (
     MAX_SUCCESSOR_ROUNDS,
     ResolvedMemory,
@@ -22,6 +19,8 @@ from memhive_domain.supersession import (
     superseded_ids,
 )
 
+from tests.unit.domain.memory_factory import a_memory
+
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 UPDATES, CONTRADICTS, RELATED = EdgeKind.UPDATES, EdgeKind.CONTRADICTS, EdgeKind.RELATED_TO
 
@@ -29,25 +28,7 @@ UPDATES, CONTRADICTS, RELATED = EdgeKind.UPDATES, EdgeKind.CONTRADICTS, EdgeKind
 def mem(memory_id: str, age_days: float, **changes: object) -> Memory:
     """A live memory created `age_days` before NOW (bigger is older)."""
     created = NOW - timedelta(days=age_days)
-    base = Memory(
-        id=memory_id,
-        workspace_id="ws",
-        kind=MemoryKind.FACT,
-        body=f"body of {memory_id}",
-        importance=0.6,
-        pinned=False,
-        tags=(),
-        scope=Scope.GLOBAL,
-        product_id=None,
-        visibility=Visibility.PRIVATE,
-        source=Source.AGENT,
-        source_ref=None,
-        created_by="agent-1",
-        expires_at=None,
-        created_at=created,
-        updated_at=created,
-    )
-    return replace(base, **changes)
+    return a_memory(memory_id, at=created, importance=0.6, created_by="agent-1", **changes)
 
 
 def forgotten(memory: Memory) -> Memory:
@@ -119,8 +100,11 @@ def test_related_to_edges_change_nothing() -> None:
 
 def test_the_result_carries_the_memory_records_themselves() -> None:
     resolved = resolve_supersession(
-        [ranked(A_OLD, 0.4)], edges_of(link("c", UPDATES, "a")), {"c": C_NEW},
-        now=NOW, is_visible=everyone,
+        [ranked(A_OLD, 0.4)],
+        edges_of(link("c", UPDATES, "a")),
+        {"c": C_NEW},
+        now=NOW,
+        is_visible=everyone,
     )
 
     assert resolved == [ResolvedMemory(C_NEW, 0.4, replaces=("a",))]
@@ -343,7 +327,10 @@ def test_a_stale_memory_whose_head_is_hidden_is_dropped_not_returned_alone() -> 
 
 def test_a_hidden_head_hides_the_history_in_audits_too() -> None:
     result = resolve(
-        [ranked(A_OLD, 0.5)], CHAIN, known=[B_MID, C_NEW], is_visible=not_c,
+        [ranked(A_OLD, 0.5)],
+        CHAIN,
+        known=[B_MID, C_NEW],
+        is_visible=not_c,
         include_superseded=True,
     )
 
@@ -353,9 +340,7 @@ def test_a_hidden_head_hides_the_history_in_audits_too() -> None:
 def test_candidates_are_not_second_guessed_for_visibility() -> None:
     candidates = [ranked(C_NEW, 0.9), ranked(A_OLD, 0.5)]
 
-    assert resolve(candidates, CHAIN, known=[B_MID], is_visible=not_c) == [
-        ("c", 0.9, ("a",), None)
-    ]
+    assert resolve(candidates, CHAIN, known=[B_MID], is_visible=not_c) == [("c", 0.9, ("a",), None)]
 
 
 # include_superseded

@@ -12,44 +12,19 @@ import asyncio
 import tempfile
 from collections import defaultdict
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 
 from memhive_adapters.embedding.minilm import MiniLmEmbedder
 from memhive_adapters.lexical.tantivy_index import TantivyLexicalIndex
 from memhive_adapters.vector.edge_index import EdgeVectorIndex
 from memhive_domain.fusion import FusedHit, fuse_ranked_lists, fuse_relative_scores
-from memhive_domain.kinds import MemoryKind
-from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
-from memhive_domain.scopes import Scope, Visibility
-from memhive_domain.sources import Source
+from memhive_domain.scopes import Scope
 
-from bench.locomo import CATEGORIES, LOCOMO_DIR, _jsonl, conversations, turn_text
+from bench.lane_quality import WORKSPACE, memory_of
+from bench.locomo import CATEGORIES, LOCOMO_DIR, _jsonl, conversations
 
 POOL = 50  # candidates per lane
-
-
-def _memory(turn: dict, index: int) -> Memory:
-    now = datetime(2024, 1, 1, tzinfo=UTC)
-    return Memory(
-        id=f"00000000-0000-7000-8000-{index:012d}",
-        workspace_id="bench",
-        kind=MemoryKind.EVENT,
-        body=turn_text(turn),
-        importance=0.5,
-        pinned=False,
-        tags=(),
-        scope=Scope.PRODUCT,
-        product_id=turn["conversation"],
-        visibility=Visibility.PRIVATE,
-        source=Source.AGENT,
-        source_ref=turn["id"],
-        created_by="bench",
-        expires_at=None,
-        created_at=now,
-        updated_at=now,
-    )
 
 
 async def lane_hits(workdir: Path) -> list[dict]:
@@ -57,7 +32,7 @@ async def lane_hits(workdir: Path) -> list[dict]:
     vector = EdgeVectorIndex(workdir / "vector", embedder.dimensions)
     lexical = TantivyLexicalIndex(workdir / "lexical")
     turns = [t for c in conversations() for t in _jsonl(LOCOMO_DIR / f"{c}.memories.jsonl")]
-    memories = [_memory(t, i) for i, t in enumerate(turns)]
+    memories = [memory_of(t) for t in turns]
     ref_of = {m.id: m.source_ref for m in memories}
     vectors = embedder.embed_sync([m.body for m in memories]).tolist()
     await vector.upsert(list(zip(memories, vectors, strict=True)))
@@ -67,7 +42,7 @@ async def lane_hits(workdir: Path) -> list[dict]:
         for q in _jsonl(LOCOMO_DIR / f"{conversation}.queries.jsonl"):
             if q["adversarial"] or not q["evidence"]:
                 continue
-            scope = MemoryFilter("bench", scope=Scope.PRODUCT, product_id=conversation)
+            scope = MemoryFilter(WORKSPACE, scope=Scope.PRODUCT, product_id=conversation)
             qv = embedder.embed_sync([q["question"]])[0].tolist()
             lanes = {
                 "vector": await vector.search(qv, scope, POOL),

@@ -11,7 +11,6 @@ read from ../shared/bench/locomo at run time and never copied into the repo.
 from __future__ import annotations
 
 import asyncio
-import json
 import tempfile
 import uuid
 from collections import defaultdict
@@ -27,20 +26,13 @@ from memhive_domain.recall import MemoryFilter
 from memhive_domain.scopes import Scope, Visibility
 from memhive_domain.sources import Source
 
+from bench.locomo import _jsonl, turn_text
+
 LOCOMO_DIR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo"
 WORKSPACE = "locomo"
 CUTS = (5, 10)
 CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain")
 EPOCH = datetime(2023, 1, 1, tzinfo=UTC)
-
-
-def _jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
-def turn_text(turn: dict) -> str:
-    text = f"{turn['speaker']}: {turn['text']}"
-    return text + (f" [image: {turn['image_caption']}]" if turn.get("image_caption") else "")
 
 
 def memory_of(turn: dict) -> Memory:

@@ -1,0 +1,49 @@
+"""End to end: `memhive reindex` against a running `memhive run`, and a restart after it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.e2e.test_embedded_stack import _client, _free_port, _recall, memhive_run
+
+FACTS = [
+    "The payments team freezes deploys during the last week of each quarter",
+    "Grafana dashboards for the API live in the platform folder",
+    "The design system tokens are published to npm as @acme/tokens",
+]
+
+
+def _reindex(nats_port: int, *args: str) -> subprocess.CompletedProcess:
+    env = os.environ | {"MEMHIVE_NATS__URL": f"nats://127.0.0.1:{nats_port}"}
+    command = [sys.executable, "-m", "memhive_cli.main", "reindex", *args]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_reindex_swaps_generations_and_a_restart_serves_the_new_one(tmp_path: Path) -> None:
+    http_port, nats_port = _free_port(), _free_port()
+    with memhive_run(tmp_path, http_port, nats_port) as url, _client(url) as client:
+        ids = []
+        for body in FACTS:
+            saved = client.post("/v1/memories?wait=indexed", json={"kind": "fact", "body": body})
+            assert saved.status_code == 201, saved.text
+            ids.append(saved.json()["id"])
+
+        done = _reindex(nats_port, "--embedding-model", "all-MiniLM-L6-v2")
+
+        assert done.returncode == 0, done.stderr
+        assert "reindexed 3 memories into generation 1" in done.stdout
+        assert "3/3" in done.stderr  # the progress bar
+        assert _recall(client, "when are payment deploys frozen")[0] == ids[0]
+    pointer = json.loads((tmp_path / "lanes.json").read_text())
+    assert pointer == {"generation": 1, "embedding_model": "all-MiniLM-L6-v2"}
+    assert not (tmp_path / "qdrant-edge").exists() and not (tmp_path / "tantivy").exists()
+
+    with memhive_run(tmp_path, http_port, nats_port) as url, _client(url) as client:
+        assert _recall(client, "where are the API dashboards")[0] == ids[1]
+        assert _recall(client, "design tokens package", lanes=["vector"])[0] == ids[2]
+    refused = _reindex(nats_port)  # memhive run (and its nats-server) is gone
+    assert refused.returncode == 2 and "could not reach NATS" in refused.stderr

@@ -17,8 +17,13 @@ from typing import Protocol
 from memhive_adapters.runtime.lane_generations import LaneGeneration, LaneGenerations
 from memhive_adapters.runtime.lane_set import LaneSet
 from memhive_domain.memory import Memory
+from memhive_ports import Embedder
 
 log = logging.getLogger(__name__)
+
+# The local embedder runs one call at a time: small calls let a recall's query embedding
+# in between, instead of waiting behind a whole replay batch.
+EMBED_CHUNK = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +85,7 @@ class Reindexer:
         async for batch in self._replay.batches():
             live = [m for m in batch.memories if not m.forgotten]
             if live:
-                vectors = await generation.embedder.embed([m.body for m in live])
+                vectors = await _embed(generation.embedder, live)
                 await self._lanes.write_rebuilt(list(zip(live, vectors, strict=True)), generation)
             done, total = batch.read, batch.total
             await report(Progress("running", done, total, *_described(generation)))
@@ -108,10 +113,18 @@ def _described(generation: LaneGeneration) -> tuple[int, str]:
     return generation.spec.number, generation.spec.embedding_model
 
 
+async def _embed(embedder: Embedder, memories: Sequence[Memory]) -> list[list[float]]:
+    vectors: list[list[float]] = []
+    for start in range(0, len(memories), EMBED_CHUNK):
+        chunk = memories[start : start + EMBED_CHUNK]
+        vectors += await embedder.embed([m.body for m in chunk])
+    return vectors
+
+
 async def _rewrite(generation: LaneGeneration, memories: Sequence[Memory]) -> None:
     live = [m for m in memories if not m.forgotten]
     if live:
-        vectors = await generation.embedder.embed([m.body for m in live])
+        vectors = await _embed(generation.embedder, live)
         await generation.vector.upsert(list(zip(live, vectors, strict=True)))
         await generation.lexical.upsert(live)
     for workspace_id in {m.workspace_id for m in memories if m.forgotten}:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import load_latency, locomo, supersession, upstream
+from bench import load_latency, locomo, reindex, supersession, upstream
 from bench.running_stack import running_stack
 
 OUTPUT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"

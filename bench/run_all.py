@@ -77,6 +77,10 @@ SECTIONS: list[tuple[str, Callable[[], str]]] = [
         "Upstream events end to end",
         on_fresh_stack(upstream.run, {"MEMHIVE_RUN_SERVICES": '["ingest","embed"]'}),
     ),
+    (
+        "Reindex: rate and recall during a rebuild",
+        on_fresh_stack(reindex.run, {"MEMHIVE_RUN_SERVICES": '["ingest","embed"]'}),
+    ),
 ]
 
 

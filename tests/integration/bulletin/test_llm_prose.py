@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from aiohttp import web
 from memhive_adapters.llm.litellm_chat import LiteLlmChat
 from memhive_adapters.llm.spend_guard import SpendGuard
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
@@ -19,6 +17,8 @@ from memhive_domain.memory import Memory, MemoryDraft, create_memory
 from memhive_domain.principals import Principal
 from memhive_domain.scopes import Scope, ScopeRef
 
+from tests.integration.llm.chat_server import ChatServer, Reply, running_chat_server
+
 # litellm's response types trip a pydantic UserWarning on first use; the suite makes warnings
 # errors, and this one is litellm's to fix.
 pytestmark = pytest.mark.filterwarnings("ignore:.*using the `ReadOnly` qualifier:UserWarning")
@@ -28,46 +28,10 @@ BUDGET = BulletinBudget(total_tokens=800, per_section_tokens=300)
 COUNTER = TiktokenCounter()
 
 
-@dataclass
-class StubLlm:
-    """Answers every chat completion with `reply`; records the requests it got."""
-
-    reply: str = ""
-    requests: list[dict] = field(default_factory=list)
-
-    async def completions(self, request: web.Request) -> web.Response:
-        body = await request.json()
-        self.requests.append(body)
-        return web.json_response(
-            {
-                "id": f"chatcmpl-{len(self.requests)}",
-                "object": "chat.completion",
-                "created": 1_700_000_000,
-                "model": body["model"],
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": self.reply},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {"prompt_tokens": 120, "completion_tokens": 40, "total_tokens": 160},
-            }
-        )
-
-
 @pytest.fixture
-async def stub() -> AsyncIterator[tuple[StubLlm, str]]:
-    llm = StubLlm()
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", llm.completions)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = runner.addresses[0][1]
-    yield llm, f"http://127.0.0.1:{port}/v1"
-    await runner.cleanup()
+async def stub() -> AsyncIterator[tuple[ChatServer, str]]:
+    async with running_chat_server(Reply("")) as server:
+        yield server, server.url
 
 
 class FixedClock:
@@ -115,14 +79,16 @@ def briefing(api_base: str, clock: FixedClock, calls_per_minute: int = 10) -> Pr
 async def test_a_good_summary_is_served(stub, memories) -> None:
     llm, api_base = stub
     pinned, decision, _ = memories
-    llm.reply = (
-        f"Production lives in eu-west-1 [{pinned.id}]; the ledger is on Postgres [{decision.id}]."
+    llm.script(
+        Reply(
+            f"Production lives in eu-west-1 [{pinned.id}]; the ledger is on Postgres [{decision.id}]."
+        )
     )
     plain = deterministic(memories)
     served = await briefing(api_base, FixedClock()).rewrite(plain, memories, BUDGET)
-    assert served.text == llm.reply
+    assert served.text == llm.scripts[0].content
     assert served.renderer == "llm/openai/stub-model"
-    assert served.token_count == COUNTER.count(llm.reply)
+    assert served.token_count == COUNTER.count(llm.scripts[0].content)
     assert served.shown_ids == (pinned.id, decision.id)
     assert served.fingerprint == plain.fingerprint and served.sources == plain.sources
     # The model was shown the deterministic bulletin and told to cite its ids.
@@ -133,7 +99,7 @@ async def test_a_good_summary_is_served(stub, memories) -> None:
 async def test_a_summary_citing_an_unknown_id_is_rejected(stub, memories) -> None:
     llm, api_base = stub
     pinned = memories[0]
-    llm.reply = f"Production is in eu-west-1 [{pinned.id}], see also [0000-made-up]."
+    llm.script(Reply(f"Production is in eu-west-1 [{pinned.id}], see also [0000-made-up]."))
     plain = deterministic(memories)
     prose = briefing(api_base, FixedClock())
     served = await prose.rewrite(plain, memories, BUDGET)
@@ -144,7 +110,7 @@ async def test_a_summary_citing_an_unknown_id_is_rejected(stub, memories) -> Non
 async def test_a_summary_dropping_a_pinned_memory_is_rejected(stub, memories) -> None:
     llm, api_base = stub
     _, decision, _ = memories
-    llm.reply = f"The ledger is on Postgres [{decision.id}]."
+    llm.script(Reply(f"The ledger is on Postgres [{decision.id}]."))
     plain = deterministic(memories)
     prose = briefing(api_base, FixedClock())
     assert await prose.rewrite(plain, memories, BUDGET) == plain
@@ -153,7 +119,7 @@ async def test_a_summary_dropping_a_pinned_memory_is_rejected(stub, memories) ->
 
 async def test_spend_is_bounded_by_calls_per_minute(stub, memories) -> None:
     llm, api_base = stub
-    llm.reply = f"Production is in eu-west-1 [{memories[0].id}]."
+    llm.script(Reply(f"Production is in eu-west-1 [{memories[0].id}]."))
     clock = FixedClock()
     prose = briefing(api_base, clock, calls_per_minute=1)
     plain = deterministic(memories)

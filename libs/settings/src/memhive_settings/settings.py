@@ -67,10 +67,10 @@ class QuerySettings(BaseModel):
     # relative_score keeps score gaps; rrf uses ranks only (docs/architecture.md, "Fusion").
     fusion: Literal["relative_score", "rrf"] = "relative_score"
     importance_influence: float = Field(0.3, ge=0, le=1)
-    # BM25 is the stronger lane on LoCoMo (bench.fusion_study): weighted 2:1 it beat both
-    # lanes alone on every category; equal weights lost temporal questions to BM25 alone.
+    # BM25 is the stronger lane on LoCoMo (bench.fusion_study): weighted 1.5 : 1 the fused
+    # ranking scored best overall; see docs/benchmarks.md for every variant measured.
     vector_weight: float = Field(1.0, ge=0)
-    lexical_weight: float = Field(2.0, ge=0)
+    lexical_weight: float = Field(1.5, ge=0)
     # A save whose body is at least this cosine-similar to a memory of the same scope is
     # refused with the candidates (409) unless the caller passes force or supersedes.
     conflict_threshold: float = Field(0.85, ge=0, le=1)

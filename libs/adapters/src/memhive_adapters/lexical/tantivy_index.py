@@ -11,7 +11,7 @@ from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 from memhive_ports.lanes import LaneHit
 
-from memhive_adapters.lexical.analyzers import ANALYZERS, DEFAULT_ANALYZER
+from memhive_adapters.lexical.analyzers import ANALYZERS, DEFAULT_ANALYZER, query_analyzer
 from memhive_adapters.vector.conditions import (
     After,
     AnyOf,
@@ -44,6 +44,7 @@ class TantivyLexicalIndex:
         self._path = Path(path)
         self._analyzer_name = analyzer
         self._analyzer = ANALYZERS[analyzer]()
+        self._query_analyzer = query_analyzer(analyzer)
         self._index: tantivy.Index | None = None
         self._writer: tantivy.IndexWriter | None = None
         self._write_lock = asyncio.Lock()
@@ -142,7 +143,7 @@ class TantivyLexicalIndex:
     def _search(
         self, index: tantivy.Index, text: str, memory_filter: MemoryFilter, limit: int
     ) -> list[LaneHit]:
-        terms = sorted(set(self._analyzer.analyze(text)))
+        terms = sorted(set(self._query_analyzer.analyze(text) or self._analyzer.analyze(text)))
         if not terms or limit <= 0:
             return []
         should = tantivy.Occur.Should

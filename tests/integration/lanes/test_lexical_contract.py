@@ -52,6 +52,25 @@ async def test_search_matches_word_forms(lexical_index) -> None:
     assert [h.memory_id for h in hits] == [memory.id]
 
 
+async def test_question_words_do_not_match_on_their_own(lexical_index) -> None:
+    function_words = a_memory("what did they do when it was there")
+    about_caroline = a_memory("Caroline joined a support group")
+    await lexical_index.upsert([function_words, about_caroline])
+
+    hits = await lexical_index.search("What did Caroline do?", ANYWHERE, 10)
+
+    assert [h.memory_id for h in hits] == [about_caroline.id]
+
+
+async def test_a_query_of_only_question_words_still_searches(lexical_index) -> None:
+    function_words = a_memory("what did they do when it was there")
+    await lexical_index.upsert([function_words, a_memory("Caroline joined a support group")])
+
+    hits = await lexical_index.search("what did they do?", ANYWHERE, 10)
+
+    assert [h.memory_id for h in hits] == [function_words.id]
+
+
 async def test_search_returns_at_most_limit(lexical_index) -> None:
     await lexical_index.upsert([a_memory(f"note {i} about {WORD}") for i in range(6)])
 

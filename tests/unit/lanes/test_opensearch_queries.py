@@ -89,3 +89,19 @@ def test_ids_in_workspace_and_workspace_counts() -> None:
     }
     assert dsl.workspace_query(None) == {"match_all": {}}
     assert dsl.workspace_query("w") == {"bool": {"filter": [{"term": {"workspace_id": "w"}}]}}
+
+
+def test_queries_drop_question_words_and_documents_keep_them() -> None:
+    analysis = dsl.INDEX_BODY["settings"]["analysis"]
+    body = dsl.INDEX_BODY["mappings"]["properties"]["body"]
+    assert (body["analyzer"], body["search_analyzer"]) == ("memhive_body", "memhive_question")
+    assert "memhive_question_words" in analysis["analyzer"]["memhive_question"]["filter"]
+    assert "memhive_question_words" not in analysis["analyzer"]["memhive_body"]["filter"]
+    assert "when" in analysis["filter"]["memhive_question_words"]["stopwords"]
+
+
+def test_a_query_of_only_question_words_is_analysed_like_documents() -> None:
+    plain = dsl.search_body("What did Caroline do?", MemoryFilter("ws-1"), 5)
+    only_question_words = dsl.search_body("what did they do?", MemoryFilter("ws-1"), 5)
+    assert plain["query"]["bool"]["must"][0]["match"]["body"] == {"query": "What did Caroline do?"}
+    assert only_question_words["query"]["bool"]["must"][0]["match"]["body"]["analyzer"] == "memhive_body"

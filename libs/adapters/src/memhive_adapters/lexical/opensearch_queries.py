@@ -8,6 +8,7 @@ from typing import Any
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 
+from memhive_adapters.lexical.question_words import QUESTION_STOPWORDS, has_content_words
 from memhive_adapters.vector.conditions import (
     After,
     AnyOf,
@@ -20,10 +21,26 @@ from memhive_adapters.vector.conditions import (
 Json = dict[str, Any]
 
 _KEYWORD = {"type": "keyword"}
-# The built-in "english" analyzer lowercases, drops stop words and stems (Porter), the
-# same choices the tantivy lane made by measurement.
+# The same choices the tantivy lane made by measurement: documents are lowercased and
+# stemmed with every word kept; queries also drop English question words.
+_ANALYSIS: Json = {
+    "filter": {
+        "memhive_question_words": {"type": "stop", "stopwords": list(QUESTION_STOPWORDS)},
+        "memhive_english_stemmer": {"type": "stemmer", "language": "english"},
+    },
+    "analyzer": {
+        "memhive_body": {
+            "tokenizer": "standard",
+            "filter": ["lowercase", "memhive_english_stemmer"],
+        },
+        "memhive_question": {
+            "tokenizer": "standard",
+            "filter": ["lowercase", "memhive_question_words", "memhive_english_stemmer"],
+        },
+    },
+}
 INDEX_BODY: Json = {
-    "settings": {"index": {"number_of_shards": 1}},
+    "settings": {"index": {"number_of_shards": 1}, "analysis": _ANALYSIS},
     "mappings": {
         "dynamic": "strict",
         "properties": {
@@ -36,7 +53,11 @@ INDEX_BODY: Json = {
             "public": {"type": "integer"},
             "expires_at": {"type": "double"},
             "created_at": {"type": "double"},
-            "body": {"type": "text", "analyzer": "english"},
+            "body": {
+                "type": "text",
+                "analyzer": "memhive_body",
+                "search_analyzer": "memhive_question",
+            },
         },
     },
 }
@@ -68,11 +89,18 @@ def search_body(text: str, memory_filter: MemoryFilter, limit: int) -> Json:
         "_source": False,
         "query": {
             "bool": {
-                "must": [{"match": {"body": {"query": text}}}],
+                "must": [{"match": {"body": _match(text)}}],
                 "filter": filter_clauses(memory_filter),
             }
         },
     }
+
+
+def _match(text: str) -> Json:
+    """A query of question words only ("what did they do?") is searched unfiltered."""
+    if has_content_words(text):
+        return {"query": text}
+    return {"query": text, "analyzer": "memhive_body"}
 
 
 def listing_body(memory_filter: MemoryFilter, offset: int, limit: int) -> Json:

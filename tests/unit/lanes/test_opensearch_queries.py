@@ -104,4 +104,7 @@ def test_a_query_of_only_question_words_is_analysed_like_documents() -> None:
     plain = dsl.search_body("What did Caroline do?", MemoryFilter("ws-1"), 5)
     only_question_words = dsl.search_body("what did they do?", MemoryFilter("ws-1"), 5)
     assert plain["query"]["bool"]["must"][0]["match"]["body"] == {"query": "What did Caroline do?"}
-    assert only_question_words["query"]["bool"]["must"][0]["match"]["body"]["analyzer"] == "memhive_body"
+    assert (
+        only_question_words["query"]["bool"]["must"][0]["match"]["body"]["analyzer"]
+        == "memhive_body"
+    )

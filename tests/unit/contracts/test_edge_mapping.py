@@ -73,8 +73,13 @@ def test_link_commands_and_linked_events_carry_batches() -> None:
 
 def test_a_command_edge_becomes_a_draft() -> None:
     message = pb.Edge(
-        src_id="a", dst_id="b", kind=pb.EDGE_KIND_UPDATES, weight=0.4, rationale="why",
-        creator_kind=pb.CREATOR_KIND_CLASSIFIER, created_by="ignored",
+        src_id="a",
+        dst_id="b",
+        kind=pb.EDGE_KIND_UPDATES,
+        weight=0.4,
+        rationale="why",
+        creator_kind=pb.CREATOR_KIND_CLASSIFIER,
+        created_by="ignored",
     )
 
     assert edge_draft_from_pb(message) == EdgeDraft(
@@ -107,8 +112,9 @@ def test_an_unspecified_or_unknown_kind_is_refused_by_the_domain(kind: int) -> N
 
 
 def test_an_unknown_creator_kind_is_refused_by_the_domain() -> None:
-    draft = edge_draft_from_pb(pb.Edge(src_id="a", dst_id="b", kind=pb.EDGE_KIND_UPDATES,
-                                       creator_kind=9))
+    draft = edge_draft_from_pb(
+        pb.Edge(src_id="a", dst_id="b", kind=pb.EDGE_KIND_UPDATES, creator_kind=9)
+    )
 
     with pytest.raises(InvalidInput) as caught:
         propose_edge(draft, created_by="agent-1", now=NOW)

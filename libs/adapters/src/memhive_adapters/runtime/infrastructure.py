@@ -21,11 +21,6 @@ from memhive_adapters.nats.connection import connect, ensure_streams
 from memhive_adapters.nats.kv_memory_store import KvMemoryStore
 from memhive_adapters.nats.kv_token_directory import KvTokenDirectory
 from memhive_adapters.nats.publisher import JetStreamPublisher
-from memhive_adapters.runtime.lane_builders import (  # noqa: F401 - their home before generations
-    build_embedder,
-    build_lexical_index,
-    build_vector_index,
-)
 from memhive_adapters.runtime.lane_generations import LaneGenerations
 from memhive_adapters.runtime.lane_set import LaneSet
 from memhive_adapters.runtime.swappable_lanes import (

@@ -48,14 +48,19 @@ def _token(sub) -> None:
 
 async def _do_token_create(args: argparse.Namespace) -> int:
     from memhive_adapters.runtime.infrastructure import open_infrastructure
-    from memhive_domain.principals import Principal, is_valid_user_id, is_valid_workspace_id
+    from memhive_domain.principals import (
+        Principal,
+        is_valid_user_id,
+        is_valid_workspace_id,
+        member_or_viewer,
+    )
 
     if not (is_valid_workspace_id(args.workspace) and is_valid_user_id(args.user)):
         print("workspace: 1-64 of a-z 0-9 _ -; user: 1-128 of letters, digits . _ @ : -")
         return 2
     infra = await open_infrastructure(MemhiveSettings(), name="memhive-cli")
     try:
-        principal = Principal(args.workspace, args.user, is_member=not args.read_only)
+        principal = Principal(args.workspace, args.user, member_or_viewer(not args.read_only))
         print(await infra.tokens.issue(principal))
     finally:
         await infra.close()

@@ -12,7 +12,7 @@ from memhive_settings import MemhiveSettings
 
 async def ensure_dev_token(settings: MemhiveSettings, tokens: TokenDirectory) -> str:
     token = _configured_or_kept(settings)
-    principal = Principal(settings.dev_workspace, settings.dev_user, is_member=True)
+    principal = Principal(settings.dev_workspace, settings.dev_user)
     return await tokens.issue(principal, token)
 
 

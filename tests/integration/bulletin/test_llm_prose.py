@@ -43,7 +43,7 @@ class FixedClock:
 
 
 def memory(kind: MemoryKind, body: str, *, pinned: bool = False) -> Memory:
-    principal = Principal("ws", "agent", is_member=True)
+    principal = Principal("ws", "agent")
     draft = MemoryDraft(kind=kind, body=body, pinned=pinned, scope=Scope.GLOBAL)
     return create_memory(
         draft, memory_id=str(uuid.uuid4()), principal=principal, now=NOW - timedelta(hours=1)

@@ -27,7 +27,7 @@ def workspace() -> str:
 
 
 def a_memory(workspace: str, body: str = "the build uses uv") -> Memory:
-    principal = Principal(workspace_id=workspace, user_id="ada", is_member=True)
+    principal = Principal(workspace_id=workspace, user_id="ada")
     draft = MemoryDraft(kind="fact", body=body, tags=["build"])
     return create_memory(draft, memory_id=str(uuid.uuid4()), principal=principal, now=NOW)
 

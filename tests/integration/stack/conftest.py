@@ -15,7 +15,7 @@ import pytest
 import uvicorn
 from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
-from memhive_domain.principals import Principal
+from memhive_domain.principals import Principal, member_or_viewer
 from memhive_query.app import create_app
 from memhive_settings import MemhiveSettings
 
@@ -33,7 +33,7 @@ class Stack:
         return httpx.AsyncClient(transport=transport, base_url="http://memhive", headers=headers)
 
     async def token(self, workspace: str, *, member: bool = True, user: str = "agent") -> str:
-        return await self.infra.tokens.issue(Principal(workspace, user, is_member=member))
+        return await self.infra.tokens.issue(Principal(workspace, user, member_or_viewer(member)))
 
 
 @pytest.fixture(scope="session")

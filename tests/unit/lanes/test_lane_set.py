@@ -71,9 +71,7 @@ def generation(number: int, model: str = "old") -> LaneGeneration:
 
 def memory(memory_id: str, revision: int = 1, body: str = "a body"):
     draft = MemoryDraft(kind="fact", body=body)
-    made = create_memory(
-        draft, memory_id=memory_id, principal=Principal("ws", "u", is_member=True), now=NOW
-    )
+    made = create_memory(draft, memory_id=memory_id, principal=Principal("ws", "u"), now=NOW)
     return dataclasses.replace(made, revision=revision)
 
 

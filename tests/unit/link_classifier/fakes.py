@@ -22,7 +22,7 @@ T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 def memory(memory_id: str, body: str, *, days: int = 0, user: str = "agent", **fields):
     draft = MemoryDraft(kind=fields.pop("kind", "fact"), body=body, **fields)
-    principal = Principal(WORKSPACE, user, is_member=True)
+    principal = Principal(WORKSPACE, user)
     return create_memory(
         draft, memory_id=memory_id, principal=principal, now=T0 + timedelta(days=days)
     )

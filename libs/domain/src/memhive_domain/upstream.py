@@ -216,7 +216,7 @@ def revision_decision(current: Memory | None, incoming: UpstreamMemory) -> Revis
 
 def create_upstream_memory(incoming: UpstreamMemory, now: datetime) -> Memory:
     """Revision 1 of an upstream memory, stamped with the source's time; may raise InvalidInput."""
-    principal = Principal(incoming.workspace_id, incoming.author or UPSTREAM_AUTHOR, True)
+    principal = Principal(incoming.workspace_id, incoming.author or UPSTREAM_AUTHOR)
     return create_memory(
         incoming.draft,
         memory_id=incoming.memory_id,

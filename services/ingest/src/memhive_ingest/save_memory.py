@@ -32,7 +32,7 @@ class SaveMemoryHandler:
         requested_at = from_timestamp(command.requested_at, command.HasField("requested_at"))
         if requested_at is None:
             raise Poison("requested_at is required")
-        principal = Principal(workspace_id, command.requested_by or "unknown", is_member=True)
+        principal = Principal(workspace_id, command.requested_by or "unknown")
         memory = create_memory(
             draft_from_pb(command.memory),
             memory_id=memory_id,

@@ -7,7 +7,7 @@ import json
 import secrets
 
 from memhive_contracts.streams import TOKENS_BUCKET
-from memhive_domain.principals import Principal
+from memhive_domain.principals import ROOT_HOME, Principal, Role, member_or_viewer
 from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
@@ -18,7 +18,8 @@ def token_digest(token: str) -> str:
 
 
 class KvTokenDirectory:
-    """Key: sha256 hex of the token; value: JSON {workspace_id, user_id, is_member}.
+    """Key: sha256 hex of the token; value: JSON {workspace_id, user_id, role, home, acting_for}
+    (records written before roles carry `is_member` instead of `role`).
 
     Only the digest is stored, so reading the bucket never reveals a usable token.
     Issuing an existing token again re-points it to the new principal.
@@ -39,7 +40,7 @@ class KvTokenDirectory:
             entry = await self._kv.get(token_digest(token))
         except KeyNotFoundError:
             return None
-        return Principal(**json.loads(entry.value or b"{}"))
+        return _principal(json.loads(entry.value or b"{}"))
 
     async def issue(self, principal: Principal, token: str | None = None) -> str:
         if token == "":
@@ -53,6 +54,19 @@ def _principal_json(principal: Principal) -> bytes:
     fields = {
         "workspace_id": principal.workspace_id,
         "user_id": principal.user_id,
-        "is_member": principal.is_member,
+        "role": principal.role.value,
+        "home": principal.home,
+        "acting_for": principal.acting_for,
     }
     return json.dumps(fields).encode()
+
+
+def _principal(fields: dict) -> Principal:
+    role = Role(fields["role"]) if "role" in fields else member_or_viewer(fields["is_member"])
+    return Principal(
+        workspace_id=fields["workspace_id"],
+        user_id=fields["user_id"],
+        role=role,
+        home=fields.get("home") or ROOT_HOME,
+        acting_for=fields.get("acting_for"),
+    )

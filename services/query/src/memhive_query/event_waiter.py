@@ -48,11 +48,14 @@ class EventWaiter:
 
     async def wait(self, future: asyncio.Future, timeout_s: float) -> bool:
         """True when the stage was reached in time; the caller answers 'accepted' otherwise."""
+        return await self.event(future, timeout_s) is not None
+
+    async def event(self, future: asyncio.Future, timeout_s: float):
+        """The event that completed the stage, or None when none came in time."""
         try:
-            await asyncio.wait_for(asyncio.shield(future), timeout_s)
-            return True
+            return await asyncio.wait_for(asyncio.shield(future), timeout_s)
         except TimeoutError:
-            return False
+            return None
         finally:
             self._discard(future)
 
@@ -67,7 +70,7 @@ class EventWaiter:
             return  # not ours to judge: the consumers dead-letter it
         for future in self._waiting.pop((_waited_on(event), stage), []):
             if not future.done():
-                future.set_result(None)
+                future.set_result(event)
 
     def _discard(self, future: asyncio.Future) -> None:
         key = self._key_of.pop(id(future), None)

@@ -9,6 +9,10 @@ from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.schemas import EdgeRequest, edge_json
 
 router = APIRouter(prefix="/v1", tags=["edges"])
+ACCEPTED_NOTE = (
+    "not applied yet: both ends were live when the wait ended, and ingest applies the link "
+    "unless one of them is forgotten before it does"
+)
 
 
 @router.post("/edges", status_code=201)
@@ -16,9 +20,10 @@ async def link_memories(request: EdgeRequest, gw: GatewayDep, who: PrincipalDep)
     """Link src to dst; waits until both records hold the edge. Linking twice changes nothing."""
     outcome = await gw.link(who, request.draft())
     status_code = {"created": 201, "unchanged": 200}.get(outcome.status, 202)
-    return JSONResponse(
-        {"edge": edge_json(outcome.edge), "status": outcome.status}, status_code=status_code
-    )
+    body = {"edge": edge_json(outcome.edge), "status": outcome.status}
+    if outcome.status == "accepted":
+        body["detail"] = ACCEPTED_NOTE
+    return JSONResponse(body, status_code=status_code)
 
 
 @router.get("/memories/{memory_id}/edges")

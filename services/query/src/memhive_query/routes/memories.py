@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import base64
 from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
-from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_domain.listing import MAX_CURSOR_CHARS
 from memhive_domain.recall import SelectionRequest
 
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
@@ -52,13 +51,20 @@ async def list_memories(
     product_id: str | None = None,
     tag: Annotated[list[str] | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    cursor: str | None = None,
+    cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
 ) -> dict:
-    """Newest first; pass `next_cursor` back as `cursor` for the next page."""
-    selection = SelectionRequest(scope=scope, product_id=product_id, kinds=kind, tags=tag)
-    page = await gw.reader.list(who, selection, _offset(cursor), limit)
-    next_cursor = None if page.next_offset is None else _cursor(page.next_offset)
-    return {"items": [memory_json(m) for m in page.items], "next_cursor": next_cursor}
+    """Newest first; pass `next_cursor` back as `cursor` for the next page (an opaque keyset
+    position: pages stay stable while memories are saved or forgotten)."""
+    selection = SelectionRequest(
+        scope=scope,
+        product_id=product_id,
+        kinds=kind,
+        tags=tag,
+        kinds_field="kind",
+        tags_field="tag",
+    )
+    page = await gw.reader.list(who, selection, cursor, limit)
+    return {"items": [memory_json(m) for m in page.items], "next_cursor": page.next_cursor}
 
 
 @router.delete("/{memory_id}")
@@ -70,18 +76,3 @@ async def forget_memory(
     return JSONResponse(
         {"id": memory_id, "status": status}, status_code=202 if status == "accepted" else 200
     )
-
-
-def _cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
-
-
-def _offset(cursor: str | None) -> int:
-    if not cursor:
-        return 0
-    try:
-        tag, value = base64.urlsafe_b64decode(cursor.encode()).decode().split(":")
-        assert tag == "o" and int(value) >= 0
-        return int(value)
-    except Exception:
-        raise InvalidInput([FieldProblem("cursor", "is not a cursor this API returned")]) from None

@@ -11,11 +11,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memhive_domain.errors import FieldProblem, InvalidInput, NotFound
+from memhive_domain.errors import InvalidInput, NotFound
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
 from memhive_domain.ranking import is_selected
 from memhive_domain.recall import MemoryFilter
+from memhive_domain.text import id_list_problems
 from memhive_ports import MemoryStore, VectorIndex
 
 # Neighbours looked at per save: enough to list the near-duplicates an agent must judge.
@@ -72,10 +73,9 @@ class ConflictCheck:
         self, principal: Principal, memory_ids: Sequence[str], now: datetime
     ) -> list[Memory]:
         """The memories a save says it supersedes: each must exist and be visible (else 404)."""
+        if problems := id_list_problems("supersedes", list(memory_ids), MAX_SUPERSEDES):
+            raise InvalidInput(problems)
         ids = list(dict.fromkeys(_uuid_or_404(i) for i in memory_ids))
-        if len(ids) > MAX_SUPERSEDES:
-            problem = FieldProblem("supersedes", f"at most {MAX_SUPERSEDES} ids, got {len(ids)}")
-            raise InvalidInput([problem])
         records = await self._store.get_many(principal.workspace_id, ids)
         view = MemoryFilter(principal.workspace_id, public_only=not principal.is_member)
         for memory_id in ids:

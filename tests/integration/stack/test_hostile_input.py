@@ -16,7 +16,8 @@ ISSUED_BY_NO_ONE = [
     "bzoxMDAwMDAwMDAwMA==",  # the old offset cursor o:10000000000 (tantivy: 480 GB)
     base64.urlsafe_b64encode(f"o:{2**64 - 1}".encode()).decode(),
     base64.urlsafe_b64encode(f"o:{10**30}".encode()).decode(),
-    "k1." + base64.urlsafe_b64encode(f"{10**30}:0190b2a4-0000-7000-8000-000000000000".encode())
+    "k1."
+    + base64.urlsafe_b64encode(f"{10**30}:0190b2a4-0000-7000-8000-000000000000".encode())
     .decode()
     .rstrip("="),
     "k1.bm90IGEgcG9zaXRpb24",
@@ -133,3 +134,58 @@ async def test_expiry_at_the_edges_of_the_calendar_is_422(
 async def test_bodies_with_nothing_visible_are_422(workspace: Workspace, body: str) -> None:
     response = await workspace.member.post("/v1/memories", json={"kind": "fact", "body": body})
     assert fields_of(response) == ["body"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("TRACE", "/v1/memories", {"GET", "POST"}),
+        ("PUT", "/v1/recall", {"POST"}),
+        ("PATCH", "/v1/memories/0190b2a4-0000-7000-8000-000000000000", {"GET", "DELETE"}),
+    ],
+)
+async def test_unknown_methods_on_known_paths_are_405_with_allow(
+    workspace: Workspace, method: str, path: str, allowed: set[str]
+) -> None:
+    response = await workspace.member.request(method, path)
+    assert response.status_code == 405
+    assert set(response.headers["allow"].split(", ")) == allowed
+    assert response.json()["detail"]
+
+
+async def test_oversized_bodies_are_413_before_any_parsing(workspace: Workspace) -> None:
+    big = as_json({"kind": "fact", "body": "x" * 200_000})
+
+    async def chunks():
+        for start in range(0, len(big), 16_384):
+            yield big[start : start + 16_384]
+
+    declared = await workspace.member.post("/v1/memories", content=big)
+    chunked = await workspace.member.post("/v1/memories", content=chunks())
+
+    for response in (declared, chunked):
+        assert response.status_code == 413
+        assert set(response.json()) == {"detail", "problems"}
+
+
+async def test_deeply_nested_json_is_422(workspace: Workspace) -> None:
+    nested = b'{"kind": "fact", "body": "x", "tags": ' + b"[" * 50_000 + b"]" * 50_000 + b"}"
+    response = await workspace.member.post(
+        "/v1/memories", content=nested, headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 422, response.text
+
+
+async def test_the_openapi_document_declares_the_error_shape(workspace: Workspace) -> None:
+    document = (await workspace.member.get("/openapi.json")).json()
+    schemas = document["components"]["schemas"]
+    assert "HTTPValidationError" not in schemas
+    assert set(schemas["ErrorBody"]["properties"]) == {"detail", "problems"}
+    for path, operations in document["paths"].items():
+        if not path.startswith("/v1/"):
+            continue
+        for method, operation in operations.items():
+            declared = operation["responses"]
+            assert {"401", "422"} <= set(declared), (method, path)
+            ref = declared["422"]["content"]["application/json"]["schema"]["$ref"]
+            assert ref.endswith("/ErrorBody"), (method, path)

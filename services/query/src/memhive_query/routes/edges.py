@@ -5,17 +5,24 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
+from memhive_query.openapi import ACCEPTED, errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.schemas import EdgeRequest, edge_json
 
-router = APIRouter(prefix="/v1", tags=["edges"])
+router = APIRouter(prefix="/v1", tags=["edges"], responses=errors(401, 404, 422))
 ACCEPTED_NOTE = (
     "not applied yet: both ends were live when the wait ended, and ingest applies the link "
     "unless one of them is forgotten before it does"
 )
 
 
-@router.post("/edges", status_code=201)
+@router.post(
+    "/edges",
+    status_code=201,
+    responses={200: {"description": "unchanged: the edge was already there"}}
+    | ACCEPTED
+    | errors(403, 409, 413),
+)
 async def link_memories(request: EdgeRequest, gw: GatewayDep, who: PrincipalDep) -> JSONResponse:
     """Link src to dst; waits until both records hold the edge. Linking twice changes nothing."""
     outcome = await gw.link(who, request.draft())

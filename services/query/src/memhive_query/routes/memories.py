@@ -9,14 +9,21 @@ from fastapi.responses import JSONResponse
 from memhive_domain.listing import MAX_CURSOR_CHARS
 from memhive_domain.recall import SelectionRequest
 
+from memhive_query.openapi import ACCEPTED, NearDuplicatesBody, errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.schemas import SaveRequest, memory_json
 from memhive_query.use_cases.save import Wait
 
-router = APIRouter(prefix="/v1/memories", tags=["memories"])
+router = APIRouter(prefix="/v1/memories", tags=["memories"], responses=errors(401, 422))
 
 
-@router.post("", status_code=201)
+@router.post(
+    "",
+    status_code=201,
+    responses={200: {"description": "duplicate: the same body is already remembered"}}
+    | ACCEPTED
+    | errors(403, 404, 409, 413, conflict=NearDuplicatesBody),
+)
 async def save_memory(
     request: SaveRequest, gw: GatewayDep, who: PrincipalDep, wait: Wait = "persisted"
 ) -> JSONResponse:
@@ -37,7 +44,7 @@ async def save_memory(
     return JSONResponse(body, status_code=status_code)
 
 
-@router.get("/{memory_id}")
+@router.get("/{memory_id}", responses=errors(404))
 async def get_memory(memory_id: str, gw: GatewayDep, who: PrincipalDep) -> dict:
     return memory_json(await gw.reader.get(who, memory_id))
 
@@ -47,8 +54,8 @@ async def list_memories(
     gw: GatewayDep,
     who: PrincipalDep,
     kind: Annotated[list[str] | None, Query()] = None,
-    scope: str | None = None,
-    product_id: str | None = None,
+    scope: Annotated[str | None, Query(max_length=64)] = None,
+    product_id: Annotated[str | None, Query(max_length=512)] = None,
     tag: Annotated[list[str] | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
@@ -67,7 +74,7 @@ async def list_memories(
     return {"items": [memory_json(m) for m in page.items], "next_cursor": page.next_cursor}
 
 
-@router.delete("/{memory_id}")
+@router.delete("/{memory_id}", responses=ACCEPTED | errors(403, 404))
 async def forget_memory(
     memory_id: str, gw: GatewayDep, who: PrincipalDep, wait: Wait = "persisted"
 ) -> JSONResponse:

@@ -59,6 +59,10 @@ class EventWaiter:
         finally:
             self._discard(future)
 
+    def cancel(self, future: asyncio.Future) -> None:
+        """Stop waiting on a future that will not be awaited."""
+        self._discard(future)
+
     async def _on_event(self, msg: Msg) -> None:
         prefix = msg.subject.rsplit(".", 1)[0]
         if prefix not in EVENTS:

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from memhive_adapters.llm.litellm_chat import LiteLlmChat
-from memhive_adapters.llm.spend_guard import SpendGuard
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
+from memhive_application.spend_guard import SpendGuard
 from memhive_bulletin.prose import ProseBriefing
 from memhive_domain.bulletin import RENDERER, Bulletin, BulletinBudget, render_bulletin
 from memhive_domain.kinds import MemoryKind

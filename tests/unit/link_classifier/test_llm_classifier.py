@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from memhive_adapters.llm.spend_guard import SpendGuard
+from memhive_application.spend_guard import SpendGuard
 from memhive_domain.edges import EdgeKind
 from memhive_link_classifier.fallback import NearDuplicateClassifier
 from memhive_link_classifier.llm_classifier import LlmLinkClassifier

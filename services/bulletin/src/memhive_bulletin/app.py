@@ -6,12 +6,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from memhive_adapters.llm.litellm_chat import LiteLlmChat
-from memhive_adapters.llm.spend_guard import SpendGuard
 from memhive_adapters.nats.consumer import PullConsumer
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
+from memhive_application.spend_guard import SpendGuard
 from memhive_contracts import streams, subjects
 from memhive_domain.bulletin_schedule import BulletinSchedule
 from memhive_ports import Clock

@@ -65,7 +65,7 @@ def build_link_classifier(
         return fallback
     # Imported only with an LLM: litellm is slow to import.
     from memhive_adapters.llm.litellm_chat import LiteLlmChat
-    from memhive_adapters.llm.spend_guard import SpendGuard
+    from memhive_application.spend_guard import SpendGuard
 
     from memhive_link_classifier.llm_classifier import LlmLinkClassifier
 

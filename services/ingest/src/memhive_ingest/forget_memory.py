@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from memhive.v1 import commands_pb2, events_pb2
-from memhive_adapters.nats.consumer import Poison
 from memhive_contracts import subjects
 from memhive_contracts.mapping import from_timestamp, memory_to_pb
 from memhive_domain.errors import ConcurrentUpdate
 from memhive_domain.memory import forget
 from memhive_ports import EventPublisher, MemoryStore
+from memhive_ports.poison import Poison
 from memhive_ports.store import StoredMemory
 
 MAX_ATTEMPTS = 5

@@ -5,12 +5,12 @@ from __future__ import annotations
 import uuid
 
 from memhive.v1 import commands_pb2, events_pb2
-from memhive_adapters.nats.consumer import Poison
 from memhive_contracts import subjects
 from memhive_contracts.mapping import draft_from_pb, from_timestamp, memory_to_pb
 from memhive_domain.memory import create_memory
 from memhive_domain.principals import Principal
 from memhive_ports import EventPublisher, MemoryStore
+from memhive_ports.poison import Poison
 from memhive_ports.store import StoredMemory
 
 

@@ -6,7 +6,7 @@ import base64
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from memhive_adapters.nats.dead_letters import DeadLetter
+from memhive_ports.dead_letters import DeadLetter
 
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 

@@ -18,7 +18,7 @@ from memhive_domain.recall import RecallQuery, SelectionRequest, plan_recall
 from memhive_ports import Clock, Embedder, EventPublisher, LexicalIndex, MemoryStore, VectorIndex
 from memhive_ports.lanes import LaneHit
 
-from memhive_query.use_cases.successor_lookup import RecalledMemory, SupersessionResolver
+from memhive_query.use_cases.supersession_resolver import RecalledMemory, SupersessionResolver
 
 VECTOR_LANE, LEXICAL_LANE = "vector", "lexical"
 

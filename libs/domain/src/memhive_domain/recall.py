@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.kinds import MemoryKind
-from memhive_domain.memory import TAG_PATTERN, parse_enum
+from memhive_domain.memory import TAG_PATTERN
 from memhive_domain.principals import Principal
 from memhive_domain.scopes import Scope, scope_problems
 

@@ -14,8 +14,8 @@ from datetime import datetime
 from memhive_domain.errors import FieldProblem, InvalidInput, NotFound
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
-from memhive_domain.ranking import is_selected
 from memhive_domain.recall import MemoryFilter
+from memhive_domain.selection import is_selected
 from memhive_ports import MemoryStore, VectorIndex
 
 # Neighbours looked at per save: enough to list the near-duplicates an agent must judge.

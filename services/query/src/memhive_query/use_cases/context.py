@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from memhive_domain.context_pack import ContextCandidate, ContextPack, build_context_pack
 from memhive_domain.principals import Principal
-from memhive_domain.ranking import is_selected
 from memhive_domain.recall import MAX_RESULTS, MemoryFilter, SelectionRequest
+from memhive_domain.selection import is_selected
 from memhive_ports import Clock, MemoryStore
 from memhive_ports.token_counter import TokenCounter
 

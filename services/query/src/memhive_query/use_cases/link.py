@@ -19,8 +19,8 @@ from memhive_domain.edges import Edge, EdgeDraft, add_edge, ensure_linkable, pro
 from memhive_domain.errors import NotAllowed, NotFound
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
-from memhive_domain.ranking import is_selected
 from memhive_domain.recall import MemoryFilter
+from memhive_domain.selection import is_selected
 from memhive_ports import Clock, EventPublisher, MemoryStore
 from memhive_ports.store import StoredMemory
 

@@ -11,8 +11,8 @@ from memhive_contracts.mapping import to_timestamp
 from memhive_domain.errors import NotAllowed, NotFound
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
-from memhive_domain.ranking import is_selected
 from memhive_domain.recall import MemoryFilter, SelectionRequest, plan_listing
+from memhive_domain.selection import is_selected
 from memhive_ports import Clock, EventPublisher, LexicalIndex, MemoryStore
 
 from memhive_query.event_waiter import EventWaiter

@@ -13,9 +13,9 @@ from datetime import timedelta
 from memhive_domain.errors import NotFound
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
-from memhive_domain.ranking import is_selected
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.revisions import Revision, revision_history
+from memhive_domain.selection import is_selected
 from memhive_ports import Clock, MemoryStore
 from memhive_ports.revisions import RevisionLog
 

@@ -5,7 +5,7 @@ from datetime import timedelta
 import pytest
 from memhive_application.spend_guard import SpendGuard
 
-from tests.unit.link_classifier.fakes import FixedClock
+from tests.fakes import FixedClock
 
 
 def guard(clock: FixedClock, calls: int = 2, tokens: int = 1000) -> SpendGuard:

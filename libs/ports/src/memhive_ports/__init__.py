@@ -1,5 +1,5 @@
 """Ports: small Protocols, one capability each. Adapters in memhive_adapters implement them;
-fakes in tests/fakes implement them for unit tests."""
+fakes in tests/fakes.py implement them for unit tests."""
 
 from memhive_ports.clock import Clock
 from memhive_ports.embedder import Embedder

@@ -34,6 +34,7 @@ class FakeStore:
     def __init__(self) -> None:
         self.rows: dict[tuple[str, str], StoredMemory] = {}
         self.conflicts_to_raise = 0  # the next N replaces fail as if someone wrote first
+        self.reads: list[list[str]] = []  # the ids of each get_many, in order
 
     def put(self, memory: Memory, edges: tuple[Edge, ...] = ()) -> StoredMemory:
         """Seed a record, as if written long ago."""
@@ -43,6 +44,7 @@ class FakeStore:
         return self.rows.get((workspace_id, memory_id))
 
     async def get_many(self, workspace_id: str, memory_ids: Sequence[str]):
+        self.reads.append(list(memory_ids))
         found = {m: self.rows.get((workspace_id, m)) for m in memory_ids}
         return {m: s for m, s in found.items() if s is not None}
 
@@ -126,3 +128,18 @@ class FakeEmbedder:
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         self.texts += texts
         return [[1.0, 0.0, 0.0] for _ in texts]
+
+
+class FakeWaiter:
+    """The gateway's EventWaiter: the awaited event arrives at once, or never (`arrives`)."""
+
+    def __init__(self, *, arrives: bool = True) -> None:
+        self.arrives = arrives
+        self.expected: list[tuple[str, str]] = []
+
+    def expect(self, key: str, stage: str) -> tuple[str, str]:
+        self.expected.append((key, stage))
+        return (key, stage)
+
+    async def wait(self, future: tuple[str, str], timeout_s: float) -> bool:
+        return self.arrives

@@ -6,8 +6,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 
+from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput, NotFound
-from memhive_domain.memory import Memory, parse_enum
+from memhive_domain.memory import Memory
 from memhive_domain.text import MAX_ID_CHARS, checked_text, unencodable
 
 MAX_RATIONALE_CHARS = 500

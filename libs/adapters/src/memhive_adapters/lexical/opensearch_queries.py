@@ -9,8 +9,7 @@ from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 
-from memhive_adapters.lexical.question_words import QUESTION_STOPWORDS, has_content_words
-from memhive_adapters.vector.conditions import (
+from memhive_adapters.lane_conditions import (
     After,
     AnyOf,
     Condition,
@@ -19,6 +18,7 @@ from memhive_adapters.vector.conditions import (
     epoch_seconds,
     stored_fields,
 )
+from memhive_adapters.lexical.question_words import QUESTION_STOPWORDS, has_content_words
 
 Json = dict[str, Any]
 

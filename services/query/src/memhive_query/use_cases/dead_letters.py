@@ -8,10 +8,10 @@ and `limit=10` reads little. Replaying stays an operator's job (`memhive dead-le
 
 from __future__ import annotations
 
-from memhive_adapters.nats.dead_letters import DeadLetter, DeadLetters
 from memhive_contracts import subjects
 from memhive_domain.errors import NotAllowed
 from memhive_domain.principals import Principal
+from memhive_ports.dead_letters import DeadLetter, DeadLetterReader
 
 SCAN_LIMIT = 10_000
 MAX_LETTERS = 1000
@@ -20,7 +20,7 @@ CONSUMER_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 
 
 class WorkspaceDeadLetters:
-    def __init__(self, letters: DeadLetters) -> None:
+    def __init__(self, letters: DeadLetterReader) -> None:
         self._letters = letters
 
     async def __call__(

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from google.protobuf.message import Message
+from memhive.v1 import edges_pb2
 from memhive_domain.edges import Edge
 from memhive_domain.errors import ConcurrentUpdate
+from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 from memhive_ports import LaneHit
@@ -112,8 +114,13 @@ class FakeLexicalIndex:
         self.searches.append((text, memory_filter, limit))
         return self.hits[:limit]
 
-    async def list_ids(self, memory_filter: MemoryFilter, offset: int, limit: int) -> list[str]:
-        return [h.memory_id for h in self.hits][offset : offset + limit]
+    async def list_ids(
+        self, memory_filter: MemoryFilter, after: ListPosition | None, limit: int
+    ) -> list[ListPosition]:
+        """The hits in order, as if all created at T0; keyset: strictly after `after`."""
+        ids = [h.memory_id for h in self.hits]
+        start = 0 if after is None else ids.index(after.memory_id) + 1
+        return [ListPosition(T0, i) for i in ids[start : start + limit]]
 
 
 class FakeEmbedder:
@@ -143,3 +150,10 @@ class FakeWaiter:
 
     async def wait(self, future: tuple[str, str], timeout_s: float) -> bool:
         return self.arrives
+
+    async def event(self, future: tuple[str, str], timeout_s: float) -> Message | None:
+        """A link's event: applied with nothing refused, when it arrives at all."""
+        return edges_pb2.MemoriesLinked(command_id=future[0]) if self.arrives else None
+
+    def cancel(self, future: tuple[str, str]) -> None:
+        self.expected.remove(future)

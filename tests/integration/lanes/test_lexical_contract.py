@@ -7,6 +7,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 import pytest
+from memhive_domain.listing import ListPosition
 from memhive_domain.recall import MemoryFilter
 
 from tests.integration.lanes.conftest import Backend
@@ -94,7 +95,7 @@ async def test_list_ids_applies_the_whole_filter(lexical_index, case: FilterCase
     await lexical_index.upsert(list(memories.values()))
     names = {m.id: name for name, m in memories.items()}
 
-    listed = await lexical_index.list_ids(case.memory_filter, 0, 50)
+    listed = [p.memory_id for p in await lexical_index.list_ids(case.memory_filter, None, 50)]
 
     assert {names[i] for i in listed} == case.expected
     assert len(listed) == len(case.expected)
@@ -131,7 +132,7 @@ async def test_upserting_a_forgotten_memory_removes_it(lexical_index) -> None:
     await lexical_index.upsert([replace(memory, forgotten=True)])
 
     assert await lexical_index.search("secret", ANYWHERE, 5) == []
-    assert await lexical_index.list_ids(ANYWHERE, 0, 10) == []
+    assert await lexical_index.list_ids(ANYWHERE, None, 10) == []
 
 
 async def test_delete_removes_only_that_workspace_and_ignores_unknown_ids(lexical_index) -> None:
@@ -152,11 +153,32 @@ async def test_list_ids_newest_first_then_id_descending_in_pages(lexical_index) 
     await lexical_index.upsert(memories)
     expected = [m.id for m in sorted(memories, key=lambda m: (m.created_at, m.id), reverse=True)]
 
-    pages = [await lexical_index.list_ids(ANYWHERE, offset, 2) for offset in range(0, 8, 2)]
+    pages, after = [], None
+    for _ in range(4):
+        page = await lexical_index.list_ids(ANYWHERE, after, 2)
+        pages.append(page)
+        after = page[-1]
 
     assert [len(p) for p in pages] == [2, 2, 2, 1]
-    assert [i for page in pages for i in page] == expected
-    assert await lexical_index.list_ids(ANYWHERE, 7, 5) == []
+    assert [p.memory_id for page in pages for p in page] == expected
+    by_id = {m.id: m.created_at for m in memories}
+    assert all(p.created_at == by_id[p.memory_id] for page in pages for p in page)
+    assert await lexical_index.list_ids(ANYWHERE, pages[-1][-1], 5) == []
+
+
+async def test_list_ids_resumes_inside_a_run_of_equal_created_at(lexical_index) -> None:
+    run = [a_memory(f"same moment {i}", created_at=NOW) for i in range(5)]
+    older = a_memory("a minute before", created_at=NOW - timedelta(minutes=1))
+    await lexical_index.upsert([*run, older])
+    ids = sorted((m.id for m in run), reverse=True)
+
+    resumed = await lexical_index.list_ids(ANYWHERE, ListPosition(NOW, ids[1]), 10)
+    between = await lexical_index.list_ids(ANYWHERE, ListPosition(NOW, "0"), 10)
+    far_future = ListPosition(NOW + timedelta(days=3650), str(uuid.uuid4()))
+
+    assert [p.memory_id for p in resumed] == [*ids[2:], older.id]
+    assert [p.memory_id for p in between] == [older.id]  # a forged position: no crash
+    assert len(await lexical_index.list_ids(ANYWHERE, far_future, 10)) == 6
 
 
 async def test_present_answers_for_one_workspace(lexical_index) -> None:
@@ -196,4 +218,4 @@ async def test_data_survives_close_and_reopen(lexical_backend: Backend) -> None:
     second = await lexical_backend.open()
 
     assert await ids_of(await second.search("archive", ANYWHERE, 5)) == [memory.id]
-    assert await second.list_ids(ANYWHERE, 0, 5) == [memory.id]
+    assert [p.memory_id for p in await second.list_ids(ANYWHERE, None, 5)] == [memory.id]

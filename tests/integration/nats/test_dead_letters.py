@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from memhive_adapters.nats.consumer import PullConsumer
 from memhive_adapters.nats.dead_letters import DeadLetters, send_to_dead_letters
-from memhive_contracts import streams
+from memhive_contracts import streams, subjects
 from memhive_ports.poison import Poison
 from nats.js import JetStreamContext
 
@@ -68,3 +68,31 @@ async def test_a_replayed_dead_letter_is_handled_and_leaves_the_queue(js: JetStr
 async def test_replaying_an_unknown_sequence_is_a_lookup_error(js: JetStreamContext) -> None:
     with pytest.raises(LookupError):
         await DeadLetters(js).replay(10**9)
+
+
+async def test_newest_reads_back_from_the_end_and_stops_at_the_limit(
+    js: JetStreamContext,
+) -> None:
+    subject, durable = subject_for(unique("ws")), unique("dlq-newest")
+    sub = await js.pull_subscribe(subject, durable=durable, stream=streams.LOG_STREAM)
+    for i in range(5):
+        await js.publish(subject, f"letter {i}".encode())
+    for msg in await sub.fetch(5, timeout=1):
+        await send_to_dead_letters(js, msg, durable, "test")
+    await sub.unsubscribe()
+    # A newer message of another consumer: skipped by the consumer filter.
+    await js.publish(subjects.dead_letter(unique("dlq-noise")), b"other")
+
+    newest_two = await DeadLetters(js).newest(2, consumer=durable)
+    all_of_them = await DeadLetters(js).newest(100, consumer=durable)
+    oddly_kept = await DeadLetters(js).newest(
+        10, consumer=durable, keep=lambda d: d.payload.endswith(b"1")
+    )
+
+    assert [d.payload for d in newest_two] == [b"letter 4", b"letter 3"]
+    assert [d.payload for d in all_of_them] == [f"letter {i}".encode() for i in range(4, -1, -1)]
+    assert [d.payload for d in oddly_kept] == [b"letter 1"]
+    # A scan budget bounds how far back it reads: only the newest few messages are looked at.
+    assert await DeadLetters(js).newest(10, consumer=durable, scan_limit=1) == []
+    [newest] = await DeadLetters(js).newest(10, consumer=durable, scan_limit=2)
+    assert newest.payload == b"letter 4"

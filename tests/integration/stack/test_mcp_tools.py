@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from contextlib import asynccontextmanager
 
 import httpx
@@ -130,3 +131,61 @@ async def test_mcp_refuses_a_bad_token_before_any_session(gateway_url: str) -> N
             f"{gateway_url}/mcp", json={}, headers={"Authorization": "Bearer nope"}
         )
     assert response.status_code == 401
+
+
+async def test_hostile_input_is_a_tool_error_naming_the_field(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    member, reader = await _tokens(stack, workspace)
+    forged = "bzoxMDAwMDAwMDAwMA=="  # the offset cursor o:10000000000 that once killed memhive
+    async with session(gateway_url, reader) as guest:
+        listed = await guest.call_tool("list_memories", {"cursor": forged})
+        assert listed.is_error and "cursor" in text(listed)
+    async with session(gateway_url, member) as agent:
+        for tool, arguments, field in [
+            ("save_memory", {"kind": "fact", "body": "\u200b\u200b"}, "body"),
+            ("save_memory", {"kind": "fact", "body": "\x00"}, "body"),
+            (
+                "save_memory",
+                {"kind": "fact", "body": "ok", "expires_at": "9999-12-31T23:59:59-12:00"},
+                "expires_at",
+            ),
+            ("list_memories", {"cursor": "k1.AAAA"}, "cursor"),
+        ]:
+            result = await agent.call_tool(tool, arguments)
+            assert result.is_error and field in text(result), (tool, text(result))
+        assert not (await agent.call_tool("recall_memory", {"query": "still alive"})).is_error
+
+
+async def test_lone_surrogates_over_mcp_are_tool_errors(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    """The SDK client cannot even encode a lone surrogate; a raw JSON-RPC call can: it gets a
+    JSON-RPC error or a tool error, never a 5xx."""
+    member, _ = await _tokens(stack, workspace)
+    headers = {
+        "Authorization": f"Bearer {member}",
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+    }
+    calls = [
+        ("save_memory", {"kind": "fact", "body": "a \ud800 b"}, "body"),
+        ("recall_memory", {"query": "a \ud800 b"}, "query"),
+    ]
+    async with httpx.AsyncClient(base_url=gateway_url, headers=headers, timeout=60) as client:
+        for number, (tool, arguments, field) in enumerate(calls, start=1):
+            request = {
+                "jsonrpc": "2.0",
+                "id": number,
+                "method": "tools/call",
+                "params": {"name": tool, "arguments": arguments},
+            }
+            response = await client.post("/mcp", content=json.dumps(request).encode())
+            # The SDK's JSON-RPC parser refuses it (parse error, 400), or the tool does.
+            if response.status_code == 400:
+                assert response.json()["error"]["code"] == -32700, response.text
+                continue
+            assert response.status_code == 200, response.text
+            result = response.json()["result"]
+            assert result["isError"] and field in result["content"][0]["text"], result
+        assert (await client.get("/healthz")).status_code == 200

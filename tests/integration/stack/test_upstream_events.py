@@ -261,10 +261,11 @@ async def test_bad_events_are_dead_lettered_listed_and_do_not_block(
         return items if len(items) == 2 else None
 
     letters = await wait_for(two_letters)
-    assert [d["subject"].rsplit(".", 2)[-2] for d in letters] == ["completed", "added"]
+    # Newest first.
+    assert [d["subject"].rsplit(".", 2)[-2] for d in letters] == ["added", "completed"]
     assert {d["consumer"] for d in letters} == {"ingest-upstream"}
-    assert "outcome: unknown value 0" in letters[0]["reason"]
-    assert "memhive.v1.NoteAdded" in letters[1]["reason"]
+    assert "outcome: unknown value 0" in letters[1]["reason"]
+    assert "memhive.v1.NoteAdded" in letters[0]["reason"]
     assert (await workspace.reader.get("/v1/admin/dead-letters")).status_code == 403
     other = stack.client(await stack.token(f"ws-{uuid.uuid4().hex[:12]}"))
     async with other:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from memhive_adapters.lane_conditions import NEVER
 from memhive_adapters.lexical import opensearch_queries as dsl
 from memhive_domain.kinds import MemoryKind
+from memhive_domain.listing import ListPosition
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.scopes import Scope, Visibility
 
@@ -51,12 +52,18 @@ def test_search_body_matches_text_without_parsing_and_filters_without_scoring() 
     assert "query_string" not in str(body)
 
 
-def test_listing_is_newest_first_then_id_descending_with_paging() -> None:
-    body = dsl.listing_body(MemoryFilter(workspace_id="w"), offset=20, limit=10)
+def test_listing_is_newest_first_then_id_descending_with_keyset_paging() -> None:
+    after = ListPosition(datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC), "id-9")
+
+    first = dsl.listing_body(MemoryFilter(workspace_id="w"), None, 10)
+    body = dsl.listing_body(MemoryFilter(workspace_id="w"), after, 10)
 
     assert body["sort"] == [{"created_at": "desc"}, {"id": "desc"}]
-    assert (body["from"], body["size"]) == (20, 10)
+    assert "from" not in body and "search_after" not in first
+    assert body["size"] == 10
+    assert body["search_after"] == [after.created_at.timestamp(), "id-9"]
     assert body["query"] == {"bool": {"filter": [{"term": {"workspace_id": "w"}}]}}
+    assert dsl.listed_position({"sort": body["search_after"]}) == after
 
 
 def test_document_carries_flags_as_integers_and_no_expiry_as_never() -> None:

@@ -44,10 +44,10 @@ async def test_get_answers_only_what_the_caller_may_see(store: FakeStore) -> Non
 
 async def test_list_pages_and_drops_what_the_record_rules_out(store: FakeStore) -> None:
     memories = reader(store, 1, 2, 3, 4)
-    first = await memories.list(VIEWER, SelectionRequest(), offset=0, limit=2)
-    assert ([m.id for m in first.items], first.next_offset) == ([mid(1)], 2)
-    rest = await memories.list(VIEWER, SelectionRequest(), offset=2, limit=2)
-    assert ([m.id for m in rest.items], rest.next_offset) == ([mid(4)], None)
+    first = await memories.list(VIEWER, SelectionRequest(), cursor=None, limit=2)
+    assert [m.id for m in first.items] == [mid(1)] and first.next_cursor
+    rest = await memories.list(VIEWER, SelectionRequest(), cursor=first.next_cursor, limit=2)
+    assert ([m.id for m in rest.items], rest.next_cursor) == ([mid(4)], None)
 
 
 async def test_forget_publishes_the_command_and_waits(store: FakeStore) -> None:

@@ -9,6 +9,7 @@ from enum import StrEnum
 from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput, NotFound
 from memhive_domain.memory import Memory
+from memhive_domain.text import MAX_ID_CHARS, checked_text, unencodable
 
 MAX_RATIONALE_CHARS = 500
 # An agent or user who links two memories by hand is sure of it; the classifier says how sure.
@@ -79,7 +80,7 @@ def propose_edge(draft: EdgeDraft, *, created_by: str, now: datetime) -> Edge:
     src_id, dst_id = _check_ends(draft.src_id, draft.dst_id, problems)
     weight = _check_weight(draft.weight, problems)
     rationale = _check_rationale(draft.rationale, problems)
-    if not (created_by or "").strip():
+    if not (created_by or "").strip() or unencodable("created_by", created_by):
         problems.append(FieldProblem("created_by", "must name the agent, user or classifier"))
     if problems:
         raise InvalidInput(problems)
@@ -121,10 +122,17 @@ def add_edge(existing: tuple[Edge, ...], edge: Edge) -> tuple[Edge, ...]:
 
 
 def _check_ends(src_id: str, dst_id: str, problems: list[FieldProblem]) -> tuple[str, str]:
-    src, dst = (src_id or "").strip(), (dst_id or "").strip()
-    for field, value in (("src_id", src), ("dst_id", dst)):
-        if not value:
+    ends = []
+    for field, value in (("src_id", src_id), ("dst_id", dst_id)):
+        text = value.strip() if isinstance(value, str) else ""
+        if (problem := unencodable(field, text)) is not None:
+            problems.append(problem)
+            text = ""
+        elif not text or len(text) > MAX_ID_CHARS or not text.isprintable():
             problems.append(FieldProblem(field, "must be the id of a memory"))
+            text = ""
+        ends.append(text)
+    src, dst = ends
     if src and src == dst:
         problems.append(FieldProblem("dst_id", "must differ from src_id: no memory links itself"))
     return src, dst
@@ -140,14 +148,7 @@ def _check_weight(weight: float | None, problems: list[FieldProblem]) -> float:
 
 
 def _check_rationale(rationale: str | None, problems: list[FieldProblem]) -> str:
-    text = (rationale or "").strip()
-    if len(text) > MAX_RATIONALE_CHARS:
-        problems.append(
-            FieldProblem(
-                "rationale", f"is {len(text)} characters; the maximum is {MAX_RATIONALE_CHARS}"
-            )
-        )
-    return text
+    return checked_text("rationale", rationale, MAX_RATIONALE_CHARS, problems, required=False)
 
 
 def _dead_end(field: str, memory: Memory, now: datetime) -> FieldProblem | None:

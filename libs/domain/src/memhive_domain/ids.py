@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import uuid
 
@@ -15,6 +16,22 @@ def uuid7(unix_ms: int, random_bits: int | None = None) -> str:
     value |= (rand >> 62) << 64  # rand_a, 12 bits
     value |= 0b10 << 62  # variant
     value |= rand & (2**62 - 1)  # rand_b
+    return str(uuid.UUID(int=value))
+
+
+def content_id(workspace_id: str, scope_key: str, body: str, attempt: int = 0) -> str:
+    """The id a memory with this normalised body gets in this scope (UUIDv8 of a SHA-256).
+
+    Identical saves racing each other compute the same id, so the record's create-if-absent
+    keeps exactly one. `attempt` moves to the next id when the earlier one belongs to a
+    memory that was forgotten or expired (the record keeps those for history).
+    """
+    key = "\0".join(("memhive-content-v1", workspace_id, scope_key, body, str(attempt)))
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()
+    value = int.from_bytes(digest[:16], "big")
+    value &= ~(0xF << 76) & ~(0b11 << 62)
+    value |= 0x8 << 76  # version 8: custom
+    value |= 0b10 << 62  # variant
     return str(uuid.UUID(int=value))
 
 

@@ -13,6 +13,7 @@ from memhive_domain.kinds import DEFAULT_IMPORTANCE, MemoryKind
 from memhive_domain.principals import Principal
 from memhive_domain.scopes import Scope, ScopeRef, Visibility, resolve_scope, scope_problems
 from memhive_domain.sources import Source
+from memhive_domain.text import checked_text, string_problems
 
 MAX_BODY_CHARS = 4000
 MAX_TAGS = 32
@@ -133,32 +134,35 @@ def record_access(memory: Memory, hits: int, last_at: datetime) -> Memory:
 
 
 def normalise_body(body: str, problems: list[FieldProblem]) -> str:
-    text = (body or "").strip()
-    if not text:
-        problems.append(FieldProblem("body", "must not be empty"))
-    elif len(text) > MAX_BODY_CHARS:
-        problems.append(
-            FieldProblem("body", f"is {len(text)} characters; the maximum is {MAX_BODY_CHARS}")
-        )
-    return text
+    """Stripped; must be valid Unicode with something visible, at most MAX_BODY_CHARS."""
+    return checked_text("body", body, MAX_BODY_CHARS, problems, required=True)
 
 
-def normalise_tags(tags: Sequence[str], problems: list[FieldProblem]) -> tuple[str, ...]:
+def normalise_tags(
+    tags: Sequence[str], problems: list[FieldProblem], field: str = "tags"
+) -> tuple[str, ...]:
     if isinstance(tags, str):
-        problems.append(FieldProblem("tags", "must be a list of strings, not one string"))
+        problems.append(FieldProblem(field, "must be a list of strings, not one string"))
         return ()
-    cleaned = tuple(dict.fromkeys(str(t).strip().lower() for t in tags))
+    # Bounded before any work per tag: a huge list is refused, not processed.
+    if len(tags) > 4 * MAX_TAGS:
+        problems.append(FieldProblem(field, f"at most {MAX_TAGS} tags, got {len(tags)}"))
+        return ()
+    if bad_strings := string_problems(field, tags):
+        problems += bad_strings
+        return ()
+    cleaned = tuple(dict.fromkeys(t.strip().lower() for t in tags))
     bad = [t for t in cleaned if not TAG_PATTERN.match(t)]
     if bad:
         problems.append(
             FieldProblem(
-                "tags",
+                field,
                 f"invalid tag(s) {bad}: use 1-64 lowercase letters, digits or . _ : / - "
                 "starting with a letter or digit",
             )
         )
     if len(cleaned) > MAX_TAGS:
-        problems.append(FieldProblem("tags", f"at most {MAX_TAGS} tags, got {len(cleaned)}"))
+        problems.append(FieldProblem(field, f"at most {MAX_TAGS} tags, got {len(cleaned)}"))
     return cleaned
 
 
@@ -183,16 +187,22 @@ def _check_expiry(
 ) -> datetime | None:
     if expires_at is None:
         return None
-    moment = as_utc(expires_at)
+    if not isinstance(expires_at, datetime):
+        problems.append(FieldProblem("expires_at", "must be a date and time (ISO 8601)"))
+        return None
+    try:
+        moment = as_utc(expires_at)
+    except OverflowError:
+        # e.g. 9999-12-31T23:59:59-12:00: valid as written, past year 9999 in UTC.
+        problems.append(FieldProblem("expires_at", "is outside the supported range in UTC"))
+        return None
     if moment <= now:
         problems.append(FieldProblem("expires_at", "is in the past; give a future time or omit it"))
     return moment
 
 
 def _check_source_ref(source_ref: str | None, problems: list[FieldProblem]) -> str | None:
-    ref = (source_ref or "").strip() or None
-    if ref and len(ref) > MAX_SOURCE_REF_CHARS:
-        problems.append(
-            FieldProblem("source_ref", f"is longer than {MAX_SOURCE_REF_CHARS} characters")
-        )
-    return ref
+    return (
+        checked_text("source_ref", source_ref, MAX_SOURCE_REF_CHARS, problems, required=False)
+        or None
+    )

@@ -9,9 +9,10 @@ from datetime import datetime
 from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.kinds import MemoryKind
-from memhive_domain.memory import TAG_PATTERN
+from memhive_domain.memory import normalise_tags
 from memhive_domain.principals import Principal
 from memhive_domain.scopes import Scope, scope_problems
+from memhive_domain.text import checked_text, string_problems, unencodable
 
 MAX_QUERY_CHARS = 2000
 DEFAULT_MAX_RESULTS = 6
@@ -51,6 +52,9 @@ class SelectionRequest:
     product_id: str | None = None
     kinds: Sequence[MemoryKind | str] | None = None
     tags: Sequence[str] | None = None
+    # How the caller named the lists (the listing's query parameters are singular).
+    kinds_field: str = "kinds"
+    tags_field: str = "tags"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,13 +77,9 @@ def plan_recall(
     now: datetime,
 ) -> RecallQuery:
     problems: list[FieldProblem] = []
-    query = (text or "").strip()
-    if not query:
-        problems.append(FieldProblem("query", "must not be empty"))
-    elif len(query) > MAX_QUERY_CHARS:
-        problems.append(FieldProblem("query", f"is longer than {MAX_QUERY_CHARS} characters"))
+    query = checked_text("query", text, MAX_QUERY_CHARS, problems, required=True)
     limit = DEFAULT_MAX_RESULTS if max_results is None else max_results
-    if not isinstance(limit, int) or not 1 <= limit <= MAX_RESULTS:
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RESULTS:
         problems.append(FieldProblem("max_results", f"must be 1..{MAX_RESULTS}, got {limit!r}"))
     memory_filter = _build_filter(selection, principal, now, problems)
     if problems:
@@ -104,6 +104,9 @@ def _build_filter(
     if selection.scope is not None:
         scope = parse_enum(Scope, selection.scope, "scope", problems)
     product_id = selection.product_id or None
+    if (problem := unencodable("product_id", product_id)) is not None:
+        problems.append(problem)
+        product_id = None
     if scope is None and product_id:
         scope = Scope.PRODUCT
     if scope is not None:
@@ -112,26 +115,31 @@ def _build_filter(
         view_of(principal),
         scope=scope,
         product_id=product_id,
-        kinds=_parse_kinds(selection.kinds, problems),
-        tags=_parse_tags(selection.tags, problems),
+        kinds=_parse_kinds(selection.kinds, selection.kinds_field, problems),
+        tags=_parse_tags(selection.tags, selection.tags_field, problems),
         live_at=now,
     )
 
 
 def _parse_kinds(
-    kinds: Sequence[MemoryKind | str] | None, problems: list[FieldProblem]
+    kinds: Sequence[MemoryKind | str] | None, field: str, problems: list[FieldProblem]
 ) -> frozenset[MemoryKind] | None:
     if not kinds:
         return None
-    parsed = {parse_enum(MemoryKind, k, "kinds", problems) for k in kinds}
+    if len(kinds) > len(MemoryKind):
+        problems.append(FieldProblem(field, f"at most {len(MemoryKind)} kinds, got {len(kinds)}"))
+        return None
+    if bad := string_problems(field, kinds):
+        problems += bad
+        return None
+    parsed = {parse_enum(MemoryKind, k, field, problems) for k in kinds}
     return frozenset(k for k in parsed if k is not None)
 
 
-def _parse_tags(tags: Sequence[str] | None, problems: list[FieldProblem]) -> frozenset[str] | None:
+def _parse_tags(
+    tags: Sequence[str] | None, field: str, problems: list[FieldProblem]
+) -> frozenset[str] | None:
+    """The same rules (and bound) as the tags of a saved memory: any of them matches."""
     if not tags:
         return None
-    cleaned = frozenset(t.strip().lower() for t in tags)
-    bad = sorted(t for t in cleaned if not TAG_PATTERN.match(t))
-    if bad:
-        problems.append(FieldProblem("tag", f"invalid tag(s) {bad}"))
-    return cleaned
+    return frozenset(normalise_tags(tags, problems, field)) or None

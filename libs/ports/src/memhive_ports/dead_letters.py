@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -26,4 +26,15 @@ class DeadLetterReader(Protocol):
         self, consumer: str | None = None, limit: int = 100
     ) -> builtins.list[DeadLetter]:
         """Oldest first, at most `limit`; only those of `consumer` when given."""
+        ...
+
+    async def newest(
+        self,
+        limit: int,
+        *,
+        consumer: str | None = None,
+        keep: Callable[[DeadLetter], bool] = lambda _: True,
+        scan_limit: int = 10_000,
+    ) -> builtins.list[DeadLetter]:
+        """Newest first, at most `limit` kept, reading back at most `scan_limit` messages."""
         ...

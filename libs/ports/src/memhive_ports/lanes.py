@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 
@@ -68,8 +69,11 @@ class LexicalIndex(Protocol):
         """At most `limit` hits, best first. Any text is accepted: query syntax is not parsed."""
         ...
 
-    async def list_ids(self, memory_filter: MemoryFilter, offset: int, limit: int) -> list[str]:
-        """Memory ids matching the filter, newest first (created_at, then id, descending)."""
+    async def list_ids(
+        self, memory_filter: MemoryFilter, after: ListPosition | None, limit: int
+    ) -> list[ListPosition]:
+        """Memories matching the filter, newest first (created_at, then id, descending),
+        starting strictly after `after` (keyset paging: no offset reaches the engine)."""
         ...
 
     async def present(self, workspace_id: str, memory_ids: Sequence[str]) -> set[str]: ...

@@ -44,8 +44,9 @@ class LinkMemoriesHandler:
                     changed.append(applied)
             except (InvalidInput, NotFound) as problem:
                 problems.append(f"edge {index} ({message.src_id}->{message.dst_id}): {problem}")
-        if len(problems) < len(command.edges) or not command.edges:
-            await self._announce(workspace_id, command, changed)
+        # Announced even when every edge was refused: a waiting gateway must learn the
+        # outcome (and answer 409), not time out into a 202 for a link never applied.
+        await self._announce(workspace_id, command, changed, problems)
         if problems:
             raise Poison("; ".join(problems))
 
@@ -74,7 +75,11 @@ class LinkMemoriesHandler:
         return await self._store.replace(stored, stored.memory, stored.last_command_id, edges)
 
     async def _announce(
-        self, workspace_id: str, command: edges_pb2.LinkMemories, edges: list[Edge]
+        self,
+        workspace_id: str,
+        command: edges_pb2.LinkMemories,
+        edges: list[Edge],
+        rejected: list[str],
     ) -> None:
         # Announced even with no edge, so a caller waiting on the command learns it was applied.
         event_id = f"{command.command_id}:linked"
@@ -84,6 +89,7 @@ class LinkMemoriesHandler:
             workspace_id=workspace_id,
             edges=[edge_to_pb(e) for e in edges],
             occurred_at=command.requested_at,
+            rejected=rejected,
         )
         subject = subjects.for_workspace(subjects.MEMORIES_LINKED, workspace_id)
         await self._publisher.publish(subject, event, msg_id=event_id)

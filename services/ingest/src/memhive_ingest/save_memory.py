@@ -21,14 +21,22 @@ class SaveMemoryHandler:
 
     async def __call__(self, workspace_id: str, command: commands_pb2.SaveMemory) -> None:
         stored = await self._persist(workspace_id, command)
-        await self._announce(command, stored)
+        if stored is not None:
+            await self._announce(command, stored)
 
-    async def _persist(self, workspace_id: str, command: commands_pb2.SaveMemory) -> StoredMemory:
+    async def _persist(
+        self, workspace_id: str, command: commands_pb2.SaveMemory
+    ) -> StoredMemory | None:
+        """The stored memory to announce, or None for an identical save that lost a race."""
         memory_id = _checked_id(command.memory.id)
         existing = await self._store.get(workspace_id, memory_id)
         if existing is not None:
             if existing.last_command_id == command.command_id or _created_by(existing, command):
                 return existing  # a redelivery: the write is already durable
+            if _identical(existing, command):
+                # Same content id and body: another save of this body got there first. The
+                # memory exists once; its own MemorySaved already told every waiter.
+                return None
             raise Poison(f"memory id {memory_id} already exists; a save must use a new id")
         requested_at = from_timestamp(command.requested_at, command.HasField("requested_at"))
         if requested_at is None:
@@ -58,6 +66,10 @@ def _created_by(existing: StoredMemory, command: commands_pb2.SaveMemory) -> boo
     return existing.memory.created_at == from_timestamp(command.requested_at, True) and (
         existing.memory.body == command.memory.body.strip()
     )
+
+
+def _identical(existing: StoredMemory, command: commands_pb2.SaveMemory) -> bool:
+    return not existing.memory.forgotten and existing.memory.body == command.memory.body.strip()
 
 
 def _checked_id(memory_id: str) -> str:

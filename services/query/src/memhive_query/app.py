@@ -10,6 +10,7 @@ from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_query.errors import install_error_handlers
 from memhive_query.gateway import build_gateway
 from memhive_query.mcp_mount import mount_mcp
+from memhive_query.request_guards import RequestGuards
 from memhive_query.routes import admin, bulletins, edges, health, memories, recall, revisions
 
 
@@ -36,4 +37,5 @@ async def create_app(infra: Infrastructure) -> FastAPI:
     for module in (memories, recall, health, revisions, admin, edges, bulletins):
         app.include_router(module.router)
     mcp_sessions, loopback = mount_mcp(app, gateway.auth)  # last: it mounts at "/"
+    app.add_middleware(RequestGuards, openapi=app.openapi)  # outermost: before MCP too
     return app

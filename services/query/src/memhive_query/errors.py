@@ -1,57 +1,96 @@
-"""Domain errors to HTTP answers a caller can act on; nothing reaches the client as a 500 trace."""
+"""Domain errors to HTTP answers a caller can act on; nothing reaches the client as a 500 trace.
+
+Every error body has one shape (`ErrorBody`, declared in the OpenAPI document): `detail`, a
+sentence, and `problems`, the fields to fix. Bodies are rendered so that no caller-supplied
+text (a lone surrogate echoed in a field name, say) can make the answer itself fail.
+"""
 
 from __future__ import annotations
+
+import json
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from memhive_domain.errors import ConcurrentUpdate, InvalidInput, NotAllowed, NotFound
+from starlette.exceptions import HTTPException
 
 from memhive_query.auth import Unauthenticated
 from memhive_query.schemas import memory_json
 from memhive_query.use_cases.conflicts import NearDuplicates
+from memhive_query.use_cases.link import LinkRejected
+
+
+class SafeJSONResponse(JSONResponse):
+    """UTF-8 JSON in which any unencodable character becomes '?', instead of a crash."""
+
+    def render(self, content: Any) -> bytes:
+        text = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        return text.encode("utf-8", "replace")
 
 
 def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(InvalidInput, _invalid_input)
     app.add_exception_handler(RequestValidationError, _malformed_request)
+    app.add_exception_handler(HTTPException, _http_exception)
     app.add_exception_handler(NotFound, _status(404))
     app.add_exception_handler(NotAllowed, _status(403))
     app.add_exception_handler(ConcurrentUpdate, _status(409))
+    app.add_exception_handler(LinkRejected, _status(409))
     app.add_exception_handler(Unauthenticated, _unauthenticated)
     app.add_exception_handler(NearDuplicates, _near_duplicates)
 
 
+def error_response(
+    status_code: int, detail: str, problems: list[dict[str, str]] | None = None, **extra: Any
+) -> JSONResponse:
+    body = {"detail": detail, "problems": problems or []} | extra
+    return SafeJSONResponse(body, status_code=status_code)
+
+
+def problems_response(problems: list[dict[str, str]]) -> JSONResponse:
+    detail = "; ".join(f"{p['field']}: {p['message']}" for p in problems)
+    return error_response(422, detail, problems)
+
+
 async def _invalid_input(_: Request, exc: InvalidInput) -> JSONResponse:
-    problems = [{"field": p.field, "message": p.message} for p in exc.problems]
-    return JSONResponse({"detail": str(exc), "problems": problems}, status_code=422)
+    return problems_response([{"field": p.field, "message": p.message} for p in exc.problems])
 
 
 async def _malformed_request(_: Request, exc: RequestValidationError) -> JSONResponse:
     problems = [
         {
-            "field": ".".join(str(part) for part in e["loc"] if part != "body") or "body",
+            "field": ".".join(str(part) for part in e["loc"][1:] or e["loc"]) or "body",
             "message": e["msg"],
         }
         for e in exc.errors()
     ]
-    detail = "; ".join(f"{p['field']}: {p['message']}" for p in problems)
-    return JSONResponse({"detail": detail, "problems": problems}, status_code=422)
+    return problems_response(problems)
+
+
+async def _http_exception(_: Request, exc: HTTPException) -> JSONResponse:
+    # FastAPI answers 400 for a body it cannot parse at all (too deeply nested JSON, say):
+    # to a caller that is one more invalid body.
+    if exc.status_code == 400:
+        return problems_response([{"field": "body", "message": str(exc.detail)}])
+    body = {"detail": str(exc.detail), "problems": []}
+    return SafeJSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
 
 async def _unauthenticated(_: Request, exc: Unauthenticated) -> JSONResponse:
-    return JSONResponse(
-        {"detail": str(exc)}, status_code=401, headers={"WWW-Authenticate": "Bearer"}
-    )
+    response = error_response(401, str(exc))
+    response.headers["WWW-Authenticate"] = "Bearer"
+    return response
 
 
 async def _near_duplicates(_: Request, exc: NearDuplicates) -> JSONResponse:
     similar = [memory_json(s.memory) | {"similarity": round(s.similarity, 4)} for s in exc.similar]
-    return JSONResponse({"detail": str(exc), "similar": similar}, status_code=409)
+    return error_response(409, str(exc), similar=similar)
 
 
 def _status(code: int):
     async def handler(_: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=code)
+        return error_response(code, str(exc))
 
     return handler

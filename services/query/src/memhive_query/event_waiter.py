@@ -48,13 +48,20 @@ class EventWaiter:
 
     async def wait(self, future: asyncio.Future, timeout_s: float) -> bool:
         """True when the stage was reached in time; the caller answers 'accepted' otherwise."""
+        return await self.event(future, timeout_s) is not None
+
+    async def event(self, future: asyncio.Future, timeout_s: float):
+        """The event that completed the stage, or None when none came in time."""
         try:
-            await asyncio.wait_for(asyncio.shield(future), timeout_s)
-            return True
+            return await asyncio.wait_for(asyncio.shield(future), timeout_s)
         except TimeoutError:
-            return False
+            return None
         finally:
             self._discard(future)
+
+    def cancel(self, future: asyncio.Future) -> None:
+        """Stop waiting on a future that will not be awaited."""
+        self._discard(future)
 
     async def _on_event(self, msg: Msg) -> None:
         prefix = msg.subject.rsplit(".", 1)[0]
@@ -67,7 +74,7 @@ class EventWaiter:
             return  # not ours to judge: the consumers dead-letter it
         for future in self._waiting.pop((_waited_on(event), stage), []):
             if not future.done():
-                future.set_result(None)
+                future.set_result(event)
 
     def _discard(self, future: asyncio.Future) -> None:
         key = self._key_of.pop(id(future), None)

@@ -18,6 +18,7 @@ from memhive_query.use_cases.bulletins import ReadBulletin
 from memhive_query.use_cases.conflicts import ConflictCheck
 from memhive_query.use_cases.context import BuildContext
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
+from memhive_query.use_cases.identical import IdenticalSaves
 from memhive_query.use_cases.link import EdgeCommands, EdgeReader, LinkMemories
 from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
@@ -73,6 +74,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             timeout,
             conflicts=ConflictCheck(vector, infra.store, settings.conflict_threshold),
             edges=edge_commands,
+            identical=IdenticalSaves(infra.store, waiter),
         ),
         recall=RecallMemories(
             infra.store,

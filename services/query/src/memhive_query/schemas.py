@@ -1,4 +1,8 @@
-"""The REST shapes: request bodies (loose types: the domain gives the messages), memory JSON."""
+"""The REST shapes: request bodies (loose types: the domain gives the messages), memory JSON.
+
+The length limits here are coarse outer bounds (generous multiples of the domain's), so no
+oversized list or string is even handed to the domain; the domain's rules are the real ones.
+"""
 
 from __future__ import annotations
 
@@ -20,20 +24,24 @@ class SaveRequest(BaseModel):
         description="fact, preference, decision, identity, event, observation, goal, todo, "
         "or procedure"
     )
-    body: str = Field(description="what to remember, 1..4000 characters")
+    body: str = Field(description="what to remember, 1..4000 characters", max_length=16_000)
     importance: float | None = Field(None, description="0..1; omitted: the kind's default")
     pinned: bool = False
-    tags: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list, description="at most 32", max_length=128)
     scope: str | None = Field(
-        None, description="global or product; product_id alone implies product"
+        None, description="global or product; product_id alone implies product", max_length=64
     )
-    product_id: str | None = None
-    visibility: str = Field("private", description="private (members only) or public")
-    source: str = "agent"
-    source_ref: str | None = None
+    product_id: str | None = Field(None, max_length=512)
+    visibility: str = Field(
+        "private", description="private (members only) or public", max_length=64
+    )
+    source: str = Field("agent", max_length=64)
+    source_ref: str | None = Field(None, description="at most 512 characters", max_length=2048)
     expires_at: datetime | None = None
     force: bool = Field(False, description="save even when near-duplicates exist")
-    supersedes: list[str] = Field(default_factory=list, description="ids this memory updates")
+    supersedes: list[str] = Field(
+        default_factory=list, description="ids this memory updates, at most 20", max_length=100
+    )
 
     def draft(self) -> MemoryDraft:
         return MemoryDraft(
@@ -54,26 +62,30 @@ class SaveRequest(BaseModel):
 class RecallRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    query: str
-    scope: str | None = None
-    product_id: str | None = None
-    kinds: list[str] | None = None
-    tags: list[str] | None = None
+    query: str = Field(description="1..2000 characters", max_length=8000)
+    scope: str | None = Field(None, max_length=64)
+    product_id: str | None = Field(None, max_length=512)
+    kinds: list[str] | None = Field(None, max_length=64)
+    tags: list[str] | None = Field(None, description="any of these, at most 32", max_length=128)
     max_results: int | None = Field(None, description="1..20, default 6")
     include_superseded: bool = False
     lanes: list[Literal["vector", "lexical"]] | None = Field(
-        None, description="for diagnostics and benchmarks: search only these lanes"
+        None, description="for diagnostics and benchmarks: search only these lanes", max_length=2
     )
 
 
 class EdgeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    src_id: str = Field(description="the memory the edge starts from, e.g. the newer fact")
-    dst_id: str = Field(description="the memory it points to, e.g. the older fact")
-    kind: str = Field(description="updates, contradicts or related_to")
+    src_id: str = Field(
+        description="the memory the edge starts from, e.g. the newer fact", max_length=512
+    )
+    dst_id: str = Field(description="the memory it points to, e.g. the older fact", max_length=512)
+    kind: str = Field(description="updates, contradicts or related_to", max_length=64)
     weight: float | None = Field(None, description="0..1; omitted: 1 (you are sure)")
-    rationale: str = Field("", description="why, in a sentence; at most 500 characters")
+    rationale: str = Field(
+        "", description="why, in a sentence; at most 500 characters", max_length=2000
+    )
 
     def draft(self) -> EdgeDraft:
         return EdgeDraft(self.src_id, self.dst_id, self.kind, self.weight, self.rationale)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 from memhive_ports.lanes import LaneHit
@@ -72,12 +73,14 @@ class OpenSearchLexicalIndex:
         response = await self._client.search(index=self._index, body=body)
         return [LaneHit(hit["_id"], float(hit["_score"])) for hit in response["hits"]["hits"]]
 
-    async def list_ids(self, memory_filter: MemoryFilter, offset: int, limit: int) -> list[str]:
+    async def list_ids(
+        self, memory_filter: MemoryFilter, after: ListPosition | None, limit: int
+    ) -> list[ListPosition]:
         if limit <= 0:
             return []
-        body = dsl.listing_body(memory_filter, offset, limit)
+        body = dsl.listing_body(memory_filter, after, limit)
         response = await self._client.search(index=self._index, body=body)
-        return [hit["_id"] for hit in response["hits"]["hits"]]
+        return [dsl.listed_position(hit) for hit in response["hits"]["hits"]]
 
     async def present(self, workspace_id: str, memory_ids: Sequence[str]) -> set[str]:
         if not memory_ids:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 
@@ -14,6 +15,7 @@ from memhive_adapters.lane_conditions import (
     Condition,
     Equals,
     conditions_of,
+    epoch_seconds,
     stored_fields,
 )
 from memhive_adapters.lexical.question_words import QUESTION_STOPWORDS, has_content_words
@@ -103,14 +105,22 @@ def _match(text: str) -> Json:
     return {"query": text, "analyzer": "memhive_body"}
 
 
-def listing_body(memory_filter: MemoryFilter, offset: int, limit: int) -> Json:
-    return {
-        "from": offset,
+def listing_body(memory_filter: MemoryFilter, after: ListPosition | None, limit: int) -> Json:
+    """Keyset paging with search_after on the same (created_at, id) the tantivy lane uses."""
+    body: Json = {
         "size": limit,
         "_source": False,
         "query": {"bool": {"filter": filter_clauses(memory_filter)}},
         "sort": [{"created_at": "desc"}, {"id": "desc"}],
     }
+    if after is not None:
+        body["search_after"] = [epoch_seconds(after.created_at), after.memory_id]
+    return body
+
+
+def listed_position(hit: Json) -> ListPosition:
+    created_at, memory_id = hit["sort"]
+    return ListPosition.at(round(float(created_at) * 1_000_000), memory_id)
 
 
 def ids_in_workspace(workspace_id: str, memory_ids: Sequence[str]) -> Json:

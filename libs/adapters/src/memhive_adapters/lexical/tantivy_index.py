@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import tantivy
+from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 from memhive_ports.lanes import LaneHit
@@ -65,9 +66,11 @@ class TantivyLexicalIndex:
         index = await self._ready()
         return await asyncio.to_thread(self._search, index, text, memory_filter, limit)
 
-    async def list_ids(self, memory_filter: MemoryFilter, offset: int, limit: int) -> list[str]:
+    async def list_ids(
+        self, memory_filter: MemoryFilter, after: ListPosition | None, limit: int
+    ) -> list[ListPosition]:
         index = await self._ready()
-        return await asyncio.to_thread(self._list_ids, index, memory_filter, offset, limit)
+        return await asyncio.to_thread(self._list_ids, index, memory_filter, after, limit)
 
     async def present(self, workspace_id: str, memory_ids: Sequence[str]) -> set[str]:
         if not memory_ids:
@@ -158,19 +161,28 @@ class TantivyLexicalIndex:
         return [LaneHit(_stored_id(searcher, address), score) for score, address in hits]
 
     def _list_ids(
-        self, index: tantivy.Index, memory_filter: MemoryFilter, offset: int, limit: int
-    ) -> list[str]:
+        self,
+        index: tantivy.Index,
+        memory_filter: MemoryFilter,
+        after: ListPosition | None,
+        limit: int,
+    ) -> list[ListPosition]:
         if limit <= 0:
             return []
         query = _filter_query(index, memory_filter)
         searcher = index.searcher()
-        wanted = offset + limit
-        newest = searcher.search(query, wanted, count=False, order_by_field="created_us").hits
-        rows = [(created, _stored_id(searcher, address)) for created, address in newest]
-        if len(rows) == wanted:
-            rows = _settle_ties(index, searcher, query, rows)
-        rows.sort(reverse=True)
-        return [memory_id for _, memory_id in rows[offset:wanted]]
+        rows: list[tuple[int, str]] = []
+        if after is not None:
+            # The rest of the run at the position's own created_at (ids below it), then older.
+            tied = _created_between(index, query, after.created_us, after.created_us)
+            rows = [r for r in _all_rows(index, searcher, tied) if after.is_after(*r)]
+            query = _created_between(index, query, None, after.created_us - 1)
+        newest = searcher.search(query, limit, count=False, order_by_field="created_us").hits
+        older = [(created, _stored_id(searcher, address)) for created, address in newest]
+        if len(older) == limit:
+            older = _settle_ties(index, searcher, query, older)
+        rows = sorted(rows + older, reverse=True)[:limit]
+        return [ListPosition.at(created, memory_id) for created, memory_id in rows]
 
     def _ids_matching(self, index: tantivy.Index, query: tantivy.Query, limit: int) -> list[str]:
         searcher = index.searcher()
@@ -197,14 +209,28 @@ def _settle_ties(
     """The page may end inside a run of equal created_at values, and tantivy breaks such
     ties arbitrarily: fetch the whole run so the id tie-break is exact."""
     boundary = min(created for created, _ in rows)
-    run = tantivy.Query.range_query(
-        index.schema, "created_us", tantivy.FieldType.Integer, boundary, boundary
-    )
-    tied = tantivy.Query.boolean_query([(Must, query), (Must, run)])
-    run_size = _count(index, tied)
-    hits = searcher.search(tied, max(run_size, 1), count=False).hits
+    tied = _created_between(index, query, boundary, boundary)
     newer = [row for row in rows if row[0] > boundary]
-    return newer + [(boundary, _stored_id(searcher, address)) for _, address in hits]
+    return newer + _all_rows(index, searcher, tied)
+
+
+def _created_between(
+    index: tantivy.Index, query: tantivy.Query, lowest: int | None, highest: int
+) -> tantivy.Query:
+    run = tantivy.Query.range_query(
+        index.schema, "created_us", tantivy.FieldType.Integer, lowest, highest
+    )
+    return tantivy.Query.boolean_query([(Must, query), (Must, run)])
+
+
+def _all_rows(
+    index: tantivy.Index, searcher: tantivy.Searcher, query: tantivy.Query
+) -> list[tuple[int, str]]:
+    """(created_us, id) of every match: for runs of one created_at, which are small."""
+    hits = searcher.search(
+        query, max(_count(index, query), 1), count=False, order_by_field="created_us"
+    ).hits
+    return [(created, _stored_id(searcher, address)) for created, address in hits]
 
 
 def _filter_query(index: tantivy.Index, memory_filter: MemoryFilter) -> tantivy.Query:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import builtins
 import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from memhive_contracts import subjects
 from memhive_contracts.streams import (
@@ -25,6 +26,8 @@ from nats.js.errors import NotFoundError
 log = logging.getLogger(__name__)
 
 MAX_REASON_CHARS = 1000
+# Messages read concurrently per step when walking the stream backwards.
+_WINDOW = 64
 _DLQ_HEADERS = (DLQ_REASON_HEADER, DLQ_SUBJECT_HEADER, DLQ_CONSUMER_HEADER, DLQ_DELIVERIES_HEADER)
 
 
@@ -113,6 +116,37 @@ class DeadLetters:
             letters.append(dead_letter_from_raw(raw))
             sequence = (raw.seq or sequence) + 1
         return letters
+
+    async def newest(
+        self,
+        limit: int,
+        *,
+        consumer: str | None = None,
+        keep: Callable[[DeadLetter], bool] = lambda _: True,
+        scan_limit: int = 10_000,
+    ) -> builtins.list[DeadLetter]:
+        """Newest first: walks back from the end of the stream, `_WINDOW` messages at a time,
+        until `limit` letters are kept or `scan_limit` messages were looked at. So the newest
+        letters are never hidden behind old ones, and a small limit reads little."""
+        state = (await self._js.stream_info(DEAD_LETTER_STREAM)).state
+        wanted = subjects.dead_letter(consumer) if consumer else None
+        letters: builtins.list[DeadLetter] = []
+        top, bottom = state.last_seq, max(state.first_seq, state.last_seq - scan_limit + 1, 1)
+        while top >= bottom and len(letters) < limit:
+            window = range(top, max(bottom, top - _WINDOW + 1) - 1, -1)
+            for raw in await asyncio.gather(*(self._at(s) for s in window)):
+                if raw is None or (wanted and raw.subject != wanted):
+                    continue
+                if keep(letter := dead_letter_from_raw(raw)) and len(letters) < limit:
+                    letters.append(letter)
+            top = window[-1] - 1
+        return letters
+
+    async def _at(self, sequence: int) -> RawStreamMsg | None:
+        try:
+            return await self._js.get_msg(DEAD_LETTER_STREAM, seq=sequence)
+        except NotFoundError:
+            return None  # replayed (deleted) or purged
 
     async def _next(self, sequence: int, subject: str) -> RawStreamMsg | None:
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 from memhive_ports.lanes import LaneHit
@@ -72,9 +73,11 @@ class SwappableLexicalIndex:
         async with self._lanes.using() as (current, _):
             return await current.lexical.search(text, memory_filter, limit)
 
-    async def list_ids(self, memory_filter: MemoryFilter, offset: int, limit: int) -> list[str]:
+    async def list_ids(
+        self, memory_filter: MemoryFilter, after: ListPosition | None, limit: int
+    ) -> list[ListPosition]:
         async with self._lanes.using() as (current, _):
-            return await current.lexical.list_ids(memory_filter, offset, limit)
+            return await current.lexical.list_ids(memory_filter, after, limit)
 
     async def present(self, workspace_id: str, memory_ids: Sequence[str]) -> set[str]:
         async with self._lanes.using() as (current, _):

@@ -51,12 +51,14 @@ class ScopeReader:
 
     async def _ids(self, memory_filter: MemoryFilter) -> list[str]:
         ids: list[str] = []
+        after = None
         while len(ids) < self._max:
             want = min(PAGE_SIZE, self._max - len(ids))
-            page = await self._lexical.list_ids(memory_filter, len(ids), want)
-            ids += page
+            page = await self._lexical.list_ids(memory_filter, after, want)
+            ids += [p.memory_id for p in page]
             if len(page) < want:
                 break
+            after = page[-1]
         return ids
 
 

@@ -67,15 +67,17 @@ class LinkMemories(_message.Message):
     def __init__(self, command_id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., requested_by: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class MemoriesLinked(_message.Message):
-    __slots__ = ("event_id", "command_id", "workspace_id", "edges", "occurred_at")
+    __slots__ = ("event_id", "command_id", "workspace_id", "edges", "occurred_at", "rejected")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_ID_FIELD_NUMBER: _ClassVar[int]
     EDGES_FIELD_NUMBER: _ClassVar[int]
     OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    REJECTED_FIELD_NUMBER: _ClassVar[int]
     event_id: str
     command_id: str
     workspace_id: str
     edges: _containers.RepeatedCompositeFieldContainer[Edge]
     occurred_at: _timestamp_pb2.Timestamp
-    def __init__(self, event_id: _Optional[str] = ..., command_id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    rejected: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, event_id: _Optional[str] = ..., command_id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., rejected: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -8,20 +8,22 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from memhive_ports.dead_letters import DeadLetter
 
+from memhive_query.openapi import errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.timestamps import utc_iso
+from memhive_query.use_cases.dead_letters import CONSUMER_PATTERN, MAX_LETTERS
 
-router = APIRouter(prefix="/v1/admin", tags=["admin"])
+router = APIRouter(prefix="/v1/admin", tags=["admin"], responses=errors(401, 403, 422))
 
 
 @router.get("/dead-letters")
 async def list_dead_letters(
     gw: GatewayDep,
     who: PrincipalDep,
-    consumer: str | None = None,
-    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    consumer: Annotated[str | None, Query(pattern=CONSUMER_PATTERN)] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_LETTERS)] = 100,
 ) -> dict:
-    """Oldest first: messages of this workspace a consumer gave up on, with the reason.
+    """Newest first: messages of this workspace a consumer gave up on, with the reason.
     Replay them after a fix with `memhive dead-letters replay <sequence>`."""
     letters = await gw.dead_letters(who, consumer, limit)
     return {"items": [dead_letter_json(d) for d in letters]}

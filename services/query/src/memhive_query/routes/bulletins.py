@@ -2,35 +2,45 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Annotated
+
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
+from memhive_query.openapi import errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.timestamps import utc_iso
 from memhive_query.use_cases.bulletins import ScopeBulletin
 
-router = APIRouter(prefix="/v1", tags=["bulletins"])
+router = APIRouter(prefix="/v1", tags=["bulletins"], responses=errors(401, 422))
 
 
 class ContextRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    query: str | None = Field(None, description="the task at hand; relevant memories first")
-    scope: str | None = Field(None, description="global or product; default from product_id")
-    product_id: str | None = None
+    query: str | None = Field(
+        None, description="the task at hand; relevant memories first", max_length=8000
+    )
+    scope: str | None = Field(
+        None, description="global or product; default from product_id", max_length=64
+    )
+    product_id: str | None = Field(None, max_length=512)
     token_budget: int = Field(description="the most tokens the pack may use, 1..32000")
 
 
 @router.get("/bulletins/{scope}")
 async def get_bulletin(
-    scope: str, gw: GatewayDep, who: PrincipalDep, product_id: str | None = None
+    scope: str,
+    gw: GatewayDep,
+    who: PrincipalDep,
+    product_id: Annotated[str | None, Query(max_length=512)] = None,
 ) -> dict:
     """The scope's bulletin for the caller: byte-identical until memories in the scope change.
     Non-members get a bulletin rendered from public memories only."""
     return bulletin_json(await gw.bulletin(who, scope, product_id))
 
 
-@router.post("/context")
+@router.post("/context", responses=errors(413))
 async def get_context(request: ContextRequest, gw: GatewayDep, who: PrincipalDep) -> dict:
     pack = await gw.context(
         who, request.query, request.scope, request.product_id, request.token_budget

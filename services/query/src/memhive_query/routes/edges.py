@@ -5,20 +5,32 @@ from __future__ import annotations
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
+from memhive_query.openapi import ACCEPTED, errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.schemas import EdgeRequest, edge_json
 
-router = APIRouter(prefix="/v1", tags=["edges"])
+router = APIRouter(prefix="/v1", tags=["edges"], responses=errors(401, 404, 422))
+ACCEPTED_NOTE = (
+    "not applied yet: both ends were live when the wait ended, and ingest applies the link "
+    "unless one of them is forgotten before it does"
+)
 
 
-@router.post("/edges", status_code=201)
+@router.post(
+    "/edges",
+    status_code=201,
+    responses={200: {"description": "unchanged: the edge was already there"}}
+    | ACCEPTED
+    | errors(403, 409, 413),
+)
 async def link_memories(request: EdgeRequest, gw: GatewayDep, who: PrincipalDep) -> JSONResponse:
     """Link src to dst; waits until both records hold the edge. Linking twice changes nothing."""
     outcome = await gw.link(who, request.draft())
     status_code = {"created": 201, "unchanged": 200}.get(outcome.status, 202)
-    return JSONResponse(
-        {"edge": edge_json(outcome.edge), "status": outcome.status}, status_code=status_code
-    )
+    body = {"edge": edge_json(outcome.edge), "status": outcome.status}
+    if outcome.status == "accepted":
+        body["detail"] = ACCEPTED_NOTE
+    return JSONResponse(body, status_code=status_code)
 
 
 @router.get("/memories/{memory_id}/edges")

@@ -10,7 +10,7 @@ from memhive_query.routes.dependencies import GatewayDep
 router = APIRouter(tags=["health"])
 
 
-@router.get("/healthz")
+@router.get("/healthz", responses={503: {"description": "degraded: the bus is unreachable"}})
 async def healthz(gw: GatewayDep) -> JSONResponse:
     connected = gw.infra.nats.is_connected
     status = {"status": "ok" if connected else "degraded", "nats": connected}

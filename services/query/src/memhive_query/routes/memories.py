@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
-import base64
 from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
-from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_domain.listing import MAX_CURSOR_CHARS
 from memhive_domain.recall import SelectionRequest
 
+from memhive_query.openapi import ACCEPTED, NearDuplicatesBody, errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.schemas import SaveRequest, memory_json
 from memhive_query.use_cases.save import Wait
 
-router = APIRouter(prefix="/v1/memories", tags=["memories"])
+router = APIRouter(prefix="/v1/memories", tags=["memories"], responses=errors(401, 422))
 
 
-@router.post("", status_code=201)
+@router.post(
+    "",
+    status_code=201,
+    responses={200: {"description": "duplicate: the same body is already remembered"}}
+    | ACCEPTED
+    | errors(403, 404, 409, 413, conflict=NearDuplicatesBody),
+)
 async def save_memory(
     request: SaveRequest, gw: GatewayDep, who: PrincipalDep, wait: Wait = "persisted"
 ) -> JSONResponse:
@@ -38,7 +44,7 @@ async def save_memory(
     return JSONResponse(body, status_code=status_code)
 
 
-@router.get("/{memory_id}")
+@router.get("/{memory_id}", responses=errors(404))
 async def get_memory(memory_id: str, gw: GatewayDep, who: PrincipalDep) -> dict:
     return memory_json(await gw.reader.get(who, memory_id))
 
@@ -48,20 +54,27 @@ async def list_memories(
     gw: GatewayDep,
     who: PrincipalDep,
     kind: Annotated[list[str] | None, Query()] = None,
-    scope: str | None = None,
-    product_id: str | None = None,
+    scope: Annotated[str | None, Query(max_length=64)] = None,
+    product_id: Annotated[str | None, Query(max_length=512)] = None,
     tag: Annotated[list[str] | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    cursor: str | None = None,
+    cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
 ) -> dict:
-    """Newest first; pass `next_cursor` back as `cursor` for the next page."""
-    selection = SelectionRequest(scope=scope, product_id=product_id, kinds=kind, tags=tag)
-    page = await gw.reader.list(who, selection, _offset(cursor), limit)
-    next_cursor = None if page.next_offset is None else _cursor(page.next_offset)
-    return {"items": [memory_json(m) for m in page.items], "next_cursor": next_cursor}
+    """Newest first; pass `next_cursor` back as `cursor` for the next page (an opaque keyset
+    position: pages stay stable while memories are saved or forgotten)."""
+    selection = SelectionRequest(
+        scope=scope,
+        product_id=product_id,
+        kinds=kind,
+        tags=tag,
+        kinds_field="kind",
+        tags_field="tag",
+    )
+    page = await gw.reader.list(who, selection, cursor, limit)
+    return {"items": [memory_json(m) for m in page.items], "next_cursor": page.next_cursor}
 
 
-@router.delete("/{memory_id}")
+@router.delete("/{memory_id}", responses=ACCEPTED | errors(403, 404))
 async def forget_memory(
     memory_id: str, gw: GatewayDep, who: PrincipalDep, wait: Wait = "persisted"
 ) -> JSONResponse:
@@ -70,23 +83,3 @@ async def forget_memory(
     return JSONResponse(
         {"id": memory_id, "status": status}, status_code=202 if status == "accepted" else 200
     )
-
-
-def _cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
-
-
-def _offset(cursor: str | None) -> int:
-    if not cursor:
-        return 0
-    tag, _, value = _decoded(cursor).partition(":")
-    if tag != "o" or not (value.isascii() and value.isdigit()):
-        raise InvalidInput([FieldProblem("cursor", "is not a cursor this API returned")])
-    return int(value)
-
-
-def _decoded(cursor: str) -> str:
-    try:
-        return base64.urlsafe_b64decode(cursor.encode()).decode()
-    except ValueError:  # not base64, or not UTF-8 inside
-        return ""

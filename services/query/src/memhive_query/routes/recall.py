@@ -5,11 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter
 from memhive_domain.recall import SelectionRequest
 
+from memhive_query.openapi import errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.schemas import RecallRequest, recalled_json
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE
 
-router = APIRouter(prefix="/v1", tags=["recall"])
+router = APIRouter(prefix="/v1", tags=["recall"], responses=errors(401, 413, 422))
 
 
 @router.post("/recall")

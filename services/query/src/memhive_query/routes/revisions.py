@@ -7,10 +7,11 @@ from typing import Any
 from fastapi import APIRouter
 from memhive_domain.revisions import Revision
 
+from memhive_query.openapi import errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.schemas import memory_json
 
-router = APIRouter(prefix="/v1/memories", tags=["memories"])
+router = APIRouter(prefix="/v1/memories", tags=["memories"], responses=errors(401, 404, 422))
 
 
 @router.get("/{memory_id}/revisions")

@@ -10,12 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from memhive_domain.errors import FieldProblem, InvalidInput, NotFound
+from memhive_domain.errors import InvalidInput, NotFound
 from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
 from memhive_domain.recall import MemoryFilter, view_of
 from memhive_domain.selection import is_selected
+from memhive_domain.text import id_list_problems
 from memhive_ports import MemoryStore, VectorIndex
 
 # Neighbours looked at per save: enough to list the near-duplicates an agent must judge.
@@ -72,10 +73,9 @@ class ConflictCheck:
         self, principal: Principal, memory_ids: Sequence[str], now: datetime
     ) -> list[Memory]:
         """The memories a save says it supersedes: each must exist and be visible (else 404)."""
+        if problems := id_list_problems("supersedes", list(memory_ids), MAX_SUPERSEDES):
+            raise InvalidInput(problems)
         ids = list(dict.fromkeys(memory_id_or_not_found(i) for i in memory_ids))
-        if len(ids) > MAX_SUPERSEDES:
-            problem = FieldProblem("supersedes", f"at most {MAX_SUPERSEDES} ids, got {len(ids)}")
-            raise InvalidInput([problem])
         records = await self._store.get_many(principal.workspace_id, ids)
         view = view_of(principal)
         for memory_id in ids:

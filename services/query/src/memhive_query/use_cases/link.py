@@ -16,7 +16,7 @@ from memhive_contracts import subjects
 from memhive_contracts.edge_mapping import edge_to_pb
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.edges import Edge, EdgeDraft, add_edge, ensure_linkable, propose_edge
-from memhive_domain.errors import NotAllowed, NotFound
+from memhive_domain.errors import DomainError, InvalidInput, NotAllowed, NotFound
 from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
@@ -26,6 +26,10 @@ from memhive_ports import Clock, EventPublisher, MemoryStore
 from memhive_ports.store import StoredMemory
 
 from memhive_query.event_waiter import EventWaiter
+
+
+class LinkRejected(DomainError):
+    """Ingest refused the link (an end was forgotten or vanished after the check): HTTP 409."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +66,13 @@ class EdgeCommands:
         subject = subjects.for_workspace(subjects.LINK_MEMORIES, command.workspace_id)
         await self._publisher.publish(subject, command, msg_id=command.command_id)
 
+    async def outcome(self, future) -> edges_pb2.MemoriesLinked | None:
+        """Ingest's answer (edges applied, and any it refused), or None past the timeout."""
+        return await self._waiter.event(future, self._timeout)
+
     async def applied(self, future) -> bool:
-        return await self._waiter.wait(future, self._timeout)
+        event = await self.outcome(future)
+        return event is not None and not event.rejected
 
 
 class LinkMemories:
@@ -86,8 +95,26 @@ class LinkMemories:
         command = self._commands.command(principal, [edge], now)
         future = self._commands.expect(command)
         await self._commands.publish(command)
-        applied = await self._commands.applied(future)
-        return LinkOutcome(_as_stored(src, edge), "created" if applied else "accepted")
+        event = await self._commands.outcome(future)
+        if event is not None and event.rejected:
+            raise LinkRejected("the link was not applied: " + "; ".join(event.rejected))
+        if event is None:
+            # Not applied yet: answer 202 only if ingest will still be able to apply it.
+            await self._ensure_still_linkable(principal, edge)
+        return LinkOutcome(_as_stored(src, edge), "created" if event else "accepted")
+
+    async def _ensure_still_linkable(self, principal: Principal, edge: Edge) -> None:
+        ends = await self._store.get_many(principal.workspace_id, [edge.src_id, edge.dst_id])
+        try:
+            ensure_linkable(
+                edge,
+                _memory(ends.get(edge.src_id)),
+                _memory(ends.get(edge.dst_id)),
+                workspace_id=principal.workspace_id,
+                now=self._clock.now(),
+            )
+        except (InvalidInput, NotFound) as gone:
+            raise LinkRejected(f"the link will not be applied: {gone}") from None
 
 
 class EdgeReader:

@@ -10,6 +10,7 @@ from memhive_contracts import subjects
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.errors import NotAllowed, NotFound
 from memhive_domain.ids import memory_id_or_not_found
+from memhive_domain.listing import ListPosition, decode_cursor, encode_cursor
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
 from memhive_domain.recall import SelectionRequest, plan_listing, view_of
@@ -25,7 +26,7 @@ MAX_PAGE = 100
 @dataclass(frozen=True, slots=True)
 class Page:
     items: list[Memory]
-    next_offset: int | None
+    next_cursor: str | None  # opaque: where this page ended (keyset), for the next one
 
 
 class MemoryReader:
@@ -41,19 +42,23 @@ class MemoryReader:
         return stored.memory
 
     async def list(
-        self, principal: Principal, selection: SelectionRequest, offset: int, limit: int
+        self, principal: Principal, selection: SelectionRequest, cursor: str | None, limit: int
     ) -> Page:
+        """`cursor` is a next_cursor this API returned (422 naming `cursor` otherwise)."""
         now = self._clock.now()
+        after = decode_cursor(cursor)
         memory_filter = plan_listing(selection, principal=principal, now=now)
         limit = max(1, min(limit, MAX_PAGE))
-        ids = await self._lexical.list_ids(memory_filter, offset, limit + 1)
-        records = await self._store.get_many(principal.workspace_id, ids[:limit])
+        listed: list[ListPosition] = await self._lexical.list_ids(memory_filter, after, limit + 1)
+        ids = [p.memory_id for p in listed[:limit]]
+        records = await self._store.get_many(principal.workspace_id, ids)
         items = [
             records[i].memory
-            for i in ids[:limit]
+            for i in ids
             if i in records and is_selected(records[i].memory, memory_filter, now)
         ]
-        return Page(items, offset + limit if len(ids) > limit else None)
+        more = len(listed) > limit
+        return Page(items, encode_cursor(listed[limit - 1]) if more else None)
 
 
 class ForgetMemory:

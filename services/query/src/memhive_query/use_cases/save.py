@@ -22,6 +22,7 @@ from memhive_ports import Clock, Embedder, EventPublisher
 
 from memhive_query.event_waiter import EventWaiter
 from memhive_query.use_cases.conflicts import ConflictCheck, exact_duplicate
+from memhive_query.use_cases.identical import IdenticalSaves
 from memhive_query.use_cases.link import EdgeCommands
 
 Wait = Literal["accepted", "persisted", "indexed"]
@@ -30,7 +31,7 @@ Wait = Literal["accepted", "persisted", "indexed"]
 @dataclass(frozen=True, slots=True)
 class SaveOutcome:
     memory: Memory
-    status: str  # the stage reached: accepted, persisted or indexed
+    status: str  # the stage reached: accepted, persisted or indexed; or duplicate
 
 
 class SaveMemory:
@@ -49,10 +50,11 @@ class SaveMemory:
         *,
         conflicts: ConflictCheck | None = None,
         edges: EdgeCommands | None = None,
+        identical: IdenticalSaves | None = None,
     ) -> None:
         self._embedder, self._publisher, self._waiter = embedder, publisher, waiter
         self._clock, self._timeout = clock, wait_timeout_s
-        self._conflicts, self._edges = conflicts, edges
+        self._conflicts, self._edges, self._identical = conflicts, edges, identical
 
     async def __call__(
         self,
@@ -70,15 +72,14 @@ class SaveMemory:
             draft, memory_id=uuid7(int(now.timestamp() * 1000)), principal=principal, now=now
         )
         stale = await self._superseded(principal, supersedes, now)
-        updates = [_updates(principal, memory, old, now) for old in stale]
         vector = (await self._embedder.embed([memory.body]))[0]
         if self._conflicts is not None:
             similar = await self._conflicts.similar(principal, memory, vector)
             if (existing := exact_duplicate(similar, memory)) is not None:
                 return SaveOutcome(existing, "duplicate")
-            if similar and not (force or updates):
+            if similar and not (force or stale):
                 raise self._conflicts.refusal(similar)
-        return await self.publish(principal, memory, vector, wait, updates)
+        return await self.publish(principal, memory, vector, wait, stale)
 
     async def _superseded(
         self, principal: Principal, supersedes: Sequence[str], now: datetime
@@ -95,8 +96,17 @@ class SaveMemory:
         memory: Memory,
         vector: list[float],
         wait: Wait,
-        edges: Sequence[Edge] = (),
+        stale: Sequence[Memory] = (),
     ) -> SaveOutcome:
+        stage = None if wait == "accepted" else wait
+        if self._identical is not None:
+            claim = await self._identical.claim(memory, stage, memory.created_at)
+            if claim.existing is not None:
+                return SaveOutcome(claim.existing, "duplicate")
+            memory, future = claim.memory, claim.waiting
+        else:
+            future = None if stage is None else self._waiter.expect(memory.id, stage)
+        edges = [_updates(principal, memory, old, memory.created_at) for old in stale]
         command_id = str(uuid.uuid4())
         command = commands_pb2.SaveMemory(
             command_id=command_id,
@@ -105,13 +115,17 @@ class SaveMemory:
             requested_by=principal.user_id,
             requested_at=to_timestamp(memory.created_at),
         )
-        future = None if wait == "accepted" else self._waiter.expect(memory.id, wait)
         subject = subjects.for_workspace(subjects.SAVE_MEMORY, principal.workspace_id)
         await self._publisher.publish(subject, command, msg_id=command_id)
         linked = await self._link(principal, edges, wait)
-        if future is None or not await self._waiter.wait(future, self._timeout) or not linked:
+        if future is None or not await self._waiter.wait(future, self._timeout):
             return SaveOutcome(memory, "accepted")
-        return SaveOutcome(memory, wait)
+        winner = (
+            None if self._identical is None else await self._identical.winner(memory, command_id)
+        )
+        if winner is not None:
+            return SaveOutcome(winner, "duplicate")  # an identical save raced us and won
+        return SaveOutcome(memory, wait if linked else "accepted")
 
     async def _link(self, principal: Principal, edges: Sequence[Edge], wait: Wait) -> bool:
         """Publish the edges after the save (ingest applies them in that order); True when

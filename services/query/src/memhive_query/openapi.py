@@ -1,0 +1,54 @@
+"""The error answers of the REST API, as declared in its OpenAPI document.
+
+Every error has one body (`ErrorBody`): FastAPI's own 422 schema (HTTPValidationError) is
+replaced, because memhive's handlers (errors.py) answer every validation problem, from
+FastAPI or from the domain, in this shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Problem(BaseModel):
+    field: str = Field(description="the request field to fix, e.g. body, tags, cursor")
+    message: str
+
+
+class ErrorBody(BaseModel):
+    detail: str = Field(description="what went wrong, in a sentence")
+    problems: list[Problem] = Field(
+        default_factory=list, description="one entry per invalid field (422); else empty"
+    )
+
+
+class NearDuplicatesBody(ErrorBody):
+    similar: list[dict[str, Any]] = Field(
+        default_factory=list, description="the near-duplicates: memory JSON plus `similarity`"
+    )
+
+
+_MEANING = {
+    401: "missing or unknown bearer token",
+    403: "this token may not do this (read-only, or not a member)",
+    404: "no such memory visible to this token",
+    405: "this path does not support the method (see the Allow header)",
+    409: "refused because of the current state (near-duplicates, an end forgotten meanwhile)",
+    413: "the request body is larger than the gateway accepts",
+    422: "invalid input: `problems` names each field",
+}
+
+
+ACCEPTED = {
+    202: {"description": "accepted: durable on the bus, not yet applied when the wait ended"}
+}
+
+
+def errors(*codes: int, conflict: type[ErrorBody] = ErrorBody) -> dict[int | str, dict[str, Any]]:
+    """The `responses` entries of a route that can answer these error codes."""
+    return {
+        code: {"model": conflict if code == 409 else ErrorBody, "description": _MEANING[code]}
+        for code in codes
+    }

@@ -1,0 +1,69 @@
+"""Exactly one memory per normalised body and scope, even when identical saves race.
+
+The lane-based duplicate check (conflicts.py) only sees what is already indexed. So a save
+also takes a deterministic id (`content_id`: workspace, scope, product, body) and the record's
+create-if-absent keeps one of any racing copies: ingest treats the losers as duplicates. A
+gateway waits on that id, registered before it reads the record, so either the read or the
+winner's event tells it; afterwards the record tells it whether its own command won.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from memhive_domain.ids import content_id
+from memhive_domain.memory import Memory
+from memhive_ports import MemoryStore
+from memhive_ports.store import StoredMemory
+
+from memhive_query.event_waiter import EventWaiter
+
+# Ids tried before giving up on content ids (each earlier one held a forgotten copy).
+MAX_ATTEMPTS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    memory: Memory  # with the id its command must use
+    existing: Memory | None  # a live memory already holding that id: the save is a duplicate
+    waiting: asyncio.Future | None  # registered on the id before the record was read
+
+
+class IdenticalSaves:
+    def __init__(self, store: MemoryStore, waiter: EventWaiter) -> None:
+        self._store, self._waiter = store, waiter
+
+    async def claim(self, memory: Memory, stage: str | None, now: datetime) -> Claim:
+        """The memory's content id (the first whose slot is free or live), and a waiter for
+        `stage` on it when one is asked for."""
+        for attempt in range(MAX_ATTEMPTS):
+            memory_id = content_id(memory.workspace_id, memory.scope_ref.key, memory.body, attempt)
+            candidate = replace(memory, id=memory_id)
+            waiting = None if stage is None else self._waiter.expect(memory_id, stage)
+            stored = await self._store.get(memory.workspace_id, memory_id)
+            if stored is None:
+                return Claim(candidate, None, waiting)
+            if waiting is not None:
+                self._waiter.cancel(waiting)
+            if stored.memory.is_live(now):
+                return Claim(candidate, stored.memory, None)
+        # Many forgotten copies of this body: fall back to the caller's own (random) id.
+        waiting = None if stage is None else self._waiter.expect(memory.id, stage)
+        return Claim(memory, None, waiting)
+
+    async def winner(self, memory: Memory, command_id: str) -> Memory | None:
+        """After the wait: the memory another identical save stored first, or None if ours."""
+        stored = await self._store.get(memory.workspace_id, memory.id)
+        if stored is None or _ours(stored, memory, command_id):
+            return None
+        return stored.memory
+
+
+def _ours(stored: StoredMemory, memory: Memory, command_id: str) -> bool:
+    # last_command_id moves on with later changes; creation time and author still tell.
+    return stored.last_command_id == command_id or (
+        stored.memory.created_at == memory.created_at
+        and stored.memory.created_by == memory.created_by
+    )

@@ -6,11 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_domain.errors import FieldProblem, InvalidInput, NotAllowed
 from memhive_domain.kinds import MemoryKind
-from memhive_domain.memory import TAG_PATTERN, parse_enum
+from memhive_domain.memory import TAG_PATTERN, node_of, parse_enum
 from memhive_domain.principals import Principal
-from memhive_domain.scopes import Scope, scope_problems
+from memhive_domain.scope_tree import TreeView, tree_view
+from memhive_domain.scopes import Scope, ScopeRef
 
 MAX_QUERY_CHARS = 2000
 DEFAULT_MAX_RESULTS = 6
@@ -29,7 +30,9 @@ class MemoryFilter:
 
     workspace_id: str
     scope: Scope | None = None  # None: every scope of the workspace
-    product_id: str | None = None
+    product_id: str | None = None  # this product and everything below it
+    node: ScopeRef | None = None  # exactly this node of the scope tree
+    view: TreeView | None = None  # the nodes the principal reads; None: all (services)
     kinds: frozenset[MemoryKind] | None = None
     tags: frozenset[str] | None = None  # any of these
     public_only: bool = False
@@ -42,6 +45,7 @@ class SelectionRequest:
 
     scope: Scope | str | None = None
     product_id: str | None = None
+    scope_path: str | None = None
     kinds: Sequence[MemoryKind | str] | None = None
     tags: Sequence[str] | None = None
 
@@ -93,22 +97,33 @@ def plan_listing(
 def _build_filter(
     selection: SelectionRequest, principal: Principal, now: datetime, problems: list[FieldProblem]
 ) -> MemoryFilter:
-    scope = None
-    if selection.scope is not None:
-        scope = parse_enum(Scope, selection.scope, "scope", problems)
-    product_id = selection.product_id or None
-    if scope is None and product_id:
-        scope = Scope.PRODUCT
-    if scope is not None:
-        problems += scope_problems(scope, product_id)
+    """No node: everything the principal reads. A node: exactly that node (scope=global or
+    scope=product with product_id name the node they always meant)."""
+    node = node_of(selection.scope, selection.product_id, selection.scope_path, problems)
+    view = tree_view(principal)
+    kinds = _parse_kinds(selection.kinds, problems)
+    tags = _parse_tags(selection.tags, problems)
+    if node is not None and not view.admits(node) and not problems:
+        raise NotAllowed(f"scope {node.key!r} is outside this token's scope tree")
     return MemoryFilter(
         workspace_id=principal.workspace_id,
-        scope=scope,
-        product_id=product_id,
-        kinds=_parse_kinds(selection.kinds, problems),
-        tags=_parse_tags(selection.tags, problems),
+        node=node,
+        view=view,
+        kinds=kinds,
+        tags=tags,
         public_only=not principal.is_member,
         live_at=now,
+    )
+
+
+def view_filter(principal: Principal, node: ScopeRef | None = None) -> MemoryFilter:
+    """Everything of the workspace the principal may see (optionally one node), live or not:
+    callers pass `now` to is_selected."""
+    return MemoryFilter(
+        principal.workspace_id,
+        node=node,
+        view=tree_view(principal),
+        public_only=not principal.is_member,
     )
 
 

@@ -20,6 +20,7 @@ from memhive_query.use_cases.context import BuildContext
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
 from memhive_query.use_cases.link import EdgeCommands, EdgeReader, LinkMemories
 from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
+from memhive_query.use_cases.products import Products
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
 from memhive_query.use_cases.revisions import MemoryRevisions
 from memhive_query.use_cases.save import SaveMemory
@@ -39,6 +40,7 @@ class Gateway:
     link: LinkMemories
     edges: EdgeReader
     bulletin: ReadBulletin
+    products: Products
 
     @cached_property
     def context(self) -> BuildContext:
@@ -73,6 +75,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             timeout,
             conflicts=ConflictCheck(vector, infra.store, settings.conflict_threshold),
             edges=edge_commands,
+            products=infra.products,
         ),
         recall=RecallMemories(
             infra.store,
@@ -95,4 +98,5 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         link=LinkMemories(infra.store, edge_commands, infra.clock),
         edges=EdgeReader(infra.store, infra.clock),
         bulletin=ReadBulletin(await open_scope_bulletins(infra)),
+        products=Products(infra.products, infra.clock),
     )

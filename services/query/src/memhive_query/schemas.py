@@ -23,10 +23,21 @@ class SaveRequest(BaseModel):
     pinned: bool = False
     tags: list[str] = Field(default_factory=list)
     scope: str | None = Field(
-        None, description="global or product; product_id alone implies product"
+        None,
+        description="global or product; product_id alone implies product; nothing at all: "
+        "the token's home node",
     )
     product_id: str | None = None
-    visibility: str = Field("private", description="private (members only) or public")
+    scope_path: str | None = Field(
+        None,
+        description="a node of the scope tree, e.g. 'product:ios/team:mobile/agent:bob'; "
+        "scope/product_id, if also given, must agree",
+    )
+    visibility: str | None = Field(
+        None,
+        description="private (members only) or public; omitted: global is public, a product "
+        "and its teams take the product's visibility, anything else is private",
+    )
     source: str = "agent"
     source_ref: str | None = None
     expires_at: datetime | None = None
@@ -42,6 +53,7 @@ class SaveRequest(BaseModel):
             tags=tuple(self.tags),
             scope=self.scope,
             product_id=self.product_id,
+            scope_path=self.scope_path,
             visibility=self.visibility,
             source=self.source,
             source_ref=self.source_ref,
@@ -55,6 +67,11 @@ class RecallRequest(BaseModel):
     query: str
     scope: str | None = None
     product_id: str | None = None
+    scope_path: str | None = Field(
+        None,
+        description="a node of the scope tree, e.g. 'product:ios/team:mobile/agent:bob'; "
+        "scope/product_id, if also given, must agree",
+    )
     kinds: list[str] | None = None
     tags: list[str] | None = None
     max_results: int | None = Field(None, description="1..20, default 6")
@@ -100,6 +117,9 @@ def memory_json(memory: Memory) -> dict[str, Any]:
         "tags": list(memory.tags),
         "scope": memory.scope.value,
         "product_id": memory.product_id,
+        "scope_path": memory.scope_ref.key,
+        "team_id": memory.team_id,
+        "agent_id": memory.agent_id,
         "visibility": memory.visibility.value,
         "source": memory.source.value,
         "source_ref": memory.source_ref,

@@ -50,12 +50,15 @@ async def list_memories(
     kind: Annotated[list[str] | None, Query()] = None,
     scope: str | None = None,
     product_id: str | None = None,
+    scope_path: str | None = None,
     tag: Annotated[list[str] | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: str | None = None,
 ) -> dict:
     """Newest first; pass `next_cursor` back as `cursor` for the next page."""
-    selection = SelectionRequest(scope=scope, product_id=product_id, kinds=kind, tags=tag)
+    selection = SelectionRequest(
+        scope=scope, product_id=product_id, scope_path=scope_path, kinds=kind, tags=tag
+    )
     page = await gw.reader.list(who, selection, _offset(cursor), limit)
     next_cursor = None if page.next_offset is None else _cursor(page.next_offset)
     return {"items": [memory_json(m) for m in page.items], "next_cursor": next_cursor}

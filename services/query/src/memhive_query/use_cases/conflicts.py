@@ -15,7 +15,8 @@ from memhive_domain.errors import FieldProblem, InvalidInput, NotFound
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
 from memhive_domain.ranking import is_selected
-from memhive_domain.recall import MemoryFilter
+from memhive_domain.recall import MemoryFilter, view_filter
+from memhive_domain.scope_tree import tree_view
 from memhive_ports import MemoryStore, VectorIndex
 
 # Neighbours looked at per save: enough to list the near-duplicates an agent must judge.
@@ -77,7 +78,7 @@ class ConflictCheck:
             problem = FieldProblem("supersedes", f"at most {MAX_SUPERSEDES} ids, got {len(ids)}")
             raise InvalidInput([problem])
         records = await self._store.get_many(principal.workspace_id, ids)
-        view = MemoryFilter(principal.workspace_id, public_only=not principal.is_member)
+        view = view_filter(principal)
         for memory_id in ids:
             if memory_id not in records or not is_selected(records[memory_id].memory, view, now):
                 raise NotFound("memory", memory_id)
@@ -92,8 +93,8 @@ def exact_duplicate(similar: Sequence[Similar], memory: Memory) -> Memory | None
 def _same_scope(principal: Principal, memory: Memory) -> MemoryFilter:
     return MemoryFilter(
         principal.workspace_id,
-        scope=memory.scope,
-        product_id=memory.product_id,
+        node=memory.scope_ref,
+        view=tree_view(principal),
         public_only=not principal.is_member,
         live_at=memory.created_at,
     )

@@ -20,7 +20,8 @@ from memhive_domain.errors import NotAllowed, NotFound
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
 from memhive_domain.ranking import is_selected
-from memhive_domain.recall import MemoryFilter
+from memhive_domain.recall import MemoryFilter, view_filter
+from memhive_domain.scope_tree import can_read, can_write, write_refusal
 from memhive_ports import Clock, EventPublisher, MemoryStore
 from memhive_ports.store import StoredMemory
 
@@ -34,8 +35,8 @@ class LinkOutcome:
 
 
 def view_of(principal: Principal) -> MemoryFilter:
-    """Everything of the workspace the principal may see (no narrowing, live now)."""
-    return MemoryFilter(principal.workspace_id, public_only=not principal.is_member)
+    """Everything of the workspace the principal may see (no narrowing)."""
+    return view_filter(principal)
 
 
 class EdgeCommands:
@@ -81,10 +82,15 @@ class LinkMemories:
         edge = propose_edge(draft, created_by=principal.user_id, now=now)
         ends = await self._store.get_many(principal.workspace_id, [edge.src_id, edge.dst_id])
         src, dst = ends.get(edge.src_id), ends.get(edge.dst_id)
+        for end in (src, dst):  # what the caller cannot read does not exist for it
+            if end is not None and not _readable(principal, end.memory):
+                raise NotFound("memory", end.memory.id)
         ensure_linkable(
             edge, _memory(src), _memory(dst), workspace_id=principal.workspace_id, now=now
         )
         assert src is not None and dst is not None  # narrowed: ensure_linkable passed
+        if not can_write(principal, src.memory.scope_ref):
+            raise NotAllowed(f"cannot link: {write_refusal(principal, src.memory.scope_ref)}")
         if (current := _already_there(src, edge)) is not None:
             return LinkOutcome(current, "unchanged")
         command = self._commands.command(principal, [edge], now)
@@ -111,6 +117,10 @@ class EdgeReader:
             for e, other in zip(stored.edges, others, strict=True)
             if other in records and is_selected(records[other].memory, view, now)
         ]
+
+
+def _readable(principal: Principal, memory: Memory) -> bool:
+    return principal.can_see(memory.visibility) and can_read(principal, memory.scope_ref)
 
 
 def _already_there(stored: StoredMemory, edge: Edge) -> Edge | None:

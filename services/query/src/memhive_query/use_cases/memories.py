@@ -12,7 +12,8 @@ from memhive_domain.errors import NotAllowed, NotFound
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
 from memhive_domain.ranking import is_selected
-from memhive_domain.recall import MemoryFilter, SelectionRequest, plan_listing
+from memhive_domain.recall import SelectionRequest, plan_listing, view_filter
+from memhive_domain.scope_tree import can_write, write_refusal
 from memhive_ports import Clock, EventPublisher, LexicalIndex, MemoryStore
 
 from memhive_query.event_waiter import EventWaiter
@@ -34,7 +35,7 @@ class MemoryReader:
     async def get(self, principal: Principal, memory_id: str) -> Memory:
         """Forgotten, expired, invisible and unknown look the same to a caller: not found."""
         stored = await self._store.get(principal.workspace_id, _uuid_or_404(memory_id))
-        view = MemoryFilter(principal.workspace_id, public_only=not principal.is_member)
+        view = view_filter(principal)
         if stored is None or not is_selected(stored.memory, view, self._clock.now()):
             raise NotFound("memory", memory_id)
         return stored.memory
@@ -73,6 +74,8 @@ class ForgetMemory:
         if not principal.can_write:
             raise NotAllowed("this token is read-only: only workspace members can forget")
         memory = await self._reader.get(principal, memory_id)
+        if not can_write(principal, memory.scope_ref):
+            raise NotAllowed(f"cannot forget: {write_refusal(principal, memory.scope_ref)}")
         command_id = str(uuid.uuid4())
         command = commands_pb2.ForgetMemory(
             command_id=command_id,

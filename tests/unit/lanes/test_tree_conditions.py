@@ -4,7 +4,7 @@ on the fields lanes built before the scope tree stored (no reindex needed on upg
 from __future__ import annotations
 
 import pytest
-from memhive_adapters.vector.conditions import (
+from memhive_adapters.lane_conditions import (
     After,
     AnyGroup,
     AnyOf,
@@ -15,7 +15,7 @@ from memhive_adapters.vector.conditions import (
     stored_fields,
 )
 from memhive_domain.memory import Memory
-from memhive_domain.ranking import is_selected
+from memhive_domain.selection import is_selected
 
 from tests.integration.lanes.filter_cases import FILTER_CASES, FilterCase, population
 from tests.integration.lanes.memories import NOW

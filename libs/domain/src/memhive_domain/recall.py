@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
+from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput, NotAllowed
 from memhive_domain.kinds import MemoryKind
-from memhive_domain.memory import TAG_PATTERN, node_of, parse_enum
+from memhive_domain.memory import TAG_PATTERN, node_of
 from memhive_domain.principals import Principal
 from memhive_domain.scope_tree import TreeView, tree_view
 from memhive_domain.scopes import Scope, ScopeRef
@@ -37,6 +38,18 @@ class MemoryFilter:
     tags: frozenset[str] | None = None  # any of these
     public_only: bool = False
     live_at: datetime | None = None  # leave out what expired at or before this moment
+
+
+def view_of(principal: Principal, node: ScopeRef | None = None) -> MemoryFilter:
+    """Everything of the workspace the principal may see (its part of the scope tree, and
+    public memories only for a non-member), optionally one node, not narrowed any further:
+    every filter built for a caller starts here (dataclasses.replace narrows it)."""
+    return MemoryFilter(
+        principal.workspace_id,
+        node=node,
+        view=tree_view(principal),
+        public_only=not principal.is_member,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,30 +113,17 @@ def _build_filter(
     """No node: everything the principal reads. A node: exactly that node (scope=global or
     scope=product with product_id name the node they always meant)."""
     node = node_of(selection.scope, selection.product_id, selection.scope_path, problems)
-    view = tree_view(principal)
+    view = view_of(principal)
     kinds = _parse_kinds(selection.kinds, problems)
     tags = _parse_tags(selection.tags, problems)
-    if node is not None and not view.admits(node) and not problems:
+    if node is not None and view.view is not None and not view.view.admits(node) and not problems:
         raise NotAllowed(f"scope {node.key!r} is outside this token's scope tree")
-    return MemoryFilter(
-        workspace_id=principal.workspace_id,
+    return replace(
+        view,
         node=node,
-        view=view,
         kinds=kinds,
         tags=tags,
-        public_only=not principal.is_member,
         live_at=now,
-    )
-
-
-def view_filter(principal: Principal, node: ScopeRef | None = None) -> MemoryFilter:
-    """Everything of the workspace the principal may see (optionally one node), live or not:
-    callers pass `now` to is_selected."""
-    return MemoryFilter(
-        principal.workspace_id,
-        node=node,
-        view=tree_view(principal),
-        public_only=not principal.is_member,
     )
 
 

@@ -21,9 +21,7 @@ import asyncio
 from collections import defaultdict
 from collections.abc import Sequence
 
-from memhive.v1 import events_pb2
-from memhive_contracts import subjects
-from memhive_contracts.mapping import memory_to_pb, to_timestamp
+from memhive_contracts.mapping import to_timestamp
 from memhive_contracts.upstream_mapping import upstream_event_from_wire
 from memhive_domain.errors import ConcurrentUpdate
 from memhive_domain.memory import as_utc, forget
@@ -44,6 +42,7 @@ from memhive_ports import Clock, EventPublisher, MemoryStore, StoredMemory
 from memhive_ports.products import ProductDirectory
 from nats.aio.msg import Msg
 
+from memhive_ingest.announcements import Announcer
 from memhive_ingest.product_visibility import product_visibility
 
 MAX_ATTEMPTS = 5
@@ -75,7 +74,7 @@ class UpstreamEventHandler:
         clock: Clock,
         products: ProductDirectory | None = None,
     ) -> None:
-        self._store, self._publisher, self._clock = store, publisher, clock
+        self._store, self._announcer, self._clock = store, Announcer(publisher), clock
         self._products = products
 
     async def __call__(self, events: Sequence[UpstreamEvent]) -> list[RevisionDecision]:
@@ -130,15 +129,12 @@ class UpstreamEventHandler:
 
     async def _announce_saved(self, stored: StoredMemory, upstream_event_id: str) -> None:
         memory = stored.memory
-        event_id = f"{upstream_event_id}:{memory.id}:saved"
-        event = events_pb2.MemorySaved(
-            event_id=event_id,
+        await self._announcer.saved(
+            memory,
+            event_id=f"{upstream_event_id}:{memory.id}:saved",
             command_id=stored.last_command_id,
-            memory=memory_to_pb(memory),
             occurred_at=to_timestamp(memory.updated_at),
         )
-        subject = subjects.for_workspace(subjects.MEMORY_SAVED, memory.workspace_id)
-        await self._publisher.publish(subject, event, msg_id=event_id)
 
     async def _forget_leftovers(self, snapshot: KnowledgeSnapshot) -> None:
         for stored in await self._leftovers(snapshot):
@@ -206,16 +202,13 @@ class UpstreamEventHandler:
 
     async def _announce_forgotten(self, stored: StoredMemory, snapshot: KnowledgeSnapshot) -> None:
         memory = stored.memory
-        event_id = f"{snapshot.event_id}:{memory.id}:forgotten"
-        event = events_pb2.MemoryForgotten(
-            event_id=event_id,
+        await self._announcer.forgotten(
+            memory,
+            event_id=f"{snapshot.event_id}:{memory.id}:forgotten",
             command_id=stored.last_command_id,
-            memory=memory_to_pb(memory),
             reason=f"not in knowledge snapshot {snapshot.snapshot_id}",
             occurred_at=to_timestamp(memory.updated_at),
         )
-        subject = subjects.for_workspace(subjects.MEMORY_FORGOTTEN, memory.workspace_id)
-        await self._publisher.publish(subject, event, msg_id=event_id)
 
 
 def knowledge_ref_base(product_id: str | None) -> str:

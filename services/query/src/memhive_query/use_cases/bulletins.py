@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memhive_adapters.bulletins.scope_bulletins import ScopeBulletins
+from memhive_application.bulletins.scope_bulletins import ScopeBulletins
 from memhive_domain.bulletin import Bulletin
 from memhive_domain.bulletin_audience import audience_of
 from memhive_domain.errors import FieldProblem, InvalidInput, NotAllowed

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from memhive_domain.context_pack import ContextCandidate, ContextPack, build_context_pack
 from memhive_domain.principals import Principal
-from memhive_domain.ranking import is_selected
-from memhive_domain.recall import MAX_RESULTS, SelectionRequest, view_filter
+from memhive_domain.recall import MAX_RESULTS, SelectionRequest, view_of
+from memhive_domain.selection import is_selected
 from memhive_ports import Clock, MemoryStore
 from memhive_ports.token_counter import TokenCounter
 
@@ -54,7 +54,7 @@ class BuildContext:
     async def _shown(self, principal: Principal, briefing: ScopeBulletin) -> list[ContextCandidate]:
         ids = [memory_id for memory_id, _ in briefing.bulletin.sources]
         records = await self._store.get_many(principal.workspace_id, ids)
-        view = view_filter(principal, briefing.scope)
+        view = view_of(principal, briefing.scope)
         now = self._clock.now()
         shown = set(briefing.bulletin.shown_ids)
         return [

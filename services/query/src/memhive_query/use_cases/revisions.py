@@ -7,16 +7,16 @@ what GET shows them: a live public memory.
 
 from __future__ import annotations
 
-import uuid
 from datetime import timedelta
 
 from memhive_domain.errors import NotFound
+from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
-from memhive_domain.ranking import is_selected
-from memhive_domain.recall import view_filter
+from memhive_domain.recall import view_of
 from memhive_domain.revisions import Revision, revision_history
 from memhive_domain.scope_tree import can_read
+from memhive_domain.selection import is_selected
 from memhive_ports import Clock, MemoryStore
 from memhive_ports.revisions import RevisionLog
 
@@ -31,7 +31,7 @@ class MemoryRevisions:
         self._store, self._log, self._clock = store, log, clock
 
     async def __call__(self, principal: Principal, memory_id: str) -> list[Revision]:
-        stored = await self._store.get(principal.workspace_id, _uuid_or_404(memory_id))
+        stored = await self._store.get(principal.workspace_id, memory_id_or_not_found(memory_id))
         if stored is None or not self._may_see(principal, stored.memory):
             raise NotFound("memory", memory_id)
         memory = stored.memory
@@ -41,11 +41,4 @@ class MemoryRevisions:
     def _may_see(self, principal: Principal, memory: Memory) -> bool:
         if principal.is_member:  # the store key already confines it to the caller's workspace
             return can_read(principal, memory.scope_ref)
-        return is_selected(memory, view_filter(principal), self._clock.now())
-
-
-def _uuid_or_404(memory_id: str) -> str:
-    try:
-        return str(uuid.UUID(memory_id))
-    except ValueError:
-        raise NotFound("memory", memory_id) from None
+        return is_selected(memory, view_of(principal), self._clock.now())

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
-from memhive_domain.errors import FieldProblem
+from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_domain.memory import MemoryDraft, create_memory, inheriting_product
 from memhive_domain.principals import Principal, Role
+from memhive_domain.products import define_product
 from memhive_domain.scope_tree import can_read, can_write, default_visibility, tree_view
 from memhive_domain.scopes import ROOT, Scope, ScopeRef, Visibility, parse_scope_path
 
@@ -169,3 +173,57 @@ def test_a_view_is_what_can_read_says() -> None:
 )
 def test_default_visibility_follows_hives_rule(path, product, expected) -> None:
     assert default_visibility(node(path), product) is expected
+
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+def created(principal: Principal, **fields: object):
+    draft = MemoryDraft(kind="fact", body="a fact", **fields)  # type: ignore[arg-type]
+    return create_memory(draft, memory_id="m", principal=principal, now=NOW)
+
+
+def test_a_draft_naming_no_node_lands_at_the_principals_home() -> None:
+    assert created(who(Role.AGENT, BOB)).scope_ref == node(BOB)
+    assert created(who()).scope_ref == ROOT
+    at_team = created(who(), scope_path="product:ios/team:mobile", product_id="ios")
+    assert (at_team.scope, at_team.product_id, at_team.team_id) == (Scope.PRODUCT, "ios", "mobile")
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"scope_path": "product:ios", "product_id": "android"}, "scope_path"),
+        ({"scope_path": "team:ops", "scope": "product"}, "scope_path"),
+        ({"scope_path": "nowhere"}, "scope_path"),
+        ({"scope": "product"}, "product_id"),
+    ],
+)
+def test_a_node_named_badly_is_a_422_naming_the_field(fields: dict, field: str) -> None:
+    with pytest.raises(InvalidInput) as raised:
+        created(who(), **fields)
+    assert [p.field for p in raised.value.problems] == [field]
+
+
+def test_a_product_draft_without_visibility_asks_for_its_product() -> None:
+    assert inheriting_product(MemoryDraft("fact", "x", product_id="ios"), who()) == "ios"
+    assert inheriting_product(MemoryDraft("fact", "x", visibility="public"), who()) is None
+    assert inheriting_product(MemoryDraft("fact", "x", scope_path=BOB), who()) is None
+    assert inheriting_product(MemoryDraft("fact", "x"), who(home="product:ios")) == "ios"
+    draft = MemoryDraft("fact", "x", product_id="ios")
+    memory = create_memory(
+        draft, memory_id="m", principal=who(), now=NOW, product_visibility=Visibility.PUBLIC
+    )
+    assert memory.visibility is Visibility.PUBLIC
+
+
+def test_a_product_definition_reports_every_problem() -> None:
+    with pytest.raises(InvalidInput) as raised:
+        define_product("-bad", "secret", "x" * 201, principal=who(), now=NOW)
+    assert [p.field for p in raised.value.problems] == ["product_id", "visibility", "name"]
+    product = define_product("ios", "public", " iOS ", principal=who(), now=NOW)
+    assert (product.name, product.visibility, product.updated_by) == (
+        "iOS",
+        Visibility.PUBLIC,
+        "someone",
+    )

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput
-from memhive_domain.memory import parse_enum
 from memhive_domain.principals import Principal
-from memhive_domain.scopes import PRODUCT_ID_PATTERN, Visibility
+from memhive_domain.scopes import Scope, Visibility, scope_problems
 
 MAX_NAME_CHARS = 200
 
@@ -32,15 +32,7 @@ def define_product(
     now: datetime,
 ) -> Product:
     """Validate a product definition; raises InvalidInput listing every problem."""
-    problems: list[FieldProblem] = []
-    if not PRODUCT_ID_PATTERN.match(product_id or ""):
-        problems.append(
-            FieldProblem(
-                "product_id",
-                "must be 1-128 characters of letters, digits, '.', '_', ':' or '-', "
-                "starting with a letter or digit",
-            )
-        )
+    problems: list[FieldProblem] = scope_problems(Scope.PRODUCT, product_id)
     parsed = parse_enum(Visibility, visibility, "visibility", problems)
     text = (name or "").strip()
     if len(text) > MAX_NAME_CHARS:

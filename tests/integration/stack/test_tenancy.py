@@ -431,3 +431,39 @@ async def test_rest_writes_only_where_allowed(writing: World) -> None:
             run(loop, check_link(writing, role, home, src, dst))
 
     await in_thread(example)
+
+
+async def test_mcp_write_tools_write_only_where_allowed(writing: World, gateway_url: str) -> None:
+    loop = asyncio.get_running_loop()
+
+    async def attempt(role: str, home: str, node: str, target: Saved, other: Saved) -> None:
+        live = await still_there(writing, target)
+        marker = f"m{uuid.uuid4().hex[:10]}"
+        async with session(gateway_url, await writing.token(role, home)) as mcp:
+            saved = await mcp.call_tool(
+                "save_memory",
+                {"kind": "fact", "body": f"{WORD} {marker}", "scope_path": node, "force": True},
+            )
+            linked = await mcp.call_tool(
+                "link_memories", {"src_id": target.id, "dst_id": other.id, "kind": "related_to"}
+            )
+            forgot = await mcp.call_tool("forget_memory", {"id": target.id})
+        assert saved.is_error != writes(role, home, node)
+        if not saved.is_error:
+            memory = saved.structured_content["memory"]
+            writing.saved[memory["id"]] = Saved(memory["id"], node, memory["visibility"], marker)
+        may_write = target.seen_by(role, home) and writes(role, home, target.node)
+        may_link = may_write and other.seen_by(role, home) and other.id != target.id
+        assert linked.is_error != (may_link and live and await still_there(writing, other))
+        assert forgot.is_error != (may_write and live)
+        assert await still_there(writing, target) == (live and forgot.is_error)
+        if not forgot.is_error:
+            await writing.save(target.node, "private", 0)  # keep the pool full
+
+    @settings(EXAMPLE_SETTINGS, max_examples=EXAMPLES // 6)
+    @given(principal=principals, node=st.sampled_from(NODES), data=st.data())
+    def example(principal: tuple[str, str], node: str, data: st.DataObject) -> None:
+        target, other = data.draw(live_memory(writing)), data.draw(live_memory(writing))
+        run(loop, attempt(*principal, node, target, other))
+
+    await in_thread(example)

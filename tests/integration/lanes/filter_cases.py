@@ -12,7 +12,8 @@ from datetime import timedelta
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
-from memhive_domain.scopes import Scope, Visibility
+from memhive_domain.scope_tree import TreeView
+from memhive_domain.scopes import Scope, ScopeRef, Visibility, parse_scope_path
 
 from tests.integration.lanes.memories import NOW, a_memory, blend
 
@@ -32,15 +33,43 @@ def population() -> dict[str, Memory]:
         "green": {"tags": ("green",)},
         "public": {"visibility": Visibility.PUBLIC},
         "expiring": {"expires_at": EXPIRY},
+        # The scope tree below the first level.
+        "mobile": _at("product:alpha/team:mobile"),
+        "bob": _at("product:alpha/team:mobile/agent:bob"),
+        "eve": _at("product:alpha/team:mobile/agent:eve"),
+        "ops": _at("team:ops"),
+        "carl": _at("agent:carl"),
     }
     return {name: a_memory(f"{name} by the {WORD}", **t) for name, t in traits.items()}
+
+
+def _at(path: str) -> dict[str, object]:
+    node = node_at(path)
+    return {
+        "scope": node.scope,
+        "product_id": node.product_id,
+        "team_id": node.team_id,
+        "agent_id": node.agent_id,
+    }
+
+
+def node_at(path: str) -> ScopeRef:
+    node = parse_scope_path(path, [])
+    assert node is not None, path
+    return node
 
 
 def vector_for(position: int) -> list[float]:
     return blend({0: 1.0, 1 + position % 7: 0.1 * (1 + position // 7)})
 
 
-MINE = {"plain", "alpha", "beta", "todo", "red", "red_blue", "green", "public", "expiring"}
+AT_ROOT = {"plain", "todo", "red", "red_blue", "green", "public", "expiring"}
+MINE = AT_ROOT | {"alpha", "beta", "mobile", "bob", "eve", "ops", "carl"}
+LOCAL = {"bob", "eve", "carl"}
+
+
+def _view(path: str, *, admin: bool = False) -> TreeView:
+    return TreeView(node_at(path), reads_local_below=admin)
 
 
 @dataclass(frozen=True)
@@ -58,9 +87,42 @@ FILTER_CASES = [
     _case("workspace", MINE),
     FilterCase("other-workspace", MemoryFilter(workspace_id="ws-2"), frozenset({"elsewhere"})),
     FilterCase("unknown-workspace", MemoryFilter(workspace_id="ws-9"), frozenset()),
-    _case("scope-global", MINE - {"alpha", "beta"}, scope=Scope.GLOBAL),
-    _case("scope-product", {"alpha", "beta"}, scope=Scope.PRODUCT),
-    _case("product", {"alpha"}, scope=Scope.PRODUCT, product_id="alpha"),
+    _case("scope-global", AT_ROOT | {"ops", "carl"}, scope=Scope.GLOBAL),
+    _case("scope-product", {"alpha", "beta", "mobile", "bob", "eve"}, scope=Scope.PRODUCT),
+    _case("product", {"alpha", "mobile", "bob", "eve"}, scope=Scope.PRODUCT, product_id="alpha"),
+    _case("node-global", AT_ROOT, node=node_at("global")),
+    _case("node-product", {"alpha"}, node=node_at("product:alpha")),
+    _case("node-team", {"mobile"}, node=node_at("product:alpha/team:mobile")),
+    _case("node-agent", {"bob"}, node=node_at("product:alpha/team:mobile/agent:bob")),
+    _case("node-root-team", {"ops"}, node=node_at("team:ops")),
+    _case("view-root-member", MINE - LOCAL, view=_view("global")),
+    _case("view-root-admin", MINE, view=_view("global", admin=True)),
+    _case("view-product", AT_ROOT | {"alpha", "mobile"}, view=_view("product:alpha")),
+    _case("view-team", AT_ROOT | {"alpha", "mobile"}, view=_view("product:alpha/team:mobile")),
+    _case(
+        "view-team-admin",
+        AT_ROOT | {"alpha", "mobile", "bob", "eve"},
+        view=_view("product:alpha/team:mobile", admin=True),
+    ),
+    _case(
+        "view-agent",
+        AT_ROOT | {"alpha", "mobile", "bob"},
+        view=_view("product:alpha/team:mobile/agent:bob"),
+    ),
+    _case("view-root-team", AT_ROOT | {"ops"}, view=_view("team:ops")),
+    _case("view-root-agent", AT_ROOT | {"carl"}, view=_view("agent:carl")),
+    _case(
+        "view-agent-node-team",
+        {"mobile"},
+        view=_view("product:alpha/team:mobile/agent:bob"),
+        node=node_at("product:alpha/team:mobile"),
+    ),
+    _case(
+        "view-agent-node-sibling",
+        set(),
+        view=_view("product:alpha/team:mobile/agent:bob"),
+        node=node_at("product:alpha/team:mobile/agent:eve"),
+    ),
     _case("kind", {"todo"}, kinds=frozenset({MemoryKind.TODO})),
     _case("kinds-any", MINE, kinds=frozenset({MemoryKind.TODO, MemoryKind.FACT})),
     _case("tag", {"red", "red_blue"}, tags=frozenset({"red"})),

@@ -60,7 +60,11 @@ async def test_the_same_bulletin_is_served_byte_identical(workspace: Workspace) 
 
 async def test_a_non_member_never_sees_a_private_memory(workspace: Workspace) -> None:
     secret = await save(
-        workspace.member, kind="fact", body="The root password rotates monthly", pinned=True
+        workspace.member,
+        kind="fact",
+        body="The root password rotates monthly",
+        pinned=True,
+        visibility="private",
     )
     public = await save(
         workspace.member, kind="fact", body="The docs site is public", visibility="public"
@@ -213,7 +217,11 @@ async def test_context_pack_rejects_a_budget_out_of_range(workspace: Workspace) 
 
 async def test_context_pack_for_a_non_member_holds_no_private_memory(workspace: Workspace) -> None:
     secret = await save(
-        workspace.member, kind="fact", body="The HSM PIN is kept in the red safe", pinned=True
+        workspace.member,
+        kind="fact",
+        body="The HSM PIN is kept in the red safe",
+        pinned=True,
+        visibility="private",
     )
     await save(workspace.member, kind="fact", body="The HSM vendor is Thales", visibility="public")
     response = await workspace.reader.post(

@@ -93,7 +93,11 @@ async def test_a_non_member_cannot_write_and_sees_only_public(
         private = (
             await agent.call_tool(
                 "save_memory",
-                {"kind": "fact", "body": "Our status page admin password is in 1Password"},
+                {
+                    "kind": "fact",
+                    "body": "Our status page admin password is in 1Password",
+                    "visibility": "private",
+                },
             )
         ).structured_content["id"]
     async with session(gateway_url, reader) as guest:

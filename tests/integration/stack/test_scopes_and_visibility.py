@@ -75,7 +75,12 @@ async def test_non_members_see_public_memories_only_and_cannot_write(workspace: 
         body="Our public API is versioned by date",
         visibility="public",
     )
-    private = await save(workspace.member, kind="fact", body="Our API keys are stored in the vault")
+    private = await save(
+        workspace.member,
+        kind="fact",
+        body="Our API keys are stored in the vault",
+        visibility="private",
+    )
 
     assert set(await recall_ids(workspace.reader, "our API")) == {public["id"]}
     listed = [m["id"] for m in (await workspace.reader.get("/v1/memories")).json()["items"]]

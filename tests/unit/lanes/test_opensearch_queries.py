@@ -10,7 +10,8 @@ from memhive_adapters.lexical import opensearch_queries as dsl
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.listing import ListPosition
 from memhive_domain.recall import MemoryFilter
-from memhive_domain.scopes import Scope, Visibility
+from memhive_domain.scope_tree import TreeView
+from memhive_domain.scopes import Scope, ScopeRef, Visibility
 
 from tests.integration.lanes.memories import a_memory
 
@@ -40,6 +41,47 @@ def test_every_dimension_of_the_filter_becomes_a_clause() -> None:
         {"terms": {"tags": ["a", "b"]}},
         {"term": {"public": 1}},
         {"range": {"expires_at": {"gt": LIVE_AT.timestamp()}}},
+    ]
+
+
+def test_the_scope_tree_becomes_bool_should_and_must_not_clauses() -> None:
+    bob = ScopeRef(Scope.PRODUCT, "ios", "mobile", "bob")
+    memory_filter = MemoryFilter(workspace_id="w", view=TreeView(ScopeRef(Scope.PRODUCT, "ios")))
+
+    at_root = [
+        {"term": {"scope": "global"}},
+        {"bool": {"must_not": [{"terms": {"scope": ["nested"]}}]}},
+    ]
+    below = [
+        {"term": {"product_id": "ios"}},
+        {"bool": {"must_not": [{"terms": {"scope": ["local"]}}]}},
+    ]
+    assert dsl.filter_clauses(memory_filter)[1:] == [
+        {
+            "bool": {
+                "should": [{"bool": {"filter": at_root}}, {"bool": {"filter": below}}],
+                "minimum_should_match": 1,
+            }
+        }
+    ]
+    at_bob = MemoryFilter(workspace_id="w", node=bob)
+    assert dsl.filter_clauses(at_bob)[1:] == [
+        {"term": {"scope": "node:product:ios/team:mobile/agent:bob"}}
+    ]
+
+
+def test_a_document_carries_the_scope_tokens_of_its_node() -> None:
+    memory = a_memory(scope=Scope.PRODUCT, product_id="ios", team_id="mobile", agent_id="bob")
+
+    assert dsl.document_of(memory)["scope"] == [
+        "product",
+        "node:product:ios/team:mobile/agent:bob",
+        "in:global",
+        "in:product:ios",
+        "in:product:ios/team:mobile",
+        "in:product:ios/team:mobile/agent:bob",
+        "nested",
+        "local",
     ]
 
 

@@ -6,7 +6,7 @@ from datetime import timedelta
 from memhive.v1 import edges_pb2
 from memhive_domain.edges import CreatorKind, Edge, EdgeKind
 from memhive_domain.memory import forget
-from memhive_domain.scopes import Scope, Visibility
+from memhive_domain.scopes import Scope, ScopeRef, Visibility
 from memhive_link_classifier.fallback import NearDuplicateClassifier
 from memhive_link_classifier.linking import IndexedMemory, LinkNewMemory
 from memhive_link_classifier.metrics import METER_NAME, ClassifierMetrics
@@ -64,8 +64,8 @@ async def test_neighbours_are_searched_in_the_same_workspace_and_scope_one_more_
     await rig.run()
 
     [(memory_filter, limit)] = rig.index.searches
-    assert (memory_filter.workspace_id, memory_filter.scope, memory_filter.product_id) == (
-        WORKSPACE, Scope.PRODUCT, "app",
+    assert (memory_filter.workspace_id, memory_filter.node) == (
+        WORKSPACE, ScopeRef(Scope.PRODUCT, "app"),
     )  # fmt: skip
     assert limit == 4  # the memory itself comes back too
     assert memory_filter.live_at is not None

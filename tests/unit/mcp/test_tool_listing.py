@@ -59,7 +59,10 @@ async def test_link_and_bulletin_schemas_enumerate_their_choices(connect: Connec
         "contradicts",
         "related_to",
     ]
-    assert tools["get_memory_bulletin"].input_schema["required"] == ["scope"]
+    bulletin = tools["get_memory_bulletin"].input_schema
+    assert bulletin.get("required", []) == []  # scope, scope_path, or nothing: global
+    assert _enum_of(bulletin["properties"]["scope"]) == ["global", "product"]
+    assert bulletin["properties"]["scope_path"]["anyOf"][0]["maxLength"] == 300
     assert tools["get_context"].input_schema["required"] == ["token_budget"]
 
 

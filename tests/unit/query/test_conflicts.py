@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from memhive_domain.errors import InvalidInput, NotFound
 from memhive_domain.memory import forget
-from memhive_domain.scopes import Scope
+from memhive_domain.scopes import Scope, ScopeRef
 from memhive_ports import LaneHit
 from memhive_query.use_cases.conflicts import MAX_SUPERSEDES, ConflictCheck
 
@@ -29,11 +29,8 @@ async def test_similar_keeps_close_live_visible_neighbours_of_the_same_scope() -
     similar = await conflicts.similar(VIEWER, new, [1.0, 0.0, 0.0])
     assert [(s.memory.id, s.similarity) for s in similar] == [(mid(1), 0.9)]
     [(searched, _)] = vector.searches
-    assert (searched.scope, searched.product_id, searched.public_only) == (
-        Scope.PRODUCT,
-        "app",
-        True,
-    )
+    assert (searched.node, searched.public_only) == (ScopeRef(Scope.PRODUCT, "app"), True)
+    assert searched.view is not None and searched.view.home.is_root  # the caller's view
 
 
 async def test_an_exact_duplicate_counts_even_under_the_threshold() -> None:

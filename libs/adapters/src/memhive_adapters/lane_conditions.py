@@ -1,7 +1,14 @@
-"""What a MemoryFilter means as flat field conditions, and the fields every lane stores.
+"""What a MemoryFilter means as field conditions, and the fields every lane stores.
 
 Both lanes and all four engines store the same flat fields, so the meaning of a filter is
 written once here and each adapter only translates these conditions into its own query.
+
+The scope tree lives in the keyword field `scope`, which holds a set of tokens: the legacy
+value (`global` or `product`), `node:<path>`, `in:<path>` for the node and each ancestor,
+`nested` (a team or agent node) and `local` (an agent's node). Reusing that field keeps
+lanes built before the tree valid: none of their documents is nested, and every condition
+on the root and product levels is written with the legacy values and `product_id`, so no
+schema, mapping or payload index changes and no reindex is needed on upgrade.
 """
 
 from __future__ import annotations
@@ -11,7 +18,8 @@ from datetime import UTC, datetime
 
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
-from memhive_domain.scopes import Visibility
+from memhive_domain.scope_tree import TreeView
+from memhive_domain.scopes import Scope, ScopeRef, Visibility
 
 # 9999-12-31T23:59:59Z. A memory without expiry gets this, so "live at t" is one range
 # condition (expires_at > t) in every engine instead of an "is missing or after" pair.
@@ -38,7 +46,24 @@ class After:
     moment: float
 
 
-Condition = Equals | AnyOf | After
+@dataclass(frozen=True, slots=True)
+class Excludes:
+    """The field holds none of `values` (a document without the field passes)."""
+
+    field: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AnyGroup:
+    """At least one group holds; a group holds when all of its conditions hold."""
+
+    groups: tuple[tuple[Condition, ...], ...]
+
+
+Condition = Equals | AnyOf | After | Excludes | AnyGroup
+
+NESTED, LOCAL = "nested", "local"
 
 
 def epoch_seconds(moment: datetime) -> float:
@@ -51,7 +76,7 @@ def stored_fields(memory: Memory) -> dict[str, object]:
     matches a boolean filter value."""
     fields: dict[str, object] = {
         "workspace_id": memory.workspace_id,
-        "scope": memory.scope.value,
+        "scope": scope_tokens(memory.scope_ref),
         "kind": memory.kind.value,
         "tags": list(memory.tags),
         "public": int(memory.visibility is Visibility.PUBLIC),
@@ -71,6 +96,10 @@ def conditions_of(memory_filter: MemoryFilter) -> list[Condition]:
         conditions.append(Equals("scope", f.scope.value))
     if f.product_id:
         conditions.append(Equals("product_id", f.product_id))
+    if f.node is not None:
+        conditions += at_node(f.node)
+    if f.view is not None:
+        conditions += readable_by(f.view)
     if f.kinds is not None:
         conditions.append(AnyOf("kind", tuple(sorted(k.value for k in f.kinds))))
     if f.tags is not None:
@@ -80,3 +109,49 @@ def conditions_of(memory_filter: MemoryFilter) -> list[Condition]:
     if f.live_at is not None:
         conditions.append(After("expires_at", epoch_seconds(f.live_at)))
     return conditions
+
+
+def scope_tokens(node: ScopeRef) -> list[str]:
+    tokens = [node.scope.value, f"node:{node.key}", *(f"in:{n.key}" for n in node.lineage)]
+    if node.is_nested:
+        tokens.append(NESTED)
+    if node.is_local:
+        tokens.append(LOCAL)
+    return tokens
+
+
+def at_node(node: ScopeRef) -> tuple[Condition, ...]:
+    """Memories at exactly this node; the first level in the terms pre-tree lanes stored."""
+    if node.is_nested:
+        return (Equals("scope", f"node:{node.key}"),)
+    if node.scope is Scope.GLOBAL:
+        return (Equals("scope", Scope.GLOBAL.value), Excludes("scope", (NESTED,)))
+    return (
+        Equals("scope", Scope.PRODUCT.value),
+        Equals("product_id", node.product_id or ""),
+        Excludes("scope", (NESTED,)),
+    )
+
+
+def in_subtree(node: ScopeRef) -> tuple[Condition, ...]:
+    """Memories at this node or below it."""
+    if node.is_nested:
+        return (Equals("scope", f"in:{node.key}"),)
+    if node.product_id:
+        return (Equals("product_id", node.product_id),)
+    return ()
+
+
+def readable_by(view: TreeView) -> list[Condition]:
+    """The home's lineage, plus its subtree (without agents' LOCAL nodes unless the view
+    reads them): one AnyGroup, or less where it simplifies."""
+    home = view.home
+    if view.is_everything:
+        return []
+    below = in_subtree(home) + (() if view.reads_local_below else (Excludes("scope", (LOCAL,)),))
+    if home.is_root:
+        return list(below)
+    above = [at_node(n) for n in home.lineage[:-1]]
+    if home.is_local:  # an agent's node is a leaf: its subtree is itself
+        return [AnyGroup((*above, at_node(home)))]
+    return [AnyGroup((*above, below))]

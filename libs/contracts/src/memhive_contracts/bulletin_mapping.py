@@ -21,6 +21,8 @@ def bulletin_to_pb(
         workspace_id=workspace_id,
         scope=_SCOPE[scope.scope],
         product_id=scope.product_id or "",
+        team_id=scope.team_id or "",
+        agent_id=scope.agent_id or "",
         renderer=bulletin.renderer,
         token_count=bulletin.token_count,
         generated_at=to_timestamp(bulletin.generated_at),
@@ -47,4 +49,9 @@ def bulletin_from_pb(message: pb.BulletinRefreshed) -> Bulletin:
 
 
 def scope_of(message: pb.BulletinRefreshed) -> ScopeRef:
-    return ScopeRef(_SCOPE_BACK[message.scope], message.product_id or None)
+    return ScopeRef(
+        _SCOPE_BACK[message.scope],
+        message.product_id or None,
+        message.team_id or None,
+        message.agent_id or None,
+    )

@@ -33,6 +33,15 @@ def from_timestamp(stamp: Timestamp, present: bool) -> datetime | None:
     return stamp.ToDatetime(tzinfo=UTC) if present else None
 
 
+def visibility_to_pb(visibility: Visibility) -> int:
+    return _VISIBILITY[visibility]
+
+
+def visibility_from_pb(value: int) -> Visibility | None:
+    """None for VISIBILITY_UNSPECIFIED (or a value this version does not know)."""
+    return _VISIBILITY_BACK.get(value)
+
+
 def memory_to_pb(memory: Memory) -> pb.Memory:
     message = pb.Memory(
         id=memory.id,
@@ -44,6 +53,8 @@ def memory_to_pb(memory: Memory) -> pb.Memory:
         tags=list(memory.tags),
         scope=_SCOPE[memory.scope],
         product_id=memory.product_id or "",
+        team_id=memory.team_id or "",
+        agent_id=memory.agent_id or "",
         visibility=_VISIBILITY[memory.visibility],
         source=_SOURCE[memory.source],
         source_ref=memory.source_ref or "",
@@ -71,6 +82,8 @@ def memory_from_pb(message: pb.Memory) -> Memory:
         tags=tuple(message.tags),
         scope=_SCOPE_BACK[message.scope],
         product_id=message.product_id or None,
+        team_id=message.team_id or None,
+        agent_id=message.agent_id or None,
         visibility=_VISIBILITY_BACK.get(message.visibility, Visibility.PRIVATE),
         source=_SOURCE_BACK.get(message.source, Source.AGENT),
         source_ref=message.source_ref or None,
@@ -87,7 +100,8 @@ def memory_from_pb(message: pb.Memory) -> Memory:
 
 
 def draft_from_pb(message: pb.Memory) -> MemoryDraft:
-    """A command's memory as a draft: unknown enum values become strings the domain rejects."""
+    """A command's memory as a draft: unknown enum values become strings the domain rejects.
+    An unspecified visibility is left to inheritance (default_visibility)."""
     return MemoryDraft(
         kind=_KIND_BACK.get(message.kind, "unspecified"),
         body=message.body,
@@ -96,11 +110,22 @@ def draft_from_pb(message: pb.Memory) -> MemoryDraft:
         tags=tuple(message.tags),
         scope=_SCOPE_BACK.get(message.scope),
         product_id=message.product_id or None,
-        visibility=_VISIBILITY_BACK.get(message.visibility, Visibility.PRIVATE),
+        scope_path=_nested_path(message),
+        visibility=_VISIBILITY_BACK.get(message.visibility),
         source=_SOURCE_BACK.get(message.source, Source.AGENT),
         source_ref=message.source_ref or None,
         expires_at=_stamp(message, "expires_at"),
     )
+
+
+def _nested_path(message: pb.Memory) -> str | None:
+    """The path of a node below the first level, for the domain to check; else None."""
+    if not (message.team_id or message.agent_id):
+        return None
+    parts = [f"product:{message.product_id}"] if message.product_id else []
+    parts += [f"team:{message.team_id}"] if message.team_id else []
+    parts += [f"agent:{message.agent_id}"] if message.agent_id else []
+    return "/".join(parts)
 
 
 def _stamp(message: pb.Memory, name: str) -> datetime | None:

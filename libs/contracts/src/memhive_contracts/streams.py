@@ -39,6 +39,8 @@ TOKENS_BUCKET = "memhive_tokens"
 # The latest bulletin per scope and audience (key: bulletin_key), a BulletinRefreshed each.
 BULLETINS_BUCKET = "memhive_bulletins"
 BULLETINS_HISTORY = 1
+# One record per product (key: product_key), a Product each: the visibility its memories inherit.
+PRODUCTS_BUCKET = "memhive_products"
 KV_HISTORY = 16
 
 
@@ -49,6 +51,11 @@ def memory_key(workspace_id: str, memory_id: str) -> str:
 def bulletin_key(workspace_id: str, scope_token: str, audience: str) -> str:
     """scope_token: "global", or a product id encoded to KV-safe characters by the caller."""
     return f"{workspace_id}.{scope_token}.{audience}"
+
+
+def product_key(workspace_id: str, product_token: str) -> str:
+    """product_token: the product id encoded to KV-safe characters by the caller."""
+    return f"{workspace_id}.{product_token}"
 
 
 # Headers

@@ -11,7 +11,15 @@ from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.kinds import DEFAULT_IMPORTANCE, MemoryKind
 from memhive_domain.principals import Principal
-from memhive_domain.scopes import Scope, ScopeRef, Visibility, resolve_scope, scope_problems
+from memhive_domain.scope_tree import default_visibility, home_of
+from memhive_domain.scopes import (
+    Scope,
+    ScopeRef,
+    Visibility,
+    parse_scope_path,
+    resolve_scope,
+    scope_problems,
+)
 from memhive_domain.sources import Source
 from memhive_domain.text import checked_text, string_problems
 
@@ -44,10 +52,13 @@ class Memory:
     last_accessed_at: datetime | None = None
     forgotten: bool = False
     forgotten_at: datetime | None = None
+    team_id: str | None = None  # with agent_id: the node below the product (or the root)
+    agent_id: str | None = None
 
     @property
     def scope_ref(self) -> ScopeRef:
-        return ScopeRef(self.scope, self.product_id)
+        """The node of the scope tree the memory lives at."""
+        return ScopeRef(self.scope, self.product_id, self.team_id, self.agent_id)
 
     def is_expired(self, now: datetime) -> bool:
         return self.expires_at is not None and self.expires_at <= now
@@ -72,32 +83,43 @@ class MemoryDraft:
     tags: Sequence[str] = ()
     scope: Scope | str | None = None
     product_id: str | None = None
-    visibility: Visibility | str = Visibility.PRIVATE
+    scope_path: str | None = None  # the node as a path; scope/product_id, if also given, agree
+    visibility: Visibility | str | None = None  # None: inherited (see default_visibility)
     source: Source | str = Source.AGENT
     source_ref: str | None = None
     expires_at: datetime | None = None
 
 
 def create_memory(
-    draft: MemoryDraft, *, memory_id: str, principal: Principal, now: datetime
+    draft: MemoryDraft,
+    *,
+    memory_id: str,
+    principal: Principal,
+    now: datetime,
+    product_visibility: Visibility | None = None,
 ) -> Memory:
-    """Validate a draft and build revision 1; raises InvalidInput listing every problem."""
+    """Validate a draft and build revision 1; raises InvalidInput listing every problem.
+
+    A draft without a node goes to the principal's home; one without a visibility takes
+    `default_visibility` (`product_visibility` is its product's, when the product has a record).
+    """
     problems: list[FieldProblem] = []
     kind = parse_enum(MemoryKind, draft.kind, "kind", problems)
-    scope = parse_enum(Scope, draft.scope, "scope", problems) if draft.scope is not None else None
-    visibility = parse_enum(Visibility, draft.visibility, "visibility", problems)
+    node = draft_node(draft, principal, problems)
+    visibility = None
+    if draft.visibility is not None:
+        visibility = parse_enum(Visibility, draft.visibility, "visibility", problems)
+    elif node is not None:
+        visibility = default_visibility(node, product_visibility)
     source = parse_enum(Source, draft.source, "source", problems)
     body = normalise_body(draft.body, problems)
     tags = normalise_tags(draft.tags, problems)
-    product_id = draft.product_id or None
-    resolved_scope = resolve_scope(scope, product_id)
-    problems += scope_problems(resolved_scope, product_id)
     importance = _check_importance(draft.importance, kind, problems)
     expires_at = _check_expiry(draft.expires_at, now, problems)
     source_ref = _check_source_ref(draft.source_ref, problems)
     if problems:
         raise InvalidInput(problems)
-    assert kind and visibility and source  # narrowed: no problems means all parsed
+    assert kind and visibility and source and node  # narrowed: no problems means all parsed
     return Memory(
         id=memory_id,
         workspace_id=principal.workspace_id,
@@ -106,8 +128,10 @@ def create_memory(
         importance=importance,
         pinned=bool(draft.pinned),
         tags=tags,
-        scope=resolved_scope,
-        product_id=product_id,
+        scope=node.scope,
+        product_id=node.product_id,
+        team_id=node.team_id,
+        agent_id=node.agent_id,
         visibility=visibility,
         source=source,
         source_ref=source_ref,
@@ -116,6 +140,58 @@ def create_memory(
         created_at=now,
         updated_at=now,
     )
+
+
+def draft_node(
+    draft: MemoryDraft, principal: Principal, problems: list[FieldProblem]
+) -> ScopeRef | None:
+    """The node a draft names (scope_path, or scope/product_id), else the principal's home."""
+    return node_of(draft.scope, draft.product_id, draft.scope_path, problems) or (
+        home_of(principal) if _names_no_node(draft) else None
+    )
+
+
+def inheriting_product(draft: MemoryDraft, principal: Principal) -> str | None:
+    """The product whose record decides the draft's visibility: set only when the draft
+    gives none and lives in a product (the caller looks the product up, then create_memory)."""
+    if draft.visibility is not None:
+        return None
+    node = draft_node(draft, principal, [])
+    return node.product_id if node is not None and not node.is_local else None
+
+
+def node_of(
+    scope: Scope | str | None,
+    product_id: str | None,
+    scope_path: str | None,
+    problems: list[FieldProblem],
+) -> ScopeRef | None:
+    """The node a request names, or None when it names none (or names it badly: then a
+    problem is appended). scope_path wins; scope/product_id given with it must agree."""
+    product_id = product_id or None
+    parsed = None if scope is None else parse_enum(Scope, scope, "scope", problems)
+    if scope is not None and parsed is None:
+        return None
+    if scope_path:
+        node = parse_scope_path(scope_path, problems)
+        if node is not None and (
+            (parsed is not None and parsed is not node.scope)
+            or (product_id is not None and product_id != node.product_id)
+        ):
+            problems.append(FieldProblem("scope_path", "disagrees with scope/product_id"))
+            return None
+        return node
+    if parsed is None and product_id is None:
+        return None
+    resolved = resolve_scope(parsed, product_id)
+    if found := scope_problems(resolved, product_id):
+        problems += found
+        return None
+    return ScopeRef(resolved, product_id)
+
+
+def _names_no_node(draft: MemoryDraft) -> bool:
+    return draft.scope is None and not draft.product_id and not draft.scope_path
 
 
 def forget(memory: Memory, now: datetime) -> Memory:

@@ -7,11 +7,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from memhive_domain.enum_fields import parse_enum
-from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_domain.errors import FieldProblem, InvalidInput, NotAllowed
 from memhive_domain.kinds import MemoryKind
-from memhive_domain.memory import normalise_tags
+from memhive_domain.memory import node_of, normalise_tags
 from memhive_domain.principals import Principal
-from memhive_domain.scopes import Scope, scope_problems
+from memhive_domain.scope_tree import TreeView, tree_view
+from memhive_domain.scopes import Scope, ScopeRef
 from memhive_domain.text import checked_text, string_problems, unencodable
 
 MAX_QUERY_CHARS = 2000
@@ -31,17 +32,25 @@ class MemoryFilter:
 
     workspace_id: str
     scope: Scope | None = None  # None: every scope of the workspace
-    product_id: str | None = None
+    product_id: str | None = None  # this product and everything below it
+    node: ScopeRef | None = None  # exactly this node of the scope tree
+    view: TreeView | None = None  # the nodes the principal reads; None: all (services)
     kinds: frozenset[MemoryKind] | None = None
     tags: frozenset[str] | None = None  # any of these
     public_only: bool = False
     live_at: datetime | None = None  # leave out what expired at or before this moment
 
 
-def view_of(principal: Principal) -> MemoryFilter:
-    """Everything of the workspace the principal may see, not narrowed any further: every
-    filter built for a caller starts here (dataclasses.replace narrows it)."""
-    return MemoryFilter(principal.workspace_id, public_only=not principal.is_member)
+def view_of(principal: Principal, node: ScopeRef | None = None) -> MemoryFilter:
+    """Everything of the workspace the principal may see (its part of the scope tree, and
+    public memories only for a non-member), optionally one node, not narrowed any further:
+    every filter built for a caller starts here (dataclasses.replace narrows it)."""
+    return MemoryFilter(
+        principal.workspace_id,
+        node=node,
+        view=tree_view(principal),
+        public_only=not principal.is_member,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +59,7 @@ class SelectionRequest:
 
     scope: Scope | str | None = None
     product_id: str | None = None
+    scope_path: str | None = None
     kinds: Sequence[MemoryKind | str] | None = None
     tags: Sequence[str] | None = None
     # How the caller named the lists (the listing's query parameters are singular).
@@ -100,23 +110,25 @@ def plan_listing(
 def _build_filter(
     selection: SelectionRequest, principal: Principal, now: datetime, problems: list[FieldProblem]
 ) -> MemoryFilter:
-    scope = None
-    if selection.scope is not None:
-        scope = parse_enum(Scope, selection.scope, "scope", problems)
-    product_id = selection.product_id or None
-    if (problem := unencodable("product_id", product_id)) is not None:
-        problems.append(problem)
-        product_id = None
-    if scope is None and product_id:
-        scope = Scope.PRODUCT
-    if scope is not None:
-        problems += scope_problems(scope, product_id)
+    """No node: everything the principal reads. A node: exactly that node (scope=global or
+    scope=product with product_id name the node they always meant)."""
+    product_id, scope_path = selection.product_id, selection.scope_path
+    for field, value in (("product_id", product_id), ("scope_path", scope_path)):
+        if (problem := unencodable(field, value)) is not None:
+            problems.append(problem)
+    if problems:
+        product_id = scope_path = None
+    node = node_of(selection.scope, product_id, scope_path, problems)
+    view = view_of(principal)
+    kinds = _parse_kinds(selection.kinds, selection.kinds_field, problems)
+    tags = _parse_tags(selection.tags, selection.tags_field, problems)
+    if node is not None and view.view is not None and not view.view.admits(node) and not problems:
+        raise NotAllowed(f"scope {node.key!r} is outside this token's scope tree")
     return replace(
-        view_of(principal),
-        scope=scope,
-        product_id=product_id,
-        kinds=_parse_kinds(selection.kinds, selection.kinds_field, problems),
-        tags=_parse_tags(selection.tags, selection.tags_field, problems),
+        view,
+        node=node,
+        kinds=kinds,
+        tags=tags,
         live_at=now,
     )
 

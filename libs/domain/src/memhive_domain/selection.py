@@ -21,6 +21,8 @@ def is_selected(memory: Memory, memory_filter: MemoryFilter, now: datetime) -> b
         and not (f.public_only and memory.visibility.value != "public")
         and (f.scope is None or memory.scope is f.scope)
         and (f.product_id is None or memory.product_id == f.product_id)
+        and (f.node is None or memory.scope_ref == f.node)
+        and (f.view is None or f.view.admits(memory.scope_ref))
         and (f.kinds is None or memory.kind in f.kinds)
         and (f.tags is None or not f.tags.isdisjoint(memory.tags))
     )

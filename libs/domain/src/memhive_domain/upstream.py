@@ -32,7 +32,7 @@ from memhive_domain.memory import (
     create_memory,
 )
 from memhive_domain.principals import Principal
-from memhive_domain.scopes import Scope, ScopeRef
+from memhive_domain.scopes import Scope, ScopeRef, Visibility
 from memhive_domain.sources import Source
 
 # Fixed forever: changing it would re-key every upstream memory and duplicate them all.
@@ -214,15 +214,22 @@ def revision_decision(current: Memory | None, incoming: UpstreamMemory) -> Revis
     return "revise"
 
 
-def create_upstream_memory(incoming: UpstreamMemory, now: datetime) -> Memory:
-    """Revision 1 of an upstream memory, stamped with the source's time; may raise InvalidInput."""
-    principal = Principal(incoming.workspace_id, incoming.author or UPSTREAM_AUTHOR)
+def create_upstream_memory(
+    incoming: UpstreamMemory, now: datetime, product_visibility: Visibility | None = None
+) -> Memory:
+    """Revision 1 of an upstream memory, stamped with the source's time; may raise InvalidInput.
+    A product's memory takes `product_visibility` (its product's record), else private."""
     return create_memory(
         incoming.draft,
         memory_id=incoming.memory_id,
-        principal=principal,
+        principal=upstream_principal(incoming),
         now=source_time(incoming, now),
+        product_visibility=product_visibility,
     )
+
+
+def upstream_principal(incoming: UpstreamMemory) -> Principal:
+    return Principal(incoming.workspace_id, incoming.author or UPSTREAM_AUTHOR)
 
 
 def apply_revision(current: Memory, incoming: UpstreamMemory, now: datetime) -> Memory:
@@ -366,6 +373,9 @@ def _upstream(
         tags=tags_from_labels(labels),
         scope=_scope(event.product_id),
         product_id=event.product_id or None,
+        # Tracker content is never public by default: a product's memories inherit the
+        # product's visibility; without a product they stay private (not Hive's public).
+        visibility=None if event.product_id else Visibility.PRIVATE,
         source=source,
         source_ref=source_ref,
     )

@@ -22,7 +22,7 @@ UPSTREAM_DURABLE = "ingest-upstream"
 def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> ServiceGroup:
     settings = infra.settings.ingest
     routes = command_routes(
-        save=SaveMemoryHandler(infra.store, infra.publisher),
+        save=SaveMemoryHandler(infra.store, infra.publisher, infra.products),
         forget=ForgetMemoryHandler(infra.store, infra.publisher),
         link=LinkMemoriesHandler(infra.store, infra.publisher),
     ) | (extra_routes or {})
@@ -50,7 +50,7 @@ def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> Se
         durable=UPSTREAM_DURABLE,
         subjects=[subjects.ALL_UPSTREAM],
         handle_batch=UpstreamEventSubscriber(
-            UpstreamEventHandler(infra.store, infra.publisher, infra.clock)
+            UpstreamEventHandler(infra.store, infra.publisher, infra.clock, infra.products)
         ).handle_batch,
         batch_size=settings.batch_size,
         max_deliveries=settings.max_deliveries,

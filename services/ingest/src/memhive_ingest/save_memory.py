@@ -10,14 +10,21 @@ from memhive_domain.memory import create_memory
 from memhive_domain.principals import Principal
 from memhive_ports import EventPublisher, MemoryStore
 from memhive_ports.poison import Poison
+from memhive_ports.products import ProductDirectory
 from memhive_ports.store import StoredMemory
 
 from memhive_ingest.announcements import Announcer
+from memhive_ingest.product_visibility import product_visibility
 
 
 class SaveMemoryHandler:
-    def __init__(self, store: MemoryStore, publisher: EventPublisher) -> None:
-        self._store, self._announcer = store, Announcer(publisher)
+    def __init__(
+        self,
+        store: MemoryStore,
+        publisher: EventPublisher,
+        products: ProductDirectory | None = None,
+    ) -> None:
+        self._store, self._announcer, self._products = store, Announcer(publisher), products
 
     async def __call__(self, workspace_id: str, command: commands_pb2.SaveMemory) -> None:
         stored = await self._persist(workspace_id, command)
@@ -42,11 +49,13 @@ class SaveMemoryHandler:
         if requested_at is None:
             raise Poison("requested_at is required")
         principal = Principal(workspace_id, command.requested_by or "unknown")
+        draft = draft_from_pb(command.memory)
         memory = create_memory(
-            draft_from_pb(command.memory),
+            draft,
             memory_id=memory_id,
             principal=principal,
             now=requested_at,
+            product_visibility=await product_visibility(self._products, draft, principal),
         )
         return await self._store.create(memory, command.command_id)
 

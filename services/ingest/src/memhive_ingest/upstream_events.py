@@ -36,11 +36,14 @@ from memhive_domain.upstream import (
     memories_from,
     revision_decision,
     upstream_memory_id,
+    upstream_principal,
 )
 from memhive_ports import Clock, EventPublisher, MemoryStore, StoredMemory
+from memhive_ports.products import ProductDirectory
 from nats.aio.msg import Msg
 
 from memhive_ingest.announcements import Announcer
+from memhive_ingest.product_visibility import product_visibility
 
 MAX_ATTEMPTS = 5
 # The record's last_command_id for writes an upstream event made: a redelivery that finds
@@ -64,8 +67,15 @@ class UpstreamEventSubscriber:
 
 
 class UpstreamEventHandler:
-    def __init__(self, store: MemoryStore, publisher: EventPublisher, clock: Clock) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        publisher: EventPublisher,
+        clock: Clock,
+        products: ProductDirectory | None = None,
+    ) -> None:
         self._store, self._announcer, self._clock = store, Announcer(publisher), clock
+        self._products = products
 
     async def __call__(self, events: Sequence[UpstreamEvent]) -> list[RevisionDecision]:
         """Applies the events in arrival order per memory, different memories concurrently."""
@@ -105,7 +115,11 @@ class UpstreamEventHandler:
     ) -> StoredMemory | None:
         now = self._clock.now()
         if decision == "create":
-            return await self._store.create(create_upstream_memory(incoming, now), command_id)
+            visibility = await product_visibility(
+                self._products, incoming.draft, upstream_principal(incoming)
+            )
+            created = create_upstream_memory(incoming, now, visibility)
+            return await self._store.create(created, command_id)
         assert current is not None
         if decision == "revise":
             revised = apply_revision(current.memory, incoming, now)

@@ -75,9 +75,7 @@ class LinkNewMemory:
         self, stored: StoredMemory, vector: Sequence[float], now: datetime
     ) -> list[tuple[Memory, float]]:
         new = stored.memory
-        same_scope = MemoryFilter(
-            new.workspace_id, scope=new.scope, product_id=new.product_id, live_at=now
-        )
+        same_scope = MemoryFilter(new.workspace_id, node=new.scope_ref, live_at=now)
         hits = await self._index.search(vector, same_scope, self._k + 1)
         linked = {e.other_end(new.id) for e in stored.edges} | {new.id}
         scores = {h.memory_id: h.score for h in hits if h.memory_id not in linked}

@@ -11,7 +11,16 @@ from memhive_query.errors import install_error_handlers
 from memhive_query.gateway import build_gateway
 from memhive_query.mcp_mount import mount_mcp
 from memhive_query.request_guards import RequestGuards
-from memhive_query.routes import admin, bulletins, edges, health, memories, recall, revisions
+from memhive_query.routes import (
+    admin,
+    bulletins,
+    edges,
+    health,
+    memories,
+    products,
+    recall,
+    revisions,
+)
 
 
 async def create_app(infra: Infrastructure) -> FastAPI:
@@ -34,7 +43,7 @@ async def create_app(infra: Infrastructure) -> FastAPI:
     )
     app.state.gateway = gateway
     install_error_handlers(app)
-    for module in (memories, recall, health, revisions, admin, edges, bulletins):
+    for module in (memories, recall, health, revisions, admin, edges, bulletins, products):
         app.include_router(module.router)
     mcp_sessions, loopback = mount_mcp(app, gateway.auth)  # last: it mounts at "/"
     app.add_middleware(RequestGuards, openapi=app.openapi)  # outermost: before MCP too

@@ -21,6 +21,7 @@ from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
 from memhive_query.use_cases.identical import IdenticalSaves
 from memhive_query.use_cases.link import EdgeCommands, EdgeReader, LinkMemories
 from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
+from memhive_query.use_cases.products import Products
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
 from memhive_query.use_cases.revisions import MemoryRevisions
 from memhive_query.use_cases.save import SaveMemory
@@ -40,6 +41,7 @@ class Gateway:
     link: LinkMemories
     edges: EdgeReader
     bulletin: ReadBulletin
+    products: Products
 
     @cached_property
     def context(self) -> BuildContext:
@@ -75,6 +77,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             conflicts=ConflictCheck(vector, infra.store, settings.conflict_threshold),
             edges=edge_commands,
             identical=IdenticalSaves(infra.store, waiter),
+            products=infra.products,
         ),
         recall=RecallMemories(
             infra.store,
@@ -97,4 +100,5 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         link=LinkMemories(infra.store, edge_commands, infra.clock),
         edges=EdgeReader(infra.store, infra.clock),
         bulletin=ReadBulletin(await open_scope_bulletins(infra)),
+        products=Products(infra.products, infra.clock),
     )

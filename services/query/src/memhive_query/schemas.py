@@ -29,11 +29,23 @@ class SaveRequest(BaseModel):
     pinned: bool = False
     tags: list[str] = Field(default_factory=list, description="at most 32", max_length=128)
     scope: str | None = Field(
-        None, description="global or product; product_id alone implies product", max_length=64
+        None,
+        description="global or product; product_id alone implies product; nothing at all: "
+        "the token's home node",
+        max_length=64,
     )
     product_id: str | None = Field(None, max_length=512)
-    visibility: str = Field(
-        "private", description="private (members only) or public", max_length=64
+    scope_path: str | None = Field(
+        None,
+        description="a node of the scope tree, e.g. 'product:ios/team:mobile/agent:bob'; "
+        "scope/product_id, if also given, must agree",
+        max_length=512,
+    )
+    visibility: str | None = Field(
+        None,
+        description="private (members only) or public; omitted: global is public, a product "
+        "and its teams take the product's visibility, anything else is private",
+        max_length=64,
     )
     source: str = Field("agent", max_length=64)
     source_ref: str | None = Field(None, description="at most 512 characters", max_length=2048)
@@ -52,6 +64,7 @@ class SaveRequest(BaseModel):
             tags=tuple(self.tags),
             scope=self.scope,
             product_id=self.product_id,
+            scope_path=self.scope_path,
             visibility=self.visibility,
             source=self.source,
             source_ref=self.source_ref,
@@ -65,6 +78,12 @@ class RecallRequest(BaseModel):
     query: str = Field(description="1..2000 characters", max_length=8000)
     scope: str | None = Field(None, max_length=64)
     product_id: str | None = Field(None, max_length=512)
+    scope_path: str | None = Field(
+        None,
+        description="a node of the scope tree, e.g. 'product:ios/team:mobile/agent:bob'; "
+        "scope/product_id, if also given, must agree",
+        max_length=512,
+    )
     kinds: list[str] | None = Field(None, max_length=64)
     tags: list[str] | None = Field(None, description="any of these, at most 32", max_length=128)
     max_results: int | None = Field(None, description="1..20, default 6")
@@ -114,6 +133,9 @@ def memory_json(memory: Memory) -> dict[str, Any]:
         "tags": list(memory.tags),
         "scope": memory.scope.value,
         "product_id": memory.product_id,
+        "scope_path": memory.scope_ref.key,
+        "team_id": memory.team_id,
+        "agent_id": memory.agent_id,
         "visibility": memory.visibility.value,
         "source": memory.source.value,
         "source_ref": memory.source_ref,

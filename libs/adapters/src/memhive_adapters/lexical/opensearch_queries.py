@@ -11,9 +11,11 @@ from memhive_domain.recall import MemoryFilter
 
 from memhive_adapters.lane_conditions import (
     After,
+    AnyGroup,
     AnyOf,
     Condition,
     Equals,
+    Excludes,
     conditions_of,
     epoch_seconds,
     stored_fields,
@@ -148,4 +150,9 @@ def _clause(condition: Condition) -> Json:
             return {"terms": {field: list(values)}}
         case After(field, moment):
             return {"range": {field: {"gt": moment}}}
+        case Excludes(field, values):
+            return {"bool": {"must_not": [{"terms": {field: list(values)}}]}}
+        case AnyGroup(groups):
+            alternatives = [{"bool": {"filter": [_clause(c) for c in g]}} for g in groups]
+            return {"bool": {"should": alternatives, "minimum_should_match": 1}}
     raise TypeError(f"unknown condition {condition!r}")

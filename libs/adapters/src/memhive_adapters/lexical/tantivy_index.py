@@ -14,9 +14,11 @@ from memhive_ports.lanes import LaneHit
 
 from memhive_adapters.lane_conditions import (
     After,
+    AnyGroup,
     AnyOf,
     Condition,
     Equals,
+    Excludes,
     conditions_of,
     epoch_seconds,
     stored_fields,
@@ -27,7 +29,7 @@ _KEYWORD_FIELDS = ("workspace_id", "scope", "product_id", "kind", "tags")
 _WRITER_HEAP_BYTES = 64_000_000
 # A change applied with the writer before a commit: (writer, index, *args).
 _Change = Callable[..., None]
-Must = tantivy.Occur.Must
+Must, MustNot, Should = tantivy.Occur.Must, tantivy.Occur.MustNot, tantivy.Occur.Should
 
 
 class TantivyLexicalIndex:
@@ -149,9 +151,8 @@ class TantivyLexicalIndex:
         terms = sorted(set(self._query_analyzer.analyze(text) or self._analyzer.analyze(text)))
         if not terms or limit <= 0:
             return []
-        should = tantivy.Occur.Should
         matching = tantivy.Query.boolean_query(
-            [(should, tantivy.Query.term_query(index.schema, "body", t)) for t in terms]
+            [(Should, tantivy.Query.term_query(index.schema, "body", t)) for t in terms]
         )
         # The filter restricts but must not score: wrap it so BM25 of the body alone ranks.
         allowed = tantivy.Query.const_score_query(_filter_query(index, memory_filter), 0.0)
@@ -234,8 +235,12 @@ def _all_rows(
 
 
 def _filter_query(index: tantivy.Index, memory_filter: MemoryFilter) -> tantivy.Query:
-    clauses = [(Must, _tantivy_condition(index.schema, c)) for c in conditions_of(memory_filter)]
-    return tantivy.Query.boolean_query(clauses)
+    return _all_of(index.schema, conditions_of(memory_filter))
+
+
+def _all_of(schema: tantivy.Schema, conditions: Sequence[Condition]) -> tantivy.Query:
+    clauses = [(Must, _tantivy_condition(schema, c)) for c in conditions]
+    return tantivy.Query.boolean_query(clauses) if clauses else tantivy.Query.all_query()
 
 
 def _tantivy_condition(schema: tantivy.Schema, condition: Condition) -> tantivy.Query:
@@ -248,6 +253,13 @@ def _tantivy_condition(schema: tantivy.Schema, condition: Condition) -> tantivy.
             return tantivy.Query.range_query(
                 schema, field, tantivy.FieldType.Float, moment, None, include_lower=False
             )
+        case Excludes(field, values):
+            # A boolean query of MustNot alone matches nothing: exclude from everything.
+            excluded = tantivy.Query.term_set_query(schema, field, list(values))
+            everything = tantivy.Query.all_query()
+            return tantivy.Query.boolean_query([(Must, everything), (MustNot, excluded)])
+        case AnyGroup(groups):
+            return tantivy.Query.boolean_query([(Should, _all_of(schema, g)) for g in groups])
     raise TypeError(f"unknown condition {condition!r}")
 
 

@@ -63,6 +63,7 @@ async def ensure_streams(js: JetStreamContext, replicas: int = 1) -> None:
     await ensure_bucket(js, streams.MEMORIES_BUCKET, streams.KV_HISTORY, replicas)
     await ensure_bucket(js, streams.TOKENS_BUCKET, TOKENS_HISTORY, replicas)
     await ensure_bucket(js, streams.BULLETINS_BUCKET, streams.BULLETINS_HISTORY, replicas)
+    await ensure_bucket(js, streams.PRODUCTS_BUCKET, streams.KV_HISTORY, replicas)
 
 
 def _stream_config(spec: StreamSpec, replicas: int) -> StreamConfig:

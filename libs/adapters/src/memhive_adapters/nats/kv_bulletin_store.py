@@ -20,7 +20,8 @@ class KvBulletinStore:
     """One key per `<workspace>.<scope token>.<audience>`, holding a BulletinRefreshed.
 
     A product id may hold ':' and '.', which KV keys refuse or split on, so product scopes
-    are keyed by its unpadded urlsafe base64 ("p_<...>"); the global scope is "global".
+    are keyed by its unpadded urlsafe base64 ("p_<...>"); the global scope is "global"; a
+    team or agent node by its path's unpadded urlsafe base64 ("n_<...>").
     """
 
     def __init__(self, kv: KeyValue) -> None:
@@ -50,7 +51,12 @@ def _key(workspace_id: str, scope: ScopeRef, audience: Audience) -> str:
 
 
 def scope_token(scope: ScopeRef) -> str:
+    if scope.is_nested:
+        return "n_" + _base64(scope.key)
     if scope.scope is Scope.GLOBAL:
         return "global"
-    encoded = base64.urlsafe_b64encode((scope.product_id or "").encode()).decode()
-    return "p_" + encoded.rstrip("=")
+    return "p_" + _base64(scope.product_id or "")
+
+
+def _base64(text: str) -> str:
+    return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")

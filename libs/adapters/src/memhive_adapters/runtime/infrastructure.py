@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from memhive_ports import Clock, Embedder, LexicalIndex, MemoryStore, TokenDirectory, VectorIndex
+from memhive_ports.products import ProductDirectory
 from memhive_settings import MemhiveSettings
 from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
@@ -19,6 +20,7 @@ from nats.js import JetStreamContext
 from memhive_adapters.clock import SystemClock
 from memhive_adapters.nats.connection import connect, ensure_streams
 from memhive_adapters.nats.kv_memory_store import KvMemoryStore
+from memhive_adapters.nats.kv_product_directory import KvProductDirectory
 from memhive_adapters.nats.kv_token_directory import KvTokenDirectory
 from memhive_adapters.nats.publisher import JetStreamPublisher
 from memhive_adapters.runtime.lane_generations import LaneGenerations
@@ -52,6 +54,10 @@ class Infrastructure:
             lanes = self.lane_set
             self._lanes = (SwappableVectorIndex(lanes), SwappableLexicalIndex(lanes))
         return self._lanes
+
+    @cached_property
+    def products(self) -> ProductDirectory:
+        return KvProductDirectory(self.js)
 
     @cached_property
     def generations(self) -> LaneGenerations:

@@ -13,9 +13,11 @@ from memhive_ports.lanes import LaneHit
 
 from memhive_adapters.lane_conditions import (
     After,
+    AnyGroup,
     AnyOf,
     Condition,
     Equals,
+    Excludes,
     conditions_of,
     stored_fields,
 )
@@ -121,7 +123,7 @@ def edge_filter(conditions: Sequence[Condition]) -> qe.Filter:
     return qe.Filter(must=[_edge_condition(c) for c in conditions])
 
 
-def _edge_condition(condition: Condition) -> qe.FieldCondition:
+def _edge_condition(condition: Condition) -> qe.FieldCondition | qe.Filter:
     match condition:
         case Equals(field, value):
             return qe.FieldCondition(field, match=qe.MatchValue(value))
@@ -129,6 +131,10 @@ def _edge_condition(condition: Condition) -> qe.FieldCondition:
             return qe.FieldCondition(field, match=qe.MatchAny(list(values)))
         case After(field, moment):
             return qe.FieldCondition(field, range=qe.RangeFloat(gt=moment))
+        case Excludes(field, values):
+            return qe.Filter(must_not=[qe.FieldCondition(field, match=qe.MatchAny(list(values)))])
+        case AnyGroup(groups):
+            return qe.Filter(should=[edge_filter(group) for group in groups])
     raise TypeError(f"unknown condition {condition!r}")
 
 

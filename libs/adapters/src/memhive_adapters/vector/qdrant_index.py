@@ -13,9 +13,11 @@ from qdrant_client import AsyncQdrantClient, models
 
 from memhive_adapters.lane_conditions import (
     After,
+    AnyGroup,
     AnyOf,
     Condition,
     Equals,
+    Excludes,
     conditions_of,
     stored_fields,
 )
@@ -121,7 +123,7 @@ def qdrant_filter(conditions: Sequence[Condition]) -> models.Filter:
     return models.Filter(must=[_qdrant_condition(c) for c in conditions])
 
 
-def _qdrant_condition(condition: Condition) -> models.FieldCondition:
+def _qdrant_condition(condition: Condition) -> models.FieldCondition | models.Filter:
     match condition:
         case Equals(field, value):
             return models.FieldCondition(key=field, match=models.MatchValue(value=value))
@@ -129,6 +131,11 @@ def _qdrant_condition(condition: Condition) -> models.FieldCondition:
             return models.FieldCondition(key=field, match=models.MatchAny(any=list(values)))
         case After(field, moment):
             return models.FieldCondition(key=field, range=models.Range(gt=moment))
+        case Excludes(field, values):
+            excluded = models.FieldCondition(key=field, match=models.MatchAny(any=list(values)))
+            return models.Filter(must_not=[excluded])
+        case AnyGroup(groups):
+            return models.Filter(should=[qdrant_filter(group) for group in groups])
     raise TypeError(f"unknown condition {condition!r}")
 
 

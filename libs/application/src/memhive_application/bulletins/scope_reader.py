@@ -63,7 +63,7 @@ class ScopeReader:
 
 
 def _filter(workspace_id: str, scope: ScopeRef, now: datetime) -> MemoryFilter:
-    return MemoryFilter(workspace_id, scope=scope.scope, product_id=scope.product_id, live_at=now)
+    return MemoryFilter(workspace_id, node=scope, live_at=now)
 
 
 def _in_scope(memory: Memory, scope: ScopeRef, now: datetime) -> bool:

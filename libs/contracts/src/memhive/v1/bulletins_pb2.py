@@ -26,7 +26,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from memhive.v1 import memory_pb2 as memhive_dot_v1_dot_memory__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1amemhive/v1/bulletins.proto\x12\nmemhive.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17memhive/v1/memory.proto\".\n\x0e\x42ulletinSource\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08revision\x18\x02 \x01(\r\"\xd0\x02\n\x11\x42ulletinRefreshed\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12 \n\x05scope\x18\x03 \x01(\x0e\x32\x11.memhive.v1.Scope\x12\x12\n\nproduct_id\x18\x04 \x01(\t\x12\x10\n\x08renderer\x18\x05 \x01(\t\x12\x13\n\x0btoken_count\x18\x06 \x01(\r\x12\x30\n\x0cgenerated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12+\n\x07sources\x18\x08 \x03(\x0b\x32\x1a.memhive.v1.BulletinSource\x12\x0c\n\x04text\x18\t \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\n \x01(\t\x12\x18\n\x10shown_memory_ids\x18\x0b \x03(\t\x12\x1a\n\x12pinned_over_budget\x18\x0c \x01(\x08\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1amemhive/v1/bulletins.proto\x12\nmemhive.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17memhive/v1/memory.proto\".\n\x0e\x42ulletinSource\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08revision\x18\x02 \x01(\r\"\xf3\x02\n\x11\x42ulletinRefreshed\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12 \n\x05scope\x18\x03 \x01(\x0e\x32\x11.memhive.v1.Scope\x12\x12\n\nproduct_id\x18\x04 \x01(\t\x12\x10\n\x08renderer\x18\x05 \x01(\t\x12\x13\n\x0btoken_count\x18\x06 \x01(\r\x12\x30\n\x0cgenerated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12+\n\x07sources\x18\x08 \x03(\x0b\x32\x1a.memhive.v1.BulletinSource\x12\x0c\n\x04text\x18\t \x01(\t\x12\x13\n\x0b\x66ingerprint\x18\n \x01(\t\x12\x18\n\x10shown_memory_ids\x18\x0b \x03(\t\x12\x1a\n\x12pinned_over_budget\x18\x0c \x01(\x08\x12\x0f\n\x07team_id\x18\x16 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x17 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,5 +36,5 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_BULLETINSOURCE']._serialized_start=100
   _globals['_BULLETINSOURCE']._serialized_end=146
   _globals['_BULLETINREFRESHED']._serialized_start=149
-  _globals['_BULLETINREFRESHED']._serialized_end=485
+  _globals['_BULLETINREFRESHED']._serialized_end=520
 # @@protoc_insertion_point(module_scope)

@@ -70,7 +70,7 @@ SOURCE_NOTE: Source
 SOURCE_KNOWLEDGE: Source
 
 class Memory(_message.Message):
-    __slots__ = ("id", "workspace_id", "kind", "body", "importance", "pinned", "tags", "scope", "product_id", "visibility", "source", "source_ref", "created_by", "expires_at", "access_count", "last_accessed_at", "forgotten", "forgotten_at", "revision", "created_at", "updated_at")
+    __slots__ = ("id", "workspace_id", "kind", "body", "importance", "pinned", "tags", "scope", "product_id", "visibility", "source", "source_ref", "created_by", "expires_at", "access_count", "last_accessed_at", "forgotten", "forgotten_at", "revision", "created_at", "updated_at", "team_id", "agent_id")
     ID_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -92,6 +92,8 @@ class Memory(_message.Message):
     REVISION_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    TEAM_ID_FIELD_NUMBER: _ClassVar[int]
+    AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     id: str
     workspace_id: str
     kind: MemoryKind
@@ -113,7 +115,9 @@ class Memory(_message.Message):
     revision: int
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., body: _Optional[str] = ..., importance: _Optional[float] = ..., pinned: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ..., scope: _Optional[_Union[Scope, str]] = ..., product_id: _Optional[str] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., source: _Optional[_Union[Source, str]] = ..., source_ref: _Optional[str] = ..., created_by: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., access_count: _Optional[int] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forgotten: _Optional[bool] = ..., forgotten_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revision: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    team_id: str
+    agent_id: str
+    def __init__(self, id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., body: _Optional[str] = ..., importance: _Optional[float] = ..., pinned: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ..., scope: _Optional[_Union[Scope, str]] = ..., product_id: _Optional[str] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., source: _Optional[_Union[Source, str]] = ..., source_ref: _Optional[str] = ..., created_by: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., access_count: _Optional[int] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forgotten: _Optional[bool] = ..., forgotten_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revision: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., team_id: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
 
 class Embedding(_message.Message):
     __slots__ = ("model", "values")

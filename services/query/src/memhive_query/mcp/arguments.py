@@ -41,6 +41,16 @@ OptionalScope = Annotated[
         "product_id). Omitted: 'product' if product_id is given, else 'global'."
     ),
 ]
+ScopePath = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        max_length=300,
+        description="A node of the workspace's scope tree instead of scope/product_id: "
+        "'global', 'product:<id>', optionally '/team:<id>' and '/agent:<id>' (an agent's "
+        "private memory), e.g. 'product:ios/team:mobile'.",
+    ),
+]
 ProductId = Annotated[
     str | None,
     Field(
@@ -76,8 +86,9 @@ Importance = Annotated[
 Visibility_ = Annotated[
     VisibilityName | None,
     Field(
-        description="'private' (members of the workspace only, the default) or 'public' "
-        "(also readable by non-member tokens)."
+        description="'private' (members of the workspace only) or 'public' (also readable "
+        "by non-member tokens). Omitted: global memories are public, a product's take the "
+        "product's visibility, team and agent memories are private."
     ),
 ]
 SourceRef = Annotated[

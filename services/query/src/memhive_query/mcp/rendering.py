@@ -50,6 +50,8 @@ def _notes(memory: Json) -> Iterable[str]:
 
 
 def _where(memory: Json) -> str:
+    if memory.get("scope_path"):
+        return str(memory["scope_path"])
     product = memory.get("product_id")
     return f"product:{product}" if product else str(memory.get("scope", "global"))
 
@@ -124,7 +126,7 @@ def render_link(result: Json) -> str:
 
 
 def render_bulletin(bulletin: Json) -> str:
-    where = bulletin.get("product_id") or bulletin.get("scope")
+    where = bulletin.get("scope_path") or bulletin.get("product_id") or bulletin.get("scope")
     return f"Bulletin for {where} (generated {bulletin.get('generated_at')}):\n\n{bulletin['text']}"
 
 

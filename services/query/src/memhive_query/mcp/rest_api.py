@@ -60,8 +60,13 @@ class RestMemoryApi:
         return await self._call("POST", "/v1/edges", json=fields)
 
     async def bulletin(self, fields: Json) -> Json:
+        """The route's {scope} segment is scope, else the node path (which may hold '/')."""
         query = {key: value for key, value in fields.items() if key != "scope"}
-        return await self._call("GET", f"/v1/bulletins/{_segment(fields['scope'])}", params=query)
+        if "scope" in fields:
+            segment = _segment(fields["scope"])
+        else:
+            segment = "/".join(_segment(p) for p in query.pop("scope_path", "global").split("/"))
+        return await self._call("GET", f"/v1/bulletins/{segment}", params=query)
 
     async def context(self, fields: Json) -> Json:
         return await self._call("POST", "/v1/context", json=fields)

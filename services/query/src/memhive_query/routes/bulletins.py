@@ -25,25 +25,33 @@ class ContextRequest(BaseModel):
         None, description="global or product; default from product_id", max_length=64
     )
     product_id: str | None = Field(None, max_length=512)
+    scope_path: str | None = Field(None, description="a node of the scope tree", max_length=512)
     token_budget: int = Field(description="the most tokens the pack may use, 1..32000")
 
 
-@router.get("/bulletins/{scope}")
+@router.get("/bulletins/{scope:path}")
 async def get_bulletin(
     scope: str,
     gw: GatewayDep,
     who: PrincipalDep,
     product_id: Annotated[str | None, Query(max_length=512)] = None,
+    scope_path: Annotated[str | None, Query(max_length=512)] = None,
 ) -> dict:
-    """The scope's bulletin for the caller: byte-identical until memories in the scope change.
-    Non-members get a bulletin rendered from public memories only."""
-    return bulletin_json(await gw.bulletin(who, scope, product_id))
+    """The node's bulletin for the caller: byte-identical until memories at the node change.
+    `scope` is global, product (with product_id) or a node path such as
+    `product:ios/team:mobile`. Non-members get a bulletin rendered from public memories only."""
+    return bulletin_json(await gw.bulletin(who, scope, product_id, scope_path))
 
 
 @router.post("/context", responses=errors(413))
 async def get_context(request: ContextRequest, gw: GatewayDep, who: PrincipalDep) -> dict:
     pack = await gw.context(
-        who, request.query, request.scope, request.product_id, request.token_budget
+        who,
+        request.query,
+        request.scope,
+        request.product_id,
+        request.token_budget,
+        scope_path=request.scope_path,
     )
     return {
         "text": pack.text,
@@ -59,6 +67,7 @@ def bulletin_json(found: ScopeBulletin) -> dict:
     return {
         "scope": found.scope.scope.value,
         "product_id": found.scope.product_id,
+        "scope_path": found.scope.key,
         "text": b.text,
         "generated_at": utc_iso(b.generated_at),
         "token_count": b.token_count,

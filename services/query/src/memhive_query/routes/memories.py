@@ -56,6 +56,7 @@ async def list_memories(
     kind: Annotated[list[str] | None, Query()] = None,
     scope: Annotated[str | None, Query(max_length=64)] = None,
     product_id: Annotated[str | None, Query(max_length=512)] = None,
+    scope_path: Annotated[str | None, Query(max_length=512)] = None,
     tag: Annotated[list[str] | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
@@ -65,6 +66,7 @@ async def list_memories(
     selection = SelectionRequest(
         scope=scope,
         product_id=product_id,
+        scope_path=scope_path,
         kinds=kind,
         tags=tag,
         kinds_field="kind",

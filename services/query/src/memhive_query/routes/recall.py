@@ -16,7 +16,11 @@ router = APIRouter(prefix="/v1", tags=["recall"], responses=errors(401, 413, 422
 @router.post("/recall")
 async def recall(request: RecallRequest, gw: GatewayDep, who: PrincipalDep) -> dict:
     selection = SelectionRequest(
-        scope=request.scope, product_id=request.product_id, kinds=request.kinds, tags=request.tags
+        scope=request.scope,
+        product_id=request.product_id,
+        scope_path=request.scope_path,
+        kinds=request.kinds,
+        tags=request.tags,
     )
     lanes = tuple(request.lanes or (VECTOR_LANE, LEXICAL_LANE))
     ranked = await gw.recall(

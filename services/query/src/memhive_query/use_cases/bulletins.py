@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from memhive_application.bulletins.scope_bulletins import ScopeBulletins
 from memhive_domain.bulletin import Bulletin
 from memhive_domain.bulletin_audience import audience_of
-from memhive_domain.enum_fields import parse_enum
-from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_domain.errors import FieldProblem, InvalidInput, NotAllowed
+from memhive_domain.memory import node_of
 from memhive_domain.principals import Principal
-from memhive_domain.scopes import Scope, ScopeRef, resolve_scope, scope_problems
+from memhive_domain.scope_tree import can_read
+from memhive_domain.scopes import ROOT, Scope, ScopeRef
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,22 +28,30 @@ class ReadBulletin:
         self._bulletins = bulletins
 
     async def __call__(
-        self, principal: Principal, scope: str | None, product_id: str | None
+        self,
+        principal: Principal,
+        scope: str | None,
+        product_id: str | None,
+        scope_path: str | None = None,
     ) -> ScopeBulletin:
-        ref = parse_scope(scope, product_id)
+        ref = parse_scope(scope, product_id, scope_path)
+        if not can_read(principal, ref):
+            raise NotAllowed(f"scope {ref.key!r} is outside this token's scope tree")
         bulletin = await self._bulletins.get_or_render(
             principal.workspace_id, ref, audience_of(principal)
         )
         return ScopeBulletin(ref, bulletin)
 
 
-def parse_scope(scope: str | None, product_id: str | None) -> ScopeRef:
-    """None with a product_id means that product; nothing at all means global."""
+def parse_scope(
+    scope: str | None, product_id: str | None, scope_path: str | None = None
+) -> ScopeRef:
+    """A node: scope_path, or scope (global/product, or itself a path) with product_id;
+    None with a product_id means that product; nothing at all means global."""
     problems: list[FieldProblem] = []
-    parsed = None if scope is None else parse_enum(Scope, scope, "scope", problems)
+    if scope is not None and scope not in tuple(Scope) and not scope_path:
+        scope, scope_path = None, scope  # the route's {scope} may be a whole path
+    node = node_of(scope, product_id, scope_path, problems)
     if problems:
         raise InvalidInput(problems)
-    resolved = resolve_scope(parsed, product_id or None)
-    if problems := scope_problems(resolved, product_id or None):
-        raise InvalidInput(problems)
-    return ScopeRef(resolved, product_id or None)
+    return node or ROOT

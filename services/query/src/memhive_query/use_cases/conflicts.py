@@ -92,7 +92,6 @@ def exact_duplicate(similar: Sequence[Similar], memory: Memory) -> Memory | None
 def _same_scope(principal: Principal, memory: Memory) -> MemoryFilter:
     return replace(
         view_of(principal),
-        scope=memory.scope,
-        product_id=memory.product_id,
+        node=memory.scope_ref,
         live_at=memory.created_at,
     )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from memhive_domain.context_pack import ContextCandidate, ContextPack, build_context_pack
 from memhive_domain.principals import Principal
 from memhive_domain.recall import MAX_RESULTS, SelectionRequest, view_of
@@ -38,8 +36,10 @@ class BuildContext:
         scope: str | None,
         product_id: str | None,
         token_budget: int,
+        *,
+        scope_path: str | None = None,
     ) -> ContextPack:
-        briefing = await self._bulletins(principal, scope, product_id)
+        briefing = await self._bulletins(principal, scope, product_id, scope_path)
         candidates = [
             *await self._shown(principal, briefing),
             *await self._relevant(principal, briefing, query),
@@ -54,9 +54,7 @@ class BuildContext:
     async def _shown(self, principal: Principal, briefing: ScopeBulletin) -> list[ContextCandidate]:
         ids = [memory_id for memory_id, _ in briefing.bulletin.sources]
         records = await self._store.get_many(principal.workspace_id, ids)
-        view = replace(
-            view_of(principal), scope=briefing.scope.scope, product_id=briefing.scope.product_id
-        )
+        view = view_of(principal, briefing.scope)
         now = self._clock.now()
         shown = set(briefing.bulletin.shown_ids)
         return [
@@ -70,8 +68,6 @@ class BuildContext:
     ) -> list[ContextCandidate]:
         if not query or not query.strip():
             return []
-        selection = SelectionRequest(
-            scope=briefing.scope.scope, product_id=briefing.scope.product_id
-        )
+        selection = SelectionRequest(scope_path=briefing.scope.key)
         recalled = await self._recall(principal, query, selection, MAX_RESULTS)
         return [ContextCandidate(r.memory, r.score) for r in recalled]

@@ -21,6 +21,7 @@ from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
 from memhive_domain.recall import view_of
+from memhive_domain.scope_tree import can_read, can_write, write_refusal
 from memhive_domain.selection import is_selected
 from memhive_ports import Clock, EventPublisher, MemoryStore
 from memhive_ports.store import StoredMemory
@@ -86,10 +87,15 @@ class LinkMemories:
         edge = propose_edge(draft, created_by=principal.user_id, now=now)
         ends = await self._store.get_many(principal.workspace_id, [edge.src_id, edge.dst_id])
         src, dst = ends.get(edge.src_id), ends.get(edge.dst_id)
+        for end in (src, dst):  # what the caller cannot read does not exist for it
+            if end is not None and not _readable(principal, end.memory):
+                raise NotFound("memory", end.memory.id)
         ensure_linkable(
             edge, _memory(src), _memory(dst), workspace_id=principal.workspace_id, now=now
         )
         assert src is not None and dst is not None  # narrowed: ensure_linkable passed
+        if not can_write(principal, src.memory.scope_ref):
+            raise NotAllowed(f"cannot link: {write_refusal(principal, src.memory.scope_ref)}")
         if (current := _already_there(src, edge)) is not None:
             return LinkOutcome(current, "unchanged")
         command = self._commands.command(principal, [edge], now)
@@ -134,6 +140,10 @@ class EdgeReader:
             for e, other in zip(stored.edges, others, strict=True)
             if other in records and is_selected(records[other].memory, view, now)
         ]
+
+
+def _readable(principal: Principal, memory: Memory) -> bool:
+    return principal.can_see(memory.visibility) and can_read(principal, memory.scope_ref)
 
 
 def _already_there(stored: StoredMemory, edge: Edge) -> Edge | None:

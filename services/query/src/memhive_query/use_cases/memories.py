@@ -14,6 +14,7 @@ from memhive_domain.listing import ListPosition, decode_cursor, encode_cursor
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
 from memhive_domain.recall import SelectionRequest, plan_listing, view_of
+from memhive_domain.scope_tree import can_write, write_refusal
 from memhive_domain.selection import is_selected
 from memhive_ports import Clock, EventPublisher, LexicalIndex, MemoryStore
 
@@ -79,6 +80,8 @@ class ForgetMemory:
         if not principal.can_write:
             raise NotAllowed("this token is read-only: only workspace members can forget")
         memory = await self._reader.get(principal, memory_id)
+        if not can_write(principal, memory.scope_ref):
+            raise NotAllowed(f"cannot forget: {write_refusal(principal, memory.scope_ref)}")
         command_id = str(uuid.uuid4())
         command = commands_pb2.ForgetMemory(
             command_id=command_id,

@@ -13,8 +13,9 @@ from memhive_domain.errors import NotFound
 from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
-from memhive_domain.recall import MemoryFilter
+from memhive_domain.recall import view_of
 from memhive_domain.revisions import Revision, revision_history
+from memhive_domain.scope_tree import can_read
 from memhive_domain.selection import is_selected
 from memhive_ports import Clock, MemoryStore
 from memhive_ports.revisions import RevisionLog
@@ -38,7 +39,6 @@ class MemoryRevisions:
         return revision_history(await self._log.changes(memory.workspace_id, memory.id, since))
 
     def _may_see(self, principal: Principal, memory: Memory) -> bool:
-        if principal.is_member:
-            return True  # the store key already confines it to the caller's workspace
-        public_live = MemoryFilter(principal.workspace_id, public_only=True)
-        return is_selected(memory, public_live, self._clock.now())
+        if principal.is_member:  # the store key already confines it to the caller's workspace
+            return can_read(principal, memory.scope_ref)
+        return is_selected(memory, view_of(principal), self._clock.now())

@@ -16,9 +16,12 @@ from memhive_contracts.mapping import memory_to_pb, to_timestamp
 from memhive_domain.edges import Edge, EdgeDraft, EdgeKind, propose_edge
 from memhive_domain.errors import NotAllowed
 from memhive_domain.ids import uuid7
-from memhive_domain.memory import Memory, MemoryDraft, create_memory
+from memhive_domain.memory import Memory, MemoryDraft, create_memory, inheriting_product
 from memhive_domain.principals import Principal
+from memhive_domain.scope_tree import can_write, write_refusal
+from memhive_domain.scopes import Visibility
 from memhive_ports import Clock, Embedder, EventPublisher
+from memhive_ports.products import ProductDirectory
 
 from memhive_query.event_waiter import EventWaiter
 from memhive_query.use_cases.conflicts import ConflictCheck, exact_duplicate
@@ -51,10 +54,12 @@ class SaveMemory:
         conflicts: ConflictCheck | None = None,
         edges: EdgeCommands | None = None,
         identical: IdenticalSaves | None = None,
+        products: ProductDirectory | None = None,
     ) -> None:
         self._embedder, self._publisher, self._waiter = embedder, publisher, waiter
         self._clock, self._timeout = clock, wait_timeout_s
-        self._conflicts, self._edges, self._identical = conflicts, edges, identical
+        self._conflicts, self._edges = conflicts, edges
+        self._identical, self._products = identical, products
 
     async def __call__(
         self,
@@ -69,8 +74,14 @@ class SaveMemory:
             raise NotAllowed("this token is read-only: only workspace members can save")
         now = self._clock.now()
         memory = create_memory(
-            draft, memory_id=uuid7(int(now.timestamp() * 1000)), principal=principal, now=now
+            draft,
+            memory_id=uuid7(int(now.timestamp() * 1000)),
+            principal=principal,
+            now=now,
+            product_visibility=await self._product_visibility(principal, draft),
         )
+        if not can_write(principal, memory.scope_ref):
+            raise NotAllowed(f"cannot save: {write_refusal(principal, memory.scope_ref)}")
         stale = await self._superseded(principal, supersedes, now)
         vector = (await self._embedder.embed([memory.body]))[0]
         if self._conflicts is not None:
@@ -80,6 +91,15 @@ class SaveMemory:
             if similar and not (force or stale):
                 raise self._conflicts.refusal(similar)
         return await self.publish(principal, memory, vector, wait, stale)
+
+    async def _product_visibility(
+        self, principal: Principal, draft: MemoryDraft
+    ) -> Visibility | None:
+        product_id = inheriting_product(draft, principal)
+        if product_id is None or self._products is None:
+            return None
+        product = await self._products.get(principal.workspace_id, product_id)
+        return None if product is None else product.visibility
 
     async def _superseded(
         self, principal: Principal, supersedes: Sequence[str], now: datetime

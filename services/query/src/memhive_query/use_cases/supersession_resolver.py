@@ -14,6 +14,7 @@ from memhive_domain.edges import Edge
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
 from memhive_domain.ranking import RankedMemory
+from memhive_domain.scope_tree import tree_view
 from memhive_domain.supersession import (
     MAX_SUCCESSOR_ROUNDS,
     ResolvedMemory,
@@ -52,13 +53,16 @@ class SupersessionResolver:
         if not any(edges_of.values()):
             return [_plain(r) for r in ranked]
         known = await self._fetch_successors(principal.workspace_id, ranked, edges_of)
+        view = tree_view(principal)
         resolved = resolve_supersession(
             ranked,
             edges_of,
             known,
             now=self._clock.now(),
             is_visible=lambda m: (
-                m.workspace_id == principal.workspace_id and principal.can_see(m.visibility)
+                m.workspace_id == principal.workspace_id
+                and principal.can_see(m.visibility)
+                and view.admits(m.scope_ref)
             ),
             include_superseded=include_superseded,
         )

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
-from memhive_query.mcp.arguments import OptionalScope, ProductId, present
+from memhive_query.mcp.arguments import OptionalScope, ProductId, ScopePath, present
 from memhive_query.mcp.rendering import render_context
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
 
@@ -27,8 +27,15 @@ async def get_context(
     ] = None,
     scope: OptionalScope = None,
     product_id: ProductId = None,
+    scope_path: ScopePath = None,
 ) -> ToolReply:
-    fields = present(query=query, scope=scope, product_id=product_id, token_budget=token_budget)
+    fields = present(
+        query=query,
+        scope=scope,
+        product_id=product_id,
+        scope_path=scope_path,
+        token_budget=token_budget,
+    )
     pack = await api.context(fields)
     return ToolReply(render_context(pack), pack)
 

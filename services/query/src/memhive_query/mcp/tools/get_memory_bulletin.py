@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
-from memhive_query.mcp.arguments import ProductId, ScopeName, present
+from memhive_query.mcp.arguments import ProductId, ScopeName, ScopePath, present
 from memhive_query.mcp.rendering import render_bulletin
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
 
@@ -15,11 +15,18 @@ from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
 async def get_memory_bulletin(
     api: MemoryApi,
     scope: Annotated[
-        ScopeName, Field(description="'global' for the whole workspace, 'product' for one product.")
-    ],
+        ScopeName | None,
+        Field(
+            description="'global' for the whole workspace, 'product' for one product. "
+            "Omitted: scope_path, else 'global'."
+        ),
+    ] = None,
     product_id: ProductId = None,
+    scope_path: ScopePath = None,
 ) -> ToolReply:
-    bulletin = await api.bulletin(present(scope=scope, product_id=product_id))
+    bulletin = await api.bulletin(
+        present(scope=scope, product_id=product_id, scope_path=scope_path)
+    )
     return ToolReply(render_bulletin(bulletin), bulletin)
 
 

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
-from memhive_query.mcp.arguments import KindName, OptionalScope, ProductId, present
+from memhive_query.mcp.arguments import KindName, OptionalScope, ProductId, ScopePath, present
 from memhive_query.mcp.rendering import render_list
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
 
@@ -17,6 +17,7 @@ async def list_memories(
     kind: Annotated[KindName | None, Field(description="Only this kind of memory.")] = None,
     scope: OptionalScope = None,
     product_id: ProductId = None,
+    scope_path: ScopePath = None,
     tag: Annotated[
         str | None, Field(min_length=1, max_length=64, description="Only memories with this tag.")
     ] = None,
@@ -27,7 +28,13 @@ async def list_memories(
     limit: Annotated[int, Field(ge=1, le=100, description="Memories per page, 1..100.")] = 20,
 ) -> ToolReply:
     fields = present(
-        kind=kind, scope=scope, product_id=product_id, tag=tag, cursor=cursor, limit=limit
+        kind=kind,
+        scope=scope,
+        product_id=product_id,
+        scope_path=scope_path,
+        tag=tag,
+        cursor=cursor,
+        limit=limit,
     )
     page = await api.list(fields)
     return ToolReply(render_list(page), page)

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
-from memhive_query.mcp.arguments import KindName, OptionalScope, ProductId, Tags, present
+from memhive_query.mcp.arguments import KindName, OptionalScope, ProductId, ScopePath, Tags, present
 from memhive_query.mcp.rendering import render_recall
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
 
@@ -27,6 +27,7 @@ async def recall_memory(
     ] = None,
     scope: OptionalScope = None,
     product_id: ProductId = None,
+    scope_path: ScopePath = None,
     tags: Tags = None,
     max_results: Annotated[
         int, Field(ge=1, le=20, description="How many memories to return, 1..20.")
@@ -40,6 +41,7 @@ async def recall_memory(
         kinds=kinds,
         scope=scope,
         product_id=product_id,
+        scope_path=scope_path,
         tags=tags,
         max_results=max_results,
         include_superseded=include_superseded or None,

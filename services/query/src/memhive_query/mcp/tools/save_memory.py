@@ -15,6 +15,7 @@ from memhive_query.mcp.arguments import (
     MemoryId,
     OptionalScope,
     ProductId,
+    ScopePath,
     SourceRef,
     Tags,
     Visibility_,
@@ -35,6 +36,7 @@ async def save_memory(
     tags: Tags = None,
     scope: OptionalScope = None,
     product_id: ProductId = None,
+    scope_path: ScopePath = None,
     visibility: Visibility_ = None,
     source_ref: SourceRef = None,
     expires_at: Annotated[
@@ -60,6 +62,7 @@ async def save_memory(
         tags=tags,
         scope=scope,
         product_id=product_id,
+        scope_path=scope_path,
         visibility=visibility,
         source_ref=source_ref,
         expires_at=expires_at.isoformat() if expires_at else None,

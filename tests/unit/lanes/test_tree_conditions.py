@@ -1,0 +1,77 @@
+"""The conditions a filter becomes mean what the filter means, on the fields lanes store, and
+on the fields lanes built before the scope tree stored (no reindex needed on upgrade)."""
+
+from __future__ import annotations
+
+import pytest
+from memhive_adapters.lane_conditions import (
+    After,
+    AnyGroup,
+    AnyOf,
+    Condition,
+    Equals,
+    Excludes,
+    conditions_of,
+    stored_fields,
+)
+from memhive_domain.memory import Memory
+from memhive_domain.selection import is_selected
+
+from tests.integration.lanes.filter_cases import FILTER_CASES, FilterCase, population
+from tests.integration.lanes.memories import NOW
+
+
+def holds(condition: Condition, fields: dict[str, object]) -> bool:
+    """A reference reading of each condition; every engine must agree with it."""
+    values = _values(fields.get(getattr(condition, "field", "")))
+    match condition:
+        case Equals(_, value):
+            return value in values
+        case AnyOf(_, wanted):
+            return not values.isdisjoint(wanted)
+        case After(_, moment):
+            return any(float(v) > moment for v in values)
+        case Excludes(_, unwanted):
+            return values.isdisjoint(unwanted)
+        case AnyGroup(groups):
+            return any(all(holds(c, fields) for c in group) for group in groups)
+    raise TypeError(condition)
+
+
+def _values(value: object) -> set:
+    if value is None:
+        return set()
+    return set(value) if isinstance(value, list) else {value}
+
+
+def selected(case: FilterCase, fields_of) -> set[str]:
+    conditions = conditions_of(case.memory_filter)
+    return {
+        name
+        for name, memory in population().items()
+        if all(holds(c, fields_of(memory)) for c in conditions)
+    }
+
+
+@pytest.mark.parametrize("case", FILTER_CASES, ids=lambda c: c.name)
+def test_conditions_select_what_the_filter_means(case: FilterCase) -> None:
+    assert selected(case, stored_fields) == set(case.expected)
+
+
+@pytest.mark.parametrize("case", FILTER_CASES, ids=lambda c: c.name)
+def test_is_selected_agrees_with_the_lanes(case: FilterCase) -> None:
+    now = case.memory_filter.live_at or NOW
+    chosen = {n for n, m in population().items() if is_selected(m, case.memory_filter, now)}
+    assert chosen == set(case.expected)
+
+
+def legacy_fields(memory: Memory) -> dict[str, object]:
+    """What a lane built before the scope tree stored: `scope` was the plain value."""
+    return stored_fields(memory) | {"scope": memory.scope.value}
+
+
+@pytest.mark.parametrize("case", FILTER_CASES, ids=lambda c: c.name)
+def test_pre_tree_documents_answer_as_before(case: FilterCase) -> None:
+    # Only first-level memories existed before the tree.
+    first_level = {n for n, m in population().items() if not m.scope_ref.is_nested}
+    assert selected(case, legacy_fields) & first_level == set(case.expected) & first_level

@@ -9,6 +9,7 @@ from memhive_domain.bulletin import Bulletin
 from memhive_domain.bulletin_audience import audience_of
 from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.memory import parse_enum
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.scopes import Scope, ScopeRef, resolve_scope, scope_problems
 
@@ -29,6 +30,7 @@ class ReadBulletin:
     async def __call__(
         self, principal: Principal, scope: str | None, product_id: str | None
     ) -> ScopeBulletin:
+        require(principal, Action.READ_BULLETIN)
         ref = parse_scope(scope, product_id)
         bulletin = await self._bulletins.get_or_render(
             principal.workspace_id, ref, audience_of(principal)

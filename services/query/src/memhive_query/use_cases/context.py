@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memhive_domain.context_pack import ContextCandidate, ContextPack, build_context_pack
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.ranking import is_selected
 from memhive_domain.recall import MAX_RESULTS, MemoryFilter, SelectionRequest
@@ -37,6 +38,7 @@ class BuildContext:
         product_id: str | None,
         token_budget: int,
     ) -> ContextPack:
+        require(principal, Action.READ_CONTEXT)
         briefing = await self._bulletins(principal, scope, product_id)
         candidates = [
             *await self._shown(principal, briefing),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from memhive_adapters.nats.dead_letters import DeadLetter, DeadLetters
 from memhive_contracts import subjects
-from memhive_domain.errors import NotAllowed
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 
 SCAN_LIMIT = 10_000
@@ -22,8 +22,7 @@ class WorkspaceDeadLetters:
     async def __call__(
         self, principal: Principal, consumer: str | None, limit: int
     ) -> list[DeadLetter]:
-        if not principal.is_member:
-            raise NotAllowed("dead letters are for workspace members only")
+        require(principal, Action.LIST_DEAD_LETTERS)
         scanned = await self._letters.list(consumer=consumer, limit=SCAN_LIMIT)
         mine = [d for d in scanned if subjects.workspace_of(d.subject) == principal.workspace_id]
         return mine[:limit]

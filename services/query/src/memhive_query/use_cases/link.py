@@ -16,8 +16,9 @@ from memhive_contracts import subjects
 from memhive_contracts.edge_mapping import edge_to_pb
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.edges import Edge, EdgeDraft, add_edge, ensure_linkable, propose_edge
-from memhive_domain.errors import NotAllowed, NotFound
+from memhive_domain.errors import NotFound
 from memhive_domain.memory import Memory
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.ranking import is_selected
 from memhive_domain.recall import MemoryFilter
@@ -75,8 +76,7 @@ class LinkMemories:
         self._store, self._commands, self._clock = store, commands, clock
 
     async def __call__(self, principal: Principal, draft: EdgeDraft) -> LinkOutcome:
-        if not principal.can_write:
-            raise NotAllowed("this token is read-only: only workspace members can link memories")
+        require(principal, Action.LINK)
         now = self._clock.now()
         edge = propose_edge(draft, created_by=principal.user_id, now=now)
         ends = await self._store.get_many(principal.workspace_id, [edge.src_id, edge.dst_id])
@@ -100,6 +100,7 @@ class EdgeReader:
 
     async def edges_of(self, principal: Principal, memory_id: str) -> list[Edge]:
         """A memory's edges, leaving out those whose other end the caller could not recall."""
+        require(principal, Action.READ)
         now, view = self._clock.now(), view_of(principal)
         stored = await self._store.get(principal.workspace_id, _uuid_or_404(memory_id))
         if stored is None or not is_selected(stored.memory, view, now):

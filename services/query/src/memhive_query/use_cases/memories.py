@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from memhive.v1 import commands_pb2
 from memhive_contracts import subjects
 from memhive_contracts.mapping import to_timestamp
-from memhive_domain.errors import NotAllowed, NotFound
+from memhive_domain.errors import NotFound
 from memhive_domain.memory import Memory
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.ranking import is_selected
 from memhive_domain.recall import MemoryFilter, SelectionRequest, plan_listing
@@ -33,6 +34,7 @@ class MemoryReader:
 
     async def get(self, principal: Principal, memory_id: str) -> Memory:
         """Forgotten, expired, invisible and unknown look the same to a caller: not found."""
+        require(principal, Action.READ)
         stored = await self._store.get(principal.workspace_id, _uuid_or_404(memory_id))
         view = MemoryFilter(principal.workspace_id, public_only=not principal.is_member)
         if stored is None or not is_selected(stored.memory, view, self._clock.now()):
@@ -42,6 +44,7 @@ class MemoryReader:
     async def list(
         self, principal: Principal, selection: SelectionRequest, offset: int, limit: int
     ) -> Page:
+        require(principal, Action.READ)
         now = self._clock.now()
         memory_filter = plan_listing(selection, principal=principal, now=now)
         limit = max(1, min(limit, MAX_PAGE))
@@ -70,8 +73,7 @@ class ForgetMemory:
     async def __call__(
         self, principal: Principal, memory_id: str, wait: Wait, reason: str = ""
     ) -> str:
-        if not principal.can_write:
-            raise NotAllowed("this token is read-only: only workspace members can forget")
+        require(principal, Action.FORGET)
         memory = await self._reader.get(principal, memory_id)
         command_id = str(uuid.uuid4())
         command = commands_pb2.ForgetMemory(

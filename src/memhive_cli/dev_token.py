@@ -1,18 +1,18 @@
-"""The dev workspace's token: MEMHIVE_DEV_TOKEN, or one kept in the data dir."""
+"""The dev workspace's token (an admin of it): MEMHIVE_DEV_TOKEN, or one kept in the data dir."""
 
 from __future__ import annotations
 
 import secrets
 from pathlib import Path
 
-from memhive_domain.principals import Principal
+from memhive_domain.principals import Principal, Role
 from memhive_ports import TokenDirectory
 from memhive_settings import MemhiveSettings
 
 
 async def ensure_dev_token(settings: MemhiveSettings, tokens: TokenDirectory) -> str:
     token = _configured_or_kept(settings)
-    principal = Principal(settings.dev_workspace, settings.dev_user)
+    principal = Principal(settings.dev_workspace, settings.dev_user, Role.ADMIN)
     return await tokens.issue(principal, token)
 
 

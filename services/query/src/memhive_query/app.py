@@ -10,7 +10,17 @@ from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_query.errors import install_error_handlers
 from memhive_query.gateway import build_gateway
 from memhive_query.mcp_mount import mount_mcp
-from memhive_query.routes import admin, bulletins, edges, health, memories, recall, revisions
+from memhive_query.routes import (
+    admin,
+    audit,
+    bulletins,
+    edges,
+    health,
+    memories,
+    recall,
+    revisions,
+    tokens,
+)
 
 
 async def create_app(infra: Infrastructure) -> FastAPI:
@@ -33,7 +43,7 @@ async def create_app(infra: Infrastructure) -> FastAPI:
     )
     app.state.gateway = gateway
     install_error_handlers(app)
-    for module in (memories, recall, health, revisions, admin, edges, bulletins):
+    for module in (memories, recall, health, revisions, admin, edges, bulletins, tokens, audit):
         app.include_router(module.router)
     mcp_sessions, loopback = mount_mcp(app, gateway.auth)  # last: it mounts at "/"
     return app

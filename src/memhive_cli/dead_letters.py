@@ -12,7 +12,7 @@ from memhive_settings import MemhiveSettings
 from memhive_cli.table import format_table
 
 if TYPE_CHECKING:
-    from memhive_adapters.nats.dead_letters import DeadLetter
+    from memhive_ports.dead_letters import DeadLetter
 
 
 def register(sub) -> None:

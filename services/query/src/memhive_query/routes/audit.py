@@ -11,6 +11,7 @@ from memhive_domain.audit import DEFAULT_PAGE, AuditEntry, audit_query
 from memhive_domain.errors import FieldProblem, InvalidInput
 
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
+from memhive_query.timestamps import utc_iso
 
 router = APIRouter(prefix="/v1/admin", tags=["admin"])
 
@@ -38,7 +39,7 @@ async def read_audit(
 def audit_json(entry: AuditEntry) -> dict[str, Any]:
     return {
         "id": entry.id,
-        "time": entry.time.isoformat().replace("+00:00", "Z"),
+        "time": utc_iso(entry.time),
         "action": entry.action.value,
         "user": entry.user_id,
         "role": entry.role,

@@ -12,6 +12,7 @@ from memhive_domain.tokens import TokenDraft, TokenRecord, expiry
 from pydantic import BaseModel, ConfigDict, Field
 
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
+from memhive_query.timestamps import utc_iso
 
 router = APIRouter(prefix="/v1/admin/tokens", tags=["admin"])
 
@@ -84,12 +85,8 @@ def token_json(record: TokenRecord) -> dict[str, Any]:
         "role": record.role.value,
         "home": record.home,
         "acting_for": record.acting_for,
-        "created_at": _iso(record.created_at),
+        "created_at": utc_iso(record.created_at),
         "created_by": record.created_by,
-        "expires_at": _iso(record.expires_at),
-        "rotated_at": _iso(record.rotated_at),
+        "expires_at": utc_iso(record.expires_at),
+        "rotated_at": utc_iso(record.rotated_at),
     }
-
-
-def _iso(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat().replace("+00:00", "Z")

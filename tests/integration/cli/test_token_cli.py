@@ -62,3 +62,21 @@ async def test_bad_input_is_refused_with_the_field(capsys: pytest.CaptureFixture
                      "--expires-in", "soon") == 2  # fmt: skip
     assert "expires_in" in capsys.readouterr().err
     assert await run("audit", "list", "--workspace", "ws", "--action", "nope") == 2
+
+
+async def test_the_dev_token_is_an_admin_memhive_token_kept_in_the_data_dir(
+    js: JetStreamContext, tmp_path, nats_url: str
+) -> None:
+    from memhive_settings import MemhiveSettings
+
+    from memhive_cli.dev_token import ensure_dev_token
+
+    tokens = await KvTokenDirectory.open(js)
+    settings = MemhiveSettings(data_dir=tmp_path, dev_workspace=f"ws-{uuid.uuid4().hex[:8]}")
+
+    token = await ensure_dev_token(settings, tokens)
+
+    assert token.startswith("mh_") and (tmp_path / "dev-token").stat().st_mode & 0o777 == 0o600
+    assert await ensure_dev_token(settings, tokens) == token  # kept across restarts
+    principal = await tokens.resolve(token)
+    assert (principal.workspace_id, principal.role.value) == (settings.dev_workspace, "admin")

@@ -17,7 +17,7 @@ from memhive_domain.tokens import TokenDraft
 from memhive_query.app import create_app
 from memhive_settings import MemhiveSettings
 
-from tests.integration.stack.conftest import Stack, save
+from tests.integration.stack.conftest import Stack, app_running, save
 
 BOUNDED_WAIT_S = 5.0
 
@@ -138,21 +138,10 @@ async def second_replica(stack: Stack, tmp_path) -> AsyncIterator[Stack]:
     )
     infra = await open_infrastructure(settings, name="memhive-tests-replica")
     app = await create_app(infra)
-    started, stopping = asyncio.Event(), asyncio.Event()
-
-    async def lifespan() -> None:
-        # One task enters and leaves the lifespan (the MCP session manager's task group).
-        async with app.router.lifespan_context(app):
-            started.set()
-            await stopping.wait()
-
-    running = asyncio.create_task(lifespan())
     try:
-        await asyncio.wait_for(started.wait(), 60)
-        yield Stack(infra, app)
+        async with app_running(app):
+            yield Stack(infra, app)
     finally:
-        stopping.set()
-        await running
         await infra.close()
 
 

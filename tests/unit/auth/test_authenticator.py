@@ -106,3 +106,21 @@ async def test_a_missing_bearer_is_refused(header: str | None) -> None:
 async def test_an_unknown_token_is_refused() -> None:
     with pytest.raises(Unauthenticated, match="unknown token"):
         await Authenticator(Directory(), Clock()).principal_for("Bearer nope")
+
+
+class BrokenWatch(Directory):
+    async def changes(self) -> AsyncIterator[str]:
+        raise PermissionError("the bus refused the watch")
+
+
+async def test_a_refused_watch_does_not_stop_the_gateway(monkeypatch) -> None:
+    monkeypatch.setattr("memhive_query.auth.WATCH_START_TIMEOUT_S", 0.05)
+    directory = BrokenWatch()
+    directory.records["t"] = record()
+    auth = Authenticator(directory, Clock())
+
+    await asyncio.wait_for(auth.start(), 5)
+    try:
+        assert (await auth.principal_for("Bearer t")).user_id == "bot"
+    finally:
+        await auth.stop()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 from datetime import UTC, datetime
 
 import pytest
@@ -10,19 +9,11 @@ from memhive_domain.audit import AuditAction, AuditEntry, Outcome
 from memhive_domain.principals import Principal, Role
 from memhive_domain.tokens import TokenRecord
 
-from memhive_cli import commands
 from memhive_cli.audit import format_audit
 from memhive_cli.tokens import format_tokens, role_of
+from tests.unit.cli.test_dead_letters_cli import parse
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
-
-
-def parse(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="memhive")
-    sub = parser.add_subparsers(required=True)
-    for register in commands.REGISTRY:
-        register(sub)
-    return parser.parse_args(argv)
 
 
 def test_create_takes_role_name_home_and_one_expiry() -> None:

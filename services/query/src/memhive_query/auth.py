@@ -21,6 +21,7 @@ from memhive_ports import Clock, IdentityVerifier, SignInRejected, TokenDirector
 CACHE_TTL_S = 30.0
 CACHE_MAX = 10_000
 WATCH_RETRY_S = 1.0
+WATCH_START_TIMEOUT_S = 5.0
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +45,11 @@ class Authenticator:
         self._watching = asyncio.Event()
 
     async def start(self) -> None:
-        """Follow the token bucket; returns once the watch is in place."""
+        """Follow the token bucket; returns once the watch is in place (or, if the bus
+        refuses it, after WATCH_START_TIMEOUT_S: the gateway still serves, on the TTL)."""
         self._watch = asyncio.create_task(self._follow_changes(), name="token-watch")
-        waiting = asyncio.create_task(self._watching.wait())
-        await asyncio.wait({self._watch, waiting}, return_when=asyncio.FIRST_COMPLETED)
-        waiting.cancel()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._watching.wait(), WATCH_START_TIMEOUT_S)
 
     async def stop(self) -> None:
         if self._watch is not None:

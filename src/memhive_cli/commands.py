@@ -6,7 +6,7 @@ import argparse
 
 from memhive_settings import MemhiveSettings
 
-from memhive_cli import dead_letters, reindex
+from memhive_cli import audit, dead_letters, reindex, tokens
 
 
 def _run(sub) -> None:
@@ -34,39 +34,6 @@ async def _do_serve(args: argparse.Namespace) -> None:
     await serve(args.service, MemhiveSettings())
 
 
-def _token(sub) -> None:
-    p = sub.add_parser("token", help="manage bearer tokens")
-    tsub = p.add_subparsers(required=True, metavar="action")
-    create = tsub.add_parser("create", help="issue a token for a workspace user")
-    create.add_argument("--workspace", required=True)
-    create.add_argument("--user", required=True)
-    create.add_argument(
-        "--read-only", action="store_true", help="not a member: sees public memories only"
-    )
-    create.set_defaults(command=_do_token_create)
-
-
-async def _do_token_create(args: argparse.Namespace) -> int:
-    from memhive_adapters.runtime.infrastructure import open_infrastructure
-    from memhive_domain.principals import (
-        Principal,
-        is_valid_user_id,
-        is_valid_workspace_id,
-        member_or_viewer,
-    )
-
-    if not (is_valid_workspace_id(args.workspace) and is_valid_user_id(args.user)):
-        print("workspace: 1-64 of a-z 0-9 _ -; user: 1-128 of letters, digits . _ @ : -")
-        return 2
-    infra = await open_infrastructure(MemhiveSettings(), name="memhive-cli")
-    try:
-        principal = Principal(args.workspace, args.user, member_or_viewer(not args.read_only))
-        print(await infra.tokens.issue(principal))
-    finally:
-        await infra.close()
-    return 0
-
-
 def _mcp(sub) -> None:
     p = sub.add_parser(
         "mcp", help="serve memhive's MCP tools over stdio (for clients that launch a command)"
@@ -90,4 +57,12 @@ async def _do_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-REGISTRY = [_run, _serve, _token, _mcp, dead_letters.register, reindex.register]
+REGISTRY = [
+    _run,
+    _serve,
+    tokens.register,
+    _mcp,
+    dead_letters.register,
+    reindex.register,
+    audit.register,
+]

@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING
 
 from memhive_settings import MemhiveSettings
 
+from memhive_cli.table import format_table
+
 if TYPE_CHECKING:
     from memhive_ports.dead_letters import DeadLetter
 
@@ -42,11 +44,7 @@ def format_dead_letters(letters: Sequence[DeadLetter]) -> str:
         )
         for d in letters
     ]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
-    return "\n".join(
-        "  ".join([*(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[-1]])
-        for row in rows
-    )
+    return format_table(rows)
 
 
 async def _do_list(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,22 +60,30 @@ async def stack(nats_url: str, tmp_path_factory: pytest.TempPathFactory) -> Asyn
     group = ServiceGroup([await make(infra) for make in BACKGROUND_SERVICES.values()])
     await group.start()
     app = await create_app(infra)
+    async with app_running(app):
+        yield Stack(infra, app)
+    await group.stop()
+    await infra.close()
+
+
+@asynccontextmanager
+async def app_running(app) -> AsyncIterator[None]:
+    """The app's lifespan, entered and left by one task: the MCP session manager's task
+    group must be exited by the task that entered it."""
     started, stopping = asyncio.Event(), asyncio.Event()
 
     async def lifespan() -> None:
-        # One task enters and leaves the lifespan: the MCP session manager's task group
-        # must be exited by the task that entered it.
         async with app.router.lifespan_context(app):
             started.set()
             await stopping.wait()
 
     running = asyncio.create_task(lifespan())
-    await started.wait()
-    yield Stack(infra, app)
-    stopping.set()
-    await running
-    await group.stop()
-    await infra.close()
+    try:
+        await asyncio.wait_for(started.wait(), 120)
+        yield
+    finally:
+        stopping.set()
+        await running
 
 
 @dataclass

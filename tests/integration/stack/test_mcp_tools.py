@@ -106,8 +106,8 @@ async def test_a_non_member_cannot_write_and_sees_only_public(
         forget = await guest.call_tool("forget_memory", {"id": public})
     assert [r["id"] for r in recalled.structured_content["results"]] == [public]
     assert private not in text(recalled)
-    assert save.is_error and "read-only" in text(save)
-    assert forget.is_error and "read-only" in text(forget)
+    assert save.is_error and "viewer may not save" in text(save)
+    assert forget.is_error and "viewer may not forget" in text(forget)
 
 
 async def test_malformed_arguments_are_tool_errors(

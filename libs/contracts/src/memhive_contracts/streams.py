@@ -17,6 +17,11 @@ ACTIVITY_MAX_AGE_S = 7 * 24 * 3600
 DEAD_LETTER_STREAM = "MEMHIVE_DLQ"
 DEAD_LETTER_SUBJECTS = ("memhive.dlq.>",)
 
+# The audit log: who did what, kept a year (memhive.audit.<action>.<workspace>).
+AUDIT_STREAM = "MEMHIVE_AUDIT"
+AUDIT_SUBJECTS = ("memhive.audit.>",)
+AUDIT_MAX_AGE_S = 366 * 24 * 3600
+
 # How long JetStream remembers a Nats-Msg-Id, so a re-sent command is stored once.
 DUPLICATE_WINDOW_S = 15 * 60
 
@@ -32,6 +37,7 @@ STREAMS = (
     StreamSpec(LOG_STREAM, LOG_SUBJECTS),
     StreamSpec(ACTIVITY_STREAM, ACTIVITY_SUBJECTS, ACTIVITY_MAX_AGE_S),
     StreamSpec(DEAD_LETTER_STREAM, DEAD_LETTER_SUBJECTS),
+    StreamSpec(AUDIT_STREAM, AUDIT_SUBJECTS, AUDIT_MAX_AGE_S),
 )
 
 MEMORIES_BUCKET = "memhive_memories"

@@ -35,6 +35,9 @@ ALL_MEMORY_EVENTS = "memhive.evt.memory.>"
 REINDEX_MEMORIES = "memhive.admin.reindex"
 REINDEX_PROGRESS = "memhive.admin.reindex.progress"
 
+# The audit log: memhive.audit.<action>.<workspace> (stream MEMHIVE_AUDIT).
+AUDIT = "memhive.audit"
+
 
 def for_workspace(subject: str, workspace_id: str) -> str:
     return f"{subject}.{workspace_id}"
@@ -54,3 +57,8 @@ def dead_letter(consumer: str) -> str:
 
 def reindex_progress(job_id: str) -> str:
     return f"{REINDEX_PROGRESS}.{job_id}"
+
+
+def audit(action: str, workspace_id: str) -> str:
+    """action "*" selects every action of the workspace."""
+    return f"{AUDIT}.{action}.{workspace_id}"

@@ -4,7 +4,7 @@ workspace, with a role and a home node in the workspace's scope tree."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from memhive_domain.scopes import Visibility
@@ -33,6 +33,8 @@ class Principal:
     role: Role = Role.MEMBER
     home: str = ROOT_HOME  # the principal's node in the scope tree
     acting_for: str | None = None  # the user an agent acts for, when it says so
+    # How it signed in, for the audit log: "token:<id>", "oidc:<subject>" or "cli".
+    credential: str | None = field(default=None, compare=False)
 
     @property
     def is_member(self) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_domain.policy import may_write_global
 from memhive_domain.principals import Principal, Role
 from memhive_domain.scopes import ROOT, ScopeRef, Visibility, parse_scope_path
 
@@ -58,7 +59,7 @@ def can_read(principal: Principal, node: ScopeRef) -> bool:
 def can_write(principal: Principal, node: ScopeRef) -> bool:
     if not principal.can_write or not can_read(principal, node):
         return False
-    return not node.is_root or principal.role is Role.ADMIN or home_of(principal).is_root
+    return not node.is_root or may_write_global(principal)
 
 
 def write_refusal(principal: Principal, node: ScopeRef) -> str:

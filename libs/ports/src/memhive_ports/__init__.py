@@ -1,8 +1,10 @@
 """Ports: small Protocols, one capability each. Adapters in memhive_adapters implement them;
 fakes in tests/fakes.py implement them for unit tests."""
 
+from memhive_ports.audit import AuditLog, AuditPage
 from memhive_ports.clock import Clock
 from memhive_ports.embedder import Embedder
+from memhive_ports.identity import IdentityVerifier, SignInRejected
 from memhive_ports.lanes import LaneHit, LexicalIndex, VectorIndex
 from memhive_ports.link_classifier import EdgeProposal, LinkClassifier
 from memhive_ports.llm import JsonChat, JsonReply, LlmUnavailable, MalformedOutput
@@ -13,9 +15,13 @@ from memhive_ports.token_counter import TokenCounter
 from memhive_ports.tokens import TokenDirectory
 
 __all__ = [
+    "AuditLog",
+    "AuditPage",
     "Clock",
     "EdgeProposal",
     "Embedder",
+    "IdentityVerifier",
+    "SignInRejected",
     "EventPublisher",
     "JsonChat",
     "JsonReply",

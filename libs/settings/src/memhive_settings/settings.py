@@ -120,6 +120,29 @@ class LinkClassifierSettings(BaseModel):
     max_deliveries: int = Field(5, ge=1)
 
 
+class OidcSettings(BaseModel):
+    """People sign in with an OIDC provider: the gateway accepts its JWTs (RS256/ES256)
+    verified against its JWKS. Off while issuer is None; tokens keep working either way."""
+
+    issuer: str | None = None  # e.g. https://login.example.com/realms/acme
+    audience: str | None = None  # the client id the provider puts in `aud`
+    jwks_url: str | None = None  # the provider's jwks_uri
+    user_claim: str = "sub"
+    workspace_claim: str = "memhive_workspace"
+    role_claim: str = "memhive_role"
+    home_claim: str = "memhive_home"
+    # Used when the token lacks the claim; None: such a token is refused.
+    default_workspace: str | None = None
+    default_role: Literal["admin", "member", "agent", "viewer"] = "viewer"
+    algorithms: list[Literal["RS256", "ES256"]] = ["RS256", "ES256"]
+    leeway_s: float = Field(30.0, ge=0, le=300)
+    jwks_timeout_s: float = Field(3.0, gt=0, le=30)
+    jwks_cache_s: float = Field(300.0, gt=0)
+    # An unknown `kid` refetches the key set at most this often (a forged kid cannot make
+    # every request fetch).
+    jwks_min_refresh_s: float = Field(10.0, ge=0)
+
+
 class TelemetrySettings(BaseModel):
     exporter: Literal["none", "console", "otlp"] = "none"
     otlp_endpoint: str | None = None
@@ -150,6 +173,7 @@ class MemhiveSettings(BaseSettings):
     query: QuerySettings = QuerySettings()
     bulletin: BulletinSettings = BulletinSettings()
     telemetry: TelemetrySettings = TelemetrySettings()
+    oidc: OidcSettings = OidcSettings()
     llm: LLMSettings = LLMSettings()
     link_classifier: LinkClassifierSettings = LinkClassifierSettings()
 

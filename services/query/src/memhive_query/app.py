@@ -13,6 +13,7 @@ from memhive_query.mcp_mount import mount_mcp
 from memhive_query.request_guards import RequestGuards
 from memhive_query.routes import (
     admin,
+    audit,
     bulletins,
     edges,
     health,
@@ -20,6 +21,7 @@ from memhive_query.routes import (
     products,
     recall,
     revisions,
+    tokens,
 )
 
 
@@ -43,7 +45,8 @@ async def create_app(infra: Infrastructure) -> FastAPI:
     )
     app.state.gateway = gateway
     install_error_handlers(app)
-    for module in (memories, recall, health, revisions, admin, edges, bulletins, products):
+    routers = (memories, recall, health, revisions, admin, edges, bulletins, products)
+    for module in (*routers, tokens, audit):
         app.include_router(module.router)
     mcp_sessions, loopback = mount_mcp(app, gateway.auth)  # last: it mounts at "/"
     app.add_middleware(RequestGuards, openapi=app.openapi)  # outermost: before MCP too

@@ -1,38 +1,106 @@
-"""Bearer tokens to principals, with a short cache so a recall does not pay a KV read."""
+"""Bearer credentials to principals: memhive tokens (agents, hooks) and, when configured,
+OIDC JWTs (people).
+
+Token lookups are cached for 30 s so a recall does not pay a KV read, but a revoked or
+rotated token must stop working at once on every replica: each gateway watches the token
+bucket and drops its cache on any change, and expiry is checked on every request.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
 import time
 
 from memhive_domain.errors import DomainError
 from memhive_domain.principals import Principal
-from memhive_ports import TokenDirectory
+from memhive_domain.tokens import TokenRecord
+from memhive_ports import Clock, IdentityVerifier, SignInRejected, TokenDirectory
 
 CACHE_TTL_S = 30.0
 CACHE_MAX = 10_000
+WATCH_RETRY_S = 1.0
+WATCH_START_TIMEOUT_S = 5.0
+
+log = logging.getLogger(__name__)
 
 
 class Unauthenticated(DomainError):
-    """No token, or a token memhive does not know."""
+    """No credential, or one memhive does not accept (unknown, revoked, expired, forged)."""
 
 
 class Authenticator:
-    def __init__(self, tokens: TokenDirectory, ttl_s: float = CACHE_TTL_S) -> None:
-        self._tokens, self._ttl = tokens, ttl_s
-        self._cache: dict[str, tuple[float, Principal]] = {}
+    def __init__(
+        self,
+        tokens: TokenDirectory,
+        clock: Clock,
+        ttl_s: float = CACHE_TTL_S,
+        identity: IdentityVerifier | None = None,
+    ) -> None:
+        self._tokens, self._clock, self._ttl = tokens, clock, ttl_s
+        self._identity = identity
+        self._cache: dict[str, tuple[float, TokenRecord]] = {}
+        self._watch: asyncio.Task | None = None
+        self._watching = asyncio.Event()
+
+    async def start(self) -> None:
+        """Follow the token bucket; returns once the watch is in place (or, if the bus
+        refuses it, after WATCH_START_TIMEOUT_S: the gateway still serves, on the TTL)."""
+        self._watch = asyncio.create_task(self._follow_changes(), name="token-watch")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._watching.wait(), WATCH_START_TIMEOUT_S)
+
+    async def stop(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
 
     async def principal_for(self, authorization: str | None) -> Principal:
-        token = _bearer(authorization)
+        credential = _bearer(authorization)
+        if self._identity is not None and self._identity.claims_to_be(credential):
+            try:
+                return await self._identity.verify(credential)
+            except SignInRejected as exc:
+                raise Unauthenticated(f"sign-in token rejected: {exc}") from None
+        record = await self._record(credential)
+        if record is None:
+            raise Unauthenticated("unknown token: use a token issued by `memhive token create`")
+        if not record.live_at(self._clock.now()):
+            raise Unauthenticated("this token has expired: ask an admin for a new one")
+        return record.principal()
+
+    def forget_cached(self) -> None:
+        self._cache.clear()
+
+    async def _record(self, token: str) -> TokenRecord | None:
         cached = self._cache.get(token)
         if cached and cached[0] > time.monotonic():
             return cached[1]
-        principal = await self._tokens.resolve(token)
-        if principal is None:
-            raise Unauthenticated("unknown token: use a token issued by `memhive token create`")
+        record = await self._tokens.lookup(token)
+        if record is None:
+            return None
         if len(self._cache) >= CACHE_MAX:
             self._cache.clear()
-        self._cache[token] = (time.monotonic() + self._ttl, principal)
-        return principal
+        self._cache[token] = (time.monotonic() + self._ttl, record)
+        return record
+
+    async def _follow_changes(self) -> None:
+        # Token changes are rare: any change drops the whole cache (simpler than mapping
+        # ids to cached secrets, and the next request of each caller pays one KV read).
+        while True:
+            try:
+                changes = await self._tokens.changes()
+                self._cache.clear()  # anything may have changed while not watching
+                self._watching.set()
+                async for _ in changes:
+                    self._cache.clear()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("token watch failed (%r); cache falls back to its TTL", exc)
+            await asyncio.sleep(WATCH_RETRY_S)
 
 
 def _bearer(authorization: str | None) -> str:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from memhive_adapters.nats.audit_log import JetStreamAuditLog
 from memhive_adapters.nats.dead_letters import DeadLetters
 from memhive_adapters.nats.revision_log import JetStreamRevisionLog
+from memhive_adapters.oidc.jwks_verifier import JwksVerifier
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
@@ -14,6 +16,13 @@ from memhive_domain.fusion import FusionMethod
 
 from memhive_query.auth import Authenticator
 from memhive_query.event_waiter import EventWaiter
+from memhive_query.use_cases.audit import (
+    AuditedDeadLetters,
+    AuditedForget,
+    AuditedLink,
+    AuditedSave,
+    AuditTrail,
+)
 from memhive_query.use_cases.bulletins import ReadBulletin
 from memhive_query.use_cases.conflicts import ConflictCheck
 from memhive_query.use_cases.context import BuildContext
@@ -25,6 +34,7 @@ from memhive_query.use_cases.products import Products
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
 from memhive_query.use_cases.revisions import MemoryRevisions
 from memhive_query.use_cases.save import SaveMemory
+from memhive_query.use_cases.tokens import TokenAdmin
 
 
 @dataclass
@@ -32,16 +42,18 @@ class Gateway:
     infra: Infrastructure
     auth: Authenticator
     waiter: EventWaiter
-    save: SaveMemory
+    save: AuditedSave
     recall: RecallMemories
     reader: MemoryReader
-    forget: ForgetMemory
+    forget: AuditedForget
     revisions: MemoryRevisions
-    dead_letters: WorkspaceDeadLetters
-    link: LinkMemories
+    dead_letters: AuditedDeadLetters
+    link: AuditedLink
     edges: EdgeReader
     bulletin: ReadBulletin
     products: Products
+    audit: AuditTrail
+    tokens: TokenAdmin
 
     @cached_property
     def context(self) -> BuildContext:
@@ -51,8 +63,10 @@ class Gateway:
 
     async def start(self) -> None:
         await self.waiter.start()
+        await self.auth.start()
 
     async def stop(self) -> None:
+        await self.auth.stop()
         await self.recall.drain()
         await self.waiter.stop()
 
@@ -64,20 +78,27 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
     timeout = settings.save_wait_timeout_s
     reader = MemoryReader(infra.store, lexical, infra.clock)
     edge_commands = EdgeCommands(infra.publisher, waiter, timeout)
+    trail = AuditTrail(JetStreamAuditLog(infra.js), infra.clock)
+    oidc = infra.settings.oidc
     return Gateway(
         infra=infra,
-        auth=Authenticator(infra.tokens),
+        auth=Authenticator(
+            infra.tokens, infra.clock, identity=JwksVerifier(oidc) if oidc.issuer else None
+        ),
         waiter=waiter,
-        save=SaveMemory(
-            infra.embedder,
-            infra.publisher,
-            waiter,
-            infra.clock,
-            timeout,
-            conflicts=ConflictCheck(vector, infra.store, settings.conflict_threshold),
-            edges=edge_commands,
-            identical=IdenticalSaves(infra.store, waiter),
-            products=infra.products,
+        save=AuditedSave(
+            SaveMemory(
+                infra.embedder,
+                infra.publisher,
+                waiter,
+                infra.clock,
+                timeout,
+                conflicts=ConflictCheck(vector, infra.store, settings.conflict_threshold),
+                edges=edge_commands,
+                identical=IdenticalSaves(infra.store, waiter),
+                products=infra.products,
+            ),
+            trail,
         ),
         recall=RecallMemories(
             infra.store,
@@ -94,11 +115,15 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             fusion=FusionMethod(settings.fusion),
         ),
         reader=reader,
-        forget=ForgetMemory(reader, infra.publisher, waiter, infra.clock, timeout),
+        forget=AuditedForget(
+            ForgetMemory(reader, infra.publisher, waiter, infra.clock, timeout), trail
+        ),
         revisions=MemoryRevisions(infra.store, JetStreamRevisionLog(infra.js), infra.clock),
-        dead_letters=WorkspaceDeadLetters(DeadLetters(infra.js)),
-        link=LinkMemories(infra.store, edge_commands, infra.clock),
+        dead_letters=AuditedDeadLetters(WorkspaceDeadLetters(DeadLetters(infra.js)), trail),
+        link=AuditedLink(LinkMemories(infra.store, edge_commands, infra.clock), trail),
         edges=EdgeReader(infra.store, infra.clock),
         bulletin=ReadBulletin(await open_scope_bulletins(infra)),
         products=Products(infra.products, infra.clock),
+        audit=trail,
+        tokens=TokenAdmin(infra.tokens, trail, infra.clock),
     )

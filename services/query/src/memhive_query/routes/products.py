@@ -8,9 +8,10 @@ from fastapi import APIRouter
 from memhive_domain.products import Product
 from pydantic import BaseModel, ConfigDict, Field
 
+from memhive_query.openapi import errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 
-router = APIRouter(prefix="/v1/products", tags=["products"])
+router = APIRouter(prefix="/v1/products", tags=["products"], responses=errors(401, 413, 422))
 
 
 class ProductRequest(BaseModel):
@@ -18,12 +19,15 @@ class ProductRequest(BaseModel):
 
     visibility: str = Field(
         description="private or public: what memories saved in the product (and its teams) "
-        "without a visibility take"
+        "without a visibility take",
+        max_length=64,
     )
-    name: str | None = Field(None, description="a display name, at most 200 characters")
+    name: str | None = Field(
+        None, description="a display name, at most 200 characters", max_length=800
+    )
 
 
-@router.put("/{product_id}")
+@router.put("/{product_id}", responses=errors(403))
 async def put_product(
     product_id: str, request: ProductRequest, gw: GatewayDep, who: PrincipalDep
 ) -> dict:
@@ -32,7 +36,7 @@ async def put_product(
     return product_json(await gw.products.put(who, product_id, request.visibility, request.name))
 
 
-@router.get("/{product_id}")
+@router.get("/{product_id}", responses=errors(403, 404))
 async def get_product(product_id: str, gw: GatewayDep, who: PrincipalDep) -> dict:
     return product_json(await gw.products.get(who, product_id))
 

@@ -9,6 +9,7 @@ from memhive_domain.bulletin import Bulletin
 from memhive_domain.bulletin_audience import audience_of
 from memhive_domain.errors import FieldProblem, InvalidInput, NotAllowed
 from memhive_domain.memory import node_of
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.scope_tree import can_read
 from memhive_domain.scopes import ROOT, Scope, ScopeRef
@@ -34,6 +35,7 @@ class ReadBulletin:
         product_id: str | None,
         scope_path: str | None = None,
     ) -> ScopeBulletin:
+        require(principal, Action.READ_BULLETIN)
         ref = parse_scope(scope, product_id, scope_path)
         if not can_read(principal, ref):
             raise NotAllowed(f"scope {ref.key!r} is outside this token's scope tree")

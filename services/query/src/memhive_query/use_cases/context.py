@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memhive_domain.context_pack import ContextCandidate, ContextPack, build_context_pack
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.recall import MAX_RESULTS, SelectionRequest, view_of
 from memhive_domain.selection import is_selected
@@ -39,6 +40,7 @@ class BuildContext:
         *,
         scope_path: str | None = None,
     ) -> ContextPack:
+        require(principal, Action.READ_CONTEXT)
         briefing = await self._bulletins(principal, scope, product_id, scope_path)
         candidates = [
             *await self._shown(principal, briefing),

@@ -9,7 +9,7 @@ and `limit=10` reads little. Replaying stays an operator's job (`memhive dead-le
 from __future__ import annotations
 
 from memhive_contracts import subjects
-from memhive_domain.errors import NotAllowed
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_ports.dead_letters import DeadLetter, DeadLetterReader
 
@@ -26,8 +26,7 @@ class WorkspaceDeadLetters:
     async def __call__(
         self, principal: Principal, consumer: str | None, limit: int
     ) -> list[DeadLetter]:
-        if not principal.is_member:
-            raise NotAllowed("dead letters are for workspace members only")
+        require(principal, Action.LIST_DEAD_LETTERS)
         return await self._letters.newest(
             min(limit, MAX_LETTERS),
             consumer=consumer,

@@ -19,6 +19,7 @@ from memhive_domain.edges import Edge, EdgeDraft, add_edge, ensure_linkable, pro
 from memhive_domain.errors import DomainError, InvalidInput, NotAllowed, NotFound
 from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.memory import Memory
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.recall import view_of
 from memhive_domain.scope_tree import can_read, can_write, write_refusal
@@ -81,8 +82,7 @@ class LinkMemories:
         self._store, self._commands, self._clock = store, commands, clock
 
     async def __call__(self, principal: Principal, draft: EdgeDraft) -> LinkOutcome:
-        if not principal.can_write:
-            raise NotAllowed("this token is read-only: only workspace members can link memories")
+        require(principal, Action.LINK)
         now = self._clock.now()
         edge = propose_edge(draft, created_by=principal.user_id, now=now)
         ends = await self._store.get_many(principal.workspace_id, [edge.src_id, edge.dst_id])
@@ -129,6 +129,7 @@ class EdgeReader:
 
     async def edges_of(self, principal: Principal, memory_id: str) -> list[Edge]:
         """A memory's edges, leaving out those whose other end the caller could not recall."""
+        require(principal, Action.READ)
         now, view = self._clock.now(), view_of(principal)
         stored = await self._store.get(principal.workspace_id, memory_id_or_not_found(memory_id))
         if stored is None or not is_selected(stored.memory, view, now):

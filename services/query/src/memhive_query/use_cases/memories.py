@@ -12,6 +12,7 @@ from memhive_domain.errors import NotAllowed, NotFound
 from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.listing import ListPosition, decode_cursor, encode_cursor
 from memhive_domain.memory import Memory
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.recall import SelectionRequest, plan_listing, view_of
 from memhive_domain.scope_tree import can_write, write_refusal
@@ -36,6 +37,7 @@ class MemoryReader:
 
     async def get(self, principal: Principal, memory_id: str) -> Memory:
         """Forgotten, expired, invisible and unknown look the same to a caller: not found."""
+        require(principal, Action.READ)
         stored = await self._store.get(principal.workspace_id, memory_id_or_not_found(memory_id))
         view = view_of(principal)
         if stored is None or not is_selected(stored.memory, view, self._clock.now()):
@@ -46,6 +48,7 @@ class MemoryReader:
         self, principal: Principal, selection: SelectionRequest, cursor: str | None, limit: int
     ) -> Page:
         """`cursor` is a next_cursor this API returned (422 naming `cursor` otherwise)."""
+        require(principal, Action.READ)
         now = self._clock.now()
         after = decode_cursor(cursor)
         memory_filter = plan_listing(selection, principal=principal, now=now)
@@ -77,8 +80,7 @@ class ForgetMemory:
     async def __call__(
         self, principal: Principal, memory_id: str, wait: Wait, reason: str = ""
     ) -> str:
-        if not principal.can_write:
-            raise NotAllowed("this token is read-only: only workspace members can forget")
+        require(principal, Action.FORGET)
         memory = await self._reader.get(principal, memory_id)
         if not can_write(principal, memory.scope_ref):
             raise NotAllowed(f"cannot forget: {write_refusal(principal, memory.scope_ref)}")

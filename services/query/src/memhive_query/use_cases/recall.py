@@ -13,6 +13,7 @@ from memhive.v1 import events_pb2
 from memhive_contracts import subjects
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.fusion import FusionMethod, fuse
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.ranking import rank_recalled
 from memhive_domain.recall import RecallQuery, SelectionRequest, plan_recall
@@ -57,6 +58,7 @@ class RecallMemories:
         *,
         include_superseded: bool = False,
     ) -> list[RecalledMemory]:
+        require(principal, Action.RECALL)
         now = self._clock.now()
         query = plan_recall(text, selection, max_results, principal=principal, now=now)
         lane_hits = await self._search_lanes(query, lanes)

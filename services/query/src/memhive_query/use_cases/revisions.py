@@ -12,6 +12,7 @@ from datetime import timedelta
 from memhive_domain.errors import NotFound
 from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.memory import Memory
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.recall import view_of
 from memhive_domain.revisions import Revision, revision_history
@@ -31,6 +32,7 @@ class MemoryRevisions:
         self._store, self._log, self._clock = store, log, clock
 
     async def __call__(self, principal: Principal, memory_id: str) -> list[Revision]:
+        require(principal, Action.READ)
         stored = await self._store.get(principal.workspace_id, memory_id_or_not_found(memory_id))
         if stored is None or not self._may_see(principal, stored.memory):
             raise NotFound("memory", memory_id)

@@ -17,6 +17,7 @@ from memhive_domain.edges import Edge, EdgeDraft, EdgeKind, propose_edge
 from memhive_domain.errors import NotAllowed
 from memhive_domain.ids import uuid7
 from memhive_domain.memory import Memory, MemoryDraft, create_memory, inheriting_product
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.scope_tree import can_write, write_refusal
 from memhive_domain.scopes import Visibility
@@ -70,8 +71,7 @@ class SaveMemory:
         force: bool = False,
         supersedes: Sequence[str] = (),
     ) -> SaveOutcome:
-        if not principal.can_write:
-            raise NotAllowed("this token is read-only: only workspace members can save")
+        require(principal, Action.SAVE)
         now = self._clock.now()
         memory = create_memory(
             draft,

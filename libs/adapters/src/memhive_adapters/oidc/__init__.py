@@ -1,0 +1,1 @@
+"""Verifying people's sign-in tokens from an OIDC identity provider."""

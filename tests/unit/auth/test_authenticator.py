@@ -1,0 +1,126 @@
+"""The gateway's authenticator over a fake token directory: caching, expiry on every
+request, and the cache dropped when the directory reports a change."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from memhive_domain.principals import Principal, Role
+from memhive_domain.tokens import TokenRecord
+from memhive_query.auth import Authenticator, Unauthenticated
+
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.moment = NOW
+
+    def now(self) -> datetime:
+        return self.moment
+
+
+class Directory:
+    """Only what the authenticator uses: lookup and changes."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, TokenRecord] = {}
+        self.lookups = 0
+        self._changes: asyncio.Queue[str] = asyncio.Queue()
+
+    async def lookup(self, token: str) -> TokenRecord | None:
+        self.lookups += 1
+        return self.records.get(token)
+
+    async def changes(self) -> AsyncIterator[str]:
+        async def stream():
+            while True:
+                yield await self._changes.get()
+
+        return stream()
+
+    def revoke(self, token: str) -> None:
+        record = self.records.pop(token)
+        self._changes.put_nowait(record.id)
+
+
+def record(expires_at: datetime | None = None) -> TokenRecord:
+    return TokenRecord("0123456789abcdef", "ws", "bot", Role.AGENT, expires_at=expires_at)
+
+
+async def test_a_token_is_looked_up_once_then_served_from_the_cache() -> None:
+    directory = Directory()
+    directory.records["t"] = record()
+    auth = Authenticator(directory, Clock())
+
+    first = await auth.principal_for("Bearer t")
+    second = await auth.principal_for("bearer t")
+
+    assert first == second == Principal("ws", "bot", Role.AGENT)
+    assert first.credential == "token:0123456789abcdef"
+    assert directory.lookups == 1
+
+
+async def test_expiry_is_checked_on_every_request_even_when_cached() -> None:
+    directory, clock = Directory(), Clock()
+    directory.records["t"] = record(expires_at=NOW + timedelta(minutes=1))
+    auth = Authenticator(directory, clock)
+    await auth.principal_for("Bearer t")
+
+    clock.moment = NOW + timedelta(minutes=1)
+
+    with pytest.raises(Unauthenticated, match="expired"):
+        await auth.principal_for("Bearer t")
+    assert directory.lookups == 1
+
+
+async def test_a_change_in_the_directory_drops_the_cache() -> None:
+    directory = Directory()
+    directory.records["t"] = record()
+    auth = Authenticator(directory, Clock())
+    await auth.start()
+    try:
+        await auth.principal_for("Bearer t")
+        directory.revoke("t")
+        for _ in range(200):  # the watch task runs on the next loop turns
+            await asyncio.sleep(0.005)
+            try:
+                await auth.principal_for("Bearer t")
+            except Unauthenticated:
+                break
+        else:
+            pytest.fail("the revoked token was still accepted")
+    finally:
+        await auth.stop()
+
+
+@pytest.mark.parametrize("header", [None, "", "Bearer ", "Basic dXNlcg==", "t"])
+async def test_a_missing_bearer_is_refused(header: str | None) -> None:
+    with pytest.raises(Unauthenticated, match="missing bearer"):
+        await Authenticator(Directory(), Clock()).principal_for(header)
+
+
+async def test_an_unknown_token_is_refused() -> None:
+    with pytest.raises(Unauthenticated, match="unknown token"):
+        await Authenticator(Directory(), Clock()).principal_for("Bearer nope")
+
+
+class BrokenWatch(Directory):
+    async def changes(self) -> AsyncIterator[str]:
+        raise PermissionError("the bus refused the watch")
+
+
+async def test_a_refused_watch_does_not_stop_the_gateway(monkeypatch) -> None:
+    monkeypatch.setattr("memhive_query.auth.WATCH_START_TIMEOUT_S", 0.05)
+    directory = BrokenWatch()
+    directory.records["t"] = record()
+    auth = Authenticator(directory, Clock())
+
+    await asyncio.wait_for(auth.start(), 5)
+    try:
+        assert (await auth.principal_for("Bearer t")).user_id == "bot"
+    finally:
+        await auth.stop()

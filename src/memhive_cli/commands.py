@@ -72,7 +72,9 @@ def _mcp(sub) -> None:
         "mcp", help="serve memhive's MCP tools over stdio (for clients that launch a command)"
     )
     p.add_argument("--url", default=None, help="gateway URL (or MEMHIVE_URL)")
-    p.add_argument("--token", default=None, help="bearer token (or MEMHIVE_TOKEN)")
+    p.add_argument(
+        "--token", default=None, help="bearer token (or MEMHIVE_TOKEN); may start with '-'"
+    )
     p.set_defaults(command=_do_mcp)
 
 

@@ -13,6 +13,7 @@ from contextlib import AsyncExitStack
 from urllib.parse import urlparse
 
 from memhive_adapters.nats.embedded_server import EmbeddedNatsServer
+from memhive_adapters.process_lifetime import DirectoryLock
 from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_query.app import create_app
@@ -22,9 +23,14 @@ from memhive_cli.dev_token import ensure_dev_token
 from memhive_cli.http_server import http_server
 from memhive_cli.services import BACKGROUND_SERVICES
 
+LOCK_FILE = "memhive.lock"
+
 
 async def run_embedded(settings: MemhiveSettings) -> None:
     async with AsyncExitStack() as stack:
+        # First: a second `memhive run` on this data dir must stop here, before it touches
+        # the nats-server or the lanes of the one that is running.
+        stack.enter_context(DirectoryLock(settings.data_dir, LOCK_FILE, "memhive run"))
         if settings.nats.embedded:
             await _start_nats(settings, stack)
         infra = await open_infrastructure(settings, name="memhive")

@@ -10,27 +10,24 @@ from __future__ import annotations
 import asyncio
 import signal
 from contextlib import AsyncExitStack
-from urllib.parse import urlparse
 
 from memhive_adapters.nats.embedded_server import EmbeddedNatsServer
-from memhive_adapters.process_lifetime import DirectoryLock
 from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_query.app import create_app
 from memhive_settings import MemhiveSettings
 
+from memhive_cli.data_dir import data_dir_lock, nats_port
 from memhive_cli.dev_token import ensure_dev_token
 from memhive_cli.http_server import http_server
 from memhive_cli.services import BACKGROUND_SERVICES
-
-LOCK_FILE = "memhive.lock"
 
 
 async def run_embedded(settings: MemhiveSettings) -> None:
     async with AsyncExitStack() as stack:
         # First: a second `memhive run` on this data dir must stop here, before it touches
         # the nats-server or the lanes of the one that is running.
-        stack.enter_context(DirectoryLock(settings.data_dir, LOCK_FILE, "memhive run"))
+        stack.enter_context(data_dir_lock(settings))
         if settings.nats.embedded:
             await _start_nats(settings, stack)
         infra = await open_infrastructure(settings, name="memhive")
@@ -44,8 +41,7 @@ async def run_embedded(settings: MemhiveSettings) -> None:
 
 
 async def _start_nats(settings: MemhiveSettings, stack: AsyncExitStack) -> None:
-    port = urlparse(settings.nats.url).port or 4222
-    server = EmbeddedNatsServer(settings.nats_store_dir, port=port)
+    server = EmbeddedNatsServer(settings.nats_store_dir, port=nats_port(settings))
     await server.start()
     stack.push_async_callback(server.stop)
 

@@ -80,3 +80,13 @@ def gone_within(pid: int, timeout_s: float) -> bool:
 
 def client(url: str) -> httpx.Client:
     return httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
+
+
+def memhive_command(data_dir: Path, nats_port: int, *args: str) -> subprocess.CompletedProcess:
+    """A short `memhive ...` command (backup, restore, reindex) against that data dir."""
+    env = os.environ | {
+        "MEMHIVE_DATA_DIR": str(data_dir),
+        "MEMHIVE_NATS__URL": f"nats://127.0.0.1:{nats_port}",
+    }
+    command = [sys.executable, "-m", "memhive_cli.main", *args]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)

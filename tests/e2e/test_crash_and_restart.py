@@ -12,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 from memhive_adapters.nats.embedded_server import PID_FILE, find_nats_server
 
 from tests.e2e.process import MemhiveProcess, client, gone_within
@@ -84,6 +85,7 @@ def _recalled_ids(http: httpx.Client, body: str) -> list[str]:
     return [hit["id"] for hit in answer.json()["results"] if hit["body"] == body]
 
 
+@pytest.mark.timeout(900)  # several real starts; slow on a loaded machine
 def test_kill_9_mid_burst_then_restart_loses_and_doubles_nothing(tmp_path: Path) -> None:
     data_dir, http_port, nats_port = tmp_path / "data", _free_port(), _free_port()
     first = MemhiveProcess(data_dir, http_port, nats_port, "first")
@@ -112,7 +114,7 @@ def test_kill_9_mid_burst_then_restart_loses_and_doubles_nothing(tmp_path: Path)
         assert orphan.wait(timeout=10) is not None
         refused = MemhiveProcess(data_dir, _free_port(), _free_port(), "refused")
         assert refused.process.wait(timeout=120) != 0
-        assert "is in use by another memhive run" in refused.output()
+        assert "is in use by another memhive (pid" in refused.output()
 
         with client(second.url) as http:
             for body, memory_id in acked.items():

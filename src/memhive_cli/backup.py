@@ -13,10 +13,9 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memhive_settings import MemhiveSettings
-
 if TYPE_CHECKING:
     from memhive_adapters.nats.backup import StreamCopy
+    from memhive_settings import MemhiveSettings
     from nats.aio.client import Client
 
 
@@ -35,7 +34,7 @@ def register(sub) -> None:
 async def _do_backup(args: argparse.Namespace) -> int:
     from memhive_adapters.nats.backup import BackupError, backup
 
-    async with _bus(MemhiveSettings()) as nc:
+    async with _bus(_settings()) as nc:
         try:
             copies = await backup(nc, args.directory)
         except BackupError as exc:
@@ -48,7 +47,7 @@ async def _do_backup(args: argparse.Namespace) -> int:
 async def _do_restore(args: argparse.Namespace) -> int:
     from memhive_adapters.nats.backup import BackupError, restore
 
-    async with _bus(MemhiveSettings()) as nc:
+    async with _bus(_settings()) as nc:
         try:
             copies = await restore(nc, args.directory, replace=args.replace)
         except BackupError as exc:
@@ -86,3 +85,9 @@ async def _bus(settings: MemhiveSettings) -> AsyncIterator[Client]:
         nc = await connect(settings.nats.url, name="memhive-backup", timeout_s=timeout_s)
         stack.push_async_callback(nc.close)
         yield nc
+
+
+def _settings():
+    from memhive_settings import MemhiveSettings
+
+    return MemhiveSettings()

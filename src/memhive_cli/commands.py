@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from memhive_settings import MemhiveSettings
-
 from memhive_cli import backup, dead_letters, reindex
 
 
@@ -17,11 +15,11 @@ def _run(sub) -> None:
 async def _do_run(args: argparse.Namespace) -> None:
     from memhive_cli.embedded import run_embedded
 
-    await run_embedded(MemhiveSettings())
+    await run_embedded(_settings())
 
 
 def _serve(sub) -> None:
-    from memhive_cli.serve import SERVICES
+    from memhive_cli.services import SERVICES
 
     p = sub.add_parser("serve", help="run one service (distributed mode)")
     p.add_argument("service", choices=SERVICES)
@@ -31,7 +29,7 @@ def _serve(sub) -> None:
 async def _do_serve(args: argparse.Namespace) -> None:
     from memhive_cli.serve import serve
 
-    await serve(args.service, MemhiveSettings())
+    await serve(args.service, _settings())
 
 
 def _token(sub) -> None:
@@ -58,7 +56,7 @@ async def _do_token_create(args: argparse.Namespace) -> int:
     if not (is_valid_workspace_id(args.workspace) and is_valid_user_id(args.user)):
         print("workspace: 1-64 of a-z 0-9 _ -; user: 1-128 of letters, digits . _ @ : -")
         return 2
-    infra = await open_infrastructure(MemhiveSettings(), name="memhive-cli")
+    infra = await open_infrastructure(_settings(), name="memhive-cli")
     try:
         principal = Principal(args.workspace, args.user, member_or_viewer(not args.read_only))
         print(await infra.tokens.issue(principal))
@@ -101,3 +99,9 @@ REGISTRY = [
     reindex.register,
     backup.register,
 ]
+
+
+def _settings():
+    from memhive_settings import MemhiveSettings
+
+    return MemhiveSettings()

@@ -7,8 +7,6 @@ from collections.abc import Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-from memhive_settings import MemhiveSettings
-
 if TYPE_CHECKING:
     from memhive_adapters.nats.dead_letters import DeadLetter
 
@@ -74,7 +72,7 @@ async def _do_replay(args: argparse.Namespace) -> int:
 async def _jetstream():
     from memhive_adapters.nats.connection import connect, ensure_streams
 
-    settings = MemhiveSettings().nats
+    settings = _settings().nats
     nc = await connect(settings.url, name="memhive-cli", timeout_s=settings.connect_timeout_s)
     try:
         js = nc.jetstream()
@@ -82,3 +80,9 @@ async def _jetstream():
         yield js
     finally:
         await nc.close()
+
+
+def _settings():
+    from memhive_settings import MemhiveSettings
+
+    return MemhiveSettings()

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from memhive_adapters.nats.dead_letters import DeadLetter
+    from memhive_ports.dead_letters import DeadLetter
 
 
 def register(sub) -> None:

@@ -13,9 +13,15 @@ def _run(sub) -> None:
 
 
 async def _do_run(args: argparse.Namespace) -> None:
-    from memhive_cli.embedded import run_embedded
+    from memhive_cli.data_dir import data_dir_lock
 
-    await run_embedded(_settings())
+    settings = _settings()
+    # First, before the heavy imports: a second `memhive run` on this data dir stops here,
+    # at once, before it touches the nats-server or the lanes of the one that is running.
+    with data_dir_lock(settings):
+        from memhive_cli.embedded import run_embedded
+
+        await run_embedded(settings)
 
 
 def _serve(sub) -> None:

@@ -17,17 +17,15 @@ from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_query.app import create_app
 from memhive_settings import MemhiveSettings
 
-from memhive_cli.data_dir import data_dir_lock, nats_port
+from memhive_cli.data_dir import nats_port
 from memhive_cli.dev_token import ensure_dev_token
 from memhive_cli.http_server import http_server
 from memhive_cli.services import BACKGROUND_SERVICES
 
 
 async def run_embedded(settings: MemhiveSettings) -> None:
+    """The caller holds the data dir's lock (`data_dir.data_dir_lock`)."""
     async with AsyncExitStack() as stack:
-        # First: a second `memhive run` on this data dir must stop here, before it touches
-        # the nats-server or the lanes of the one that is running.
-        stack.enter_context(data_dir_lock(settings))
         if settings.nats.embedded:
             await _start_nats(settings, stack)
         infra = await open_infrastructure(settings, name="memhive")

@@ -67,6 +67,16 @@ def _wait_readable(http: httpx.Client, memory_id: str, timeout_s: float = 60) ->
     raise AssertionError(f"acknowledged memory {memory_id} is not readable after restart")
 
 
+def _listed_once_indexed(http: httpx.Client, bodies: set[str], timeout_s: float = 120) -> list[str]:
+    """The listing (served by a lane) once every acknowledged body is indexed."""
+    deadline = time.monotonic() + timeout_s
+    while not bodies <= set(listed := _all_bodies(http)):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never indexed after restart: {sorted(bodies - set(listed))}")
+        time.sleep(0.5)
+    return listed
+
+
 def _all_bodies(http: httpx.Client) -> list[str]:
     bodies, cursor = [], None
     for _ in range(100):
@@ -119,7 +129,7 @@ def test_kill_9_mid_burst_then_restart_loses_and_doubles_nothing(tmp_path: Path)
         with client(second.url) as http:
             for body, memory_id in acked.items():
                 assert _wait_readable(http, memory_id)["body"] == body
-            bodies = _all_bodies(http)
+            bodies = _listed_once_indexed(http, set(acked))
             counts = {body: bodies.count(body) for body in acked}
             assert set(counts.values()) == {1}, {b: c for b, c in counts.items() if c != 1}
             assert len(bodies) == len(set(bodies))  # nothing unacknowledged was doubled either

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from memhive_settings import MemhiveSettings
-
-from memhive_cli import audit, dead_letters, reindex, tokens
+from memhive_cli import audit, backup, dead_letters, reindex, tokens
+from memhive_cli.load_settings import load_settings
 
 
 def _run(sub) -> None:
@@ -15,13 +14,19 @@ def _run(sub) -> None:
 
 
 async def _do_run(args: argparse.Namespace) -> None:
-    from memhive_cli.embedded import run_embedded
+    from memhive_cli.data_dir import data_dir_lock
 
-    await run_embedded(MemhiveSettings())
+    settings = load_settings()
+    # First, before the heavy imports: a second `memhive run` on this data dir stops here,
+    # at once, before it touches the nats-server or the lanes of the one that is running.
+    with data_dir_lock(settings):
+        from memhive_cli.embedded import run_embedded
+
+        await run_embedded(settings)
 
 
 def _serve(sub) -> None:
-    from memhive_cli.serve import SERVICES
+    from memhive_cli.services import SERVICES
 
     p = sub.add_parser("serve", help="run one service (distributed mode)")
     p.add_argument("service", choices=SERVICES)
@@ -31,7 +36,7 @@ def _serve(sub) -> None:
 async def _do_serve(args: argparse.Namespace) -> None:
     from memhive_cli.serve import serve
 
-    await serve(args.service, MemhiveSettings())
+    await serve(args.service, load_settings())
 
 
 def _mcp(sub) -> None:
@@ -39,7 +44,9 @@ def _mcp(sub) -> None:
         "mcp", help="serve memhive's MCP tools over stdio (for clients that launch a command)"
     )
     p.add_argument("--url", default=None, help="gateway URL (or MEMHIVE_URL)")
-    p.add_argument("--token", default=None, help="bearer token (or MEMHIVE_TOKEN)")
+    p.add_argument(
+        "--token", default=None, help="bearer token (or MEMHIVE_TOKEN); may start with '-'"
+    )
     p.set_defaults(command=_do_mcp)
 
 
@@ -64,5 +71,6 @@ REGISTRY = [
     _mcp,
     dead_letters.register,
     reindex.register,
+    backup.register,
     audit.register,
 ]

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-from memhive_settings import MemhiveSettings
-
+from memhive_cli.load_settings import load_settings
 from memhive_cli.table import format_table
 
 if TYPE_CHECKING:
@@ -72,7 +71,7 @@ async def _do_replay(args: argparse.Namespace) -> int:
 async def _jetstream():
     from memhive_adapters.nats.connection import connect, ensure_streams
 
-    settings = MemhiveSettings().nats
+    settings = load_settings().nats
     nc = await connect(settings.url, name="memhive-cli", timeout_s=settings.connect_timeout_s)
     try:
         js = nc.jetstream()

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import signal
 from contextlib import AsyncExitStack
-from urllib.parse import urlparse
 
 from memhive_adapters.nats.embedded_server import EmbeddedNatsServer
 from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrastructure
@@ -18,12 +17,14 @@ from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_query.app import create_app
 from memhive_settings import MemhiveSettings
 
+from memhive_cli.data_dir import nats_port
 from memhive_cli.dev_token import ensure_dev_token
 from memhive_cli.http_server import http_server
 from memhive_cli.services import BACKGROUND_SERVICES
 
 
 async def run_embedded(settings: MemhiveSettings) -> None:
+    """The caller holds the data dir's lock (`data_dir.data_dir_lock`)."""
     async with AsyncExitStack() as stack:
         if settings.nats.embedded:
             await _start_nats(settings, stack)
@@ -38,8 +39,7 @@ async def run_embedded(settings: MemhiveSettings) -> None:
 
 
 async def _start_nats(settings: MemhiveSettings, stack: AsyncExitStack) -> None:
-    port = urlparse(settings.nats.url).port or 4222
-    server = EmbeddedNatsServer(settings.nats_store_dir, port=port)
+    server = EmbeddedNatsServer(settings.nats_store_dir, port=nats_port(settings))
     await server.start()
     stack.push_async_callback(server.stop)
 

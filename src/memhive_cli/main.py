@@ -1,4 +1,8 @@
-"""The `memhive` command."""
+"""The `memhive` command.
+
+Start-up stays light: a command imports what it needs inside its own function, so
+`memhive --help` or `memhive token create` never loads the model, the engines or litellm.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +11,42 @@ import asyncio
 import logging
 import os
 import sys
+from collections.abc import Sequence
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+# Options whose values may start with "-" (a token is opaque): `--token -x` is read as
+# `--token=-x`, which argparse would otherwise refuse as a missing value.
+OPAQUE_VALUE_OPTIONS = ("--token",)
 
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(attach_opaque_values(sys.argv[1:] if argv is None else argv))
     logging.basicConfig(
         level=os.environ.get("MEMHIVE_LOG_LEVEL", "INFO"),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    from memhive_cli.failures import expected_failures, report
+
     try:
         return asyncio.run(args.command(args)) or 0
     except KeyboardInterrupt:
         return 130
+    except expected_failures() as exc:
+        return report(exc)
+
+
+def attach_opaque_values(argv: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    items = iter(argv)
+    for arg in items:
+        if arg == "--":
+            out += [arg, *items]
+            break
+        value = next(items, None) if arg in OPAQUE_VALUE_OPTIONS else None
+        out.append(arg if value is None else f"{arg}={value}")
+    return out
 
 
 def _parser() -> argparse.ArgumentParser:

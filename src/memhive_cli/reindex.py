@@ -11,15 +11,11 @@ import asyncio
 import sys
 import uuid
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from memhive.v1.admin_pb2 import ReindexMemories, ReindexProgress
-from memhive_contracts import subjects
-from memhive_contracts.codec import decode, encode
-from nats.aio.client import Client as NatsClient
-from nats.errors import NoRespondersError
-from nats.errors import TimeoutError as NatsTimeoutError
-from tqdm import tqdm
+if TYPE_CHECKING:  # imported where used: `memhive --help` must not load them
+    from memhive.v1.admin_pb2 import ReindexMemories, ReindexProgress
+    from nats.aio.client import Client as NatsClient
 
 FINISHED = ("done", "failed")
 
@@ -74,6 +70,10 @@ async def reindex(
     out: TextIO | None = None,
 ) -> ReindexProgress:
     """Request a reindex and follow it to its end; returns the final report."""
+    from memhive.v1.admin_pb2 import ReindexMemories, ReindexProgress
+    from memhive_contracts import subjects
+    from memhive_contracts.codec import decode
+
     job_id = uuid.uuid4().hex
     updates: asyncio.Queue[ReindexProgress] = asyncio.Queue()
 
@@ -97,6 +97,12 @@ async def reindex(
 
 
 async def _request(nc: NatsClient, request: ReindexMemories) -> None:
+    from memhive.v1.admin_pb2 import ReindexProgress
+    from memhive_contracts import subjects
+    from memhive_contracts.codec import decode, encode
+    from nats.errors import NoRespondersError
+    from nats.errors import TimeoutError as NatsTimeoutError
+
     try:
         reply = await nc.request(subjects.REINDEX_MEMORIES, encode(request), timeout=10)
     except (NoRespondersError, NatsTimeoutError) as exc:
@@ -111,6 +117,8 @@ async def _request(nc: NatsClient, request: ReindexMemories) -> None:
 async def _follow(
     updates: asyncio.Queue[ReindexProgress], stall_timeout_s: float, out: TextIO
 ) -> ReindexProgress:
+    from tqdm import tqdm
+
     with tqdm(unit=" memories", desc="reindex", file=out, dynamic_ncols=True) as bar:
         while True:
             try:

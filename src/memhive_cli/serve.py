@@ -13,8 +13,6 @@ from memhive_cli.embedded import stop_on_signals
 from memhive_cli.http_server import http_server
 from memhive_cli.services import BACKGROUND_SERVICES
 
-SERVICES = ("query", *BACKGROUND_SERVICES)
-
 
 async def serve(service: str, settings: MemhiveSettings) -> None:
     async with AsyncExitStack() as stack:

@@ -14,8 +14,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from memhive_settings import MemhiveSettings
-
+from memhive_cli.load_settings import load_settings
 from memhive_cli.table import format_table
 
 if TYPE_CHECKING:
@@ -108,7 +107,7 @@ async def _do_create(args: argparse.Namespace) -> int:
 async def _do_list(args: argparse.Namespace) -> int:
     from memhive_adapters.runtime.infrastructure import open_infrastructure
 
-    infra = await open_infrastructure(MemhiveSettings(), name="memhive-cli")
+    infra = await open_infrastructure(load_settings(), name="memhive-cli")
     try:
         print(format_tokens(await infra.tokens.list(args.workspace)))
     finally:
@@ -157,10 +156,10 @@ def _operator(workspace_id: str):
 async def _admin():
     from memhive_adapters.nats.audit_log import JetStreamAuditLog
     from memhive_adapters.runtime.infrastructure import open_infrastructure
-    from memhive_query.use_cases.audit import AuditTrail
-    from memhive_query.use_cases.tokens import TokenAdmin
+    from memhive_application.audit_trail import AuditTrail
+    from memhive_application.tokens import TokenAdmin
 
-    infra = await open_infrastructure(MemhiveSettings(), name="memhive-cli")
+    infra = await open_infrastructure(load_settings(), name="memhive-cli")
     try:
         trail = AuditTrail(JetStreamAuditLog(infra.js), infra.clock)
         yield TokenAdmin(infra.tokens, trail, infra.clock), infra

@@ -12,6 +12,8 @@ from memhive_adapters.oidc.jwks_verifier import JwksVerifier
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
+from memhive_application.audit_trail import AuditTrail
+from memhive_application.tokens import TokenAdmin
 from memhive_domain.fusion import FusionMethod
 
 from memhive_query.auth import Authenticator
@@ -21,7 +23,7 @@ from memhive_query.use_cases.audit import (
     AuditedForget,
     AuditedLink,
     AuditedSave,
-    AuditTrail,
+    gateway_trail,
 )
 from memhive_query.use_cases.bulletins import ReadBulletin
 from memhive_query.use_cases.conflicts import ConflictCheck
@@ -34,7 +36,6 @@ from memhive_query.use_cases.products import Products
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
 from memhive_query.use_cases.revisions import MemoryRevisions
 from memhive_query.use_cases.save import SaveMemory
-from memhive_query.use_cases.tokens import TokenAdmin
 
 
 @dataclass
@@ -78,7 +79,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
     timeout = settings.save_wait_timeout_s
     reader = MemoryReader(infra.store, lexical, infra.clock)
     edge_commands = EdgeCommands(infra.publisher, waiter, timeout)
-    trail = AuditTrail(JetStreamAuditLog(infra.js), infra.clock)
+    trail = gateway_trail(JetStreamAuditLog(infra.js), infra.clock)
     oidc = infra.settings.oidc
     return Gateway(
         infra=infra,

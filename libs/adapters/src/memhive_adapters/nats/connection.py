@@ -23,7 +23,8 @@ async def connect(url: str, *, name: str, timeout_s: float) -> Client:
     but gives up on the first connection after `timeout_s`."""
     client = Client()
     try:
-        await asyncio.wait_for(client.connect(**_options(url, name, timeout_s)), timeout_s)
+        options = _options(url, name, timeout_s) | _lifecycle_callbacks(client)
+        await asyncio.wait_for(client.connect(**options), timeout_s)
     except TimeoutError as exc:
         await client.close()
         raise ConnectionError(f"could not reach NATS at {url} within {timeout_s}s") from exc
@@ -38,18 +39,25 @@ def _options(url: str, name: str, timeout_s: float) -> dict:
         "allow_reconnect": True,
         "max_reconnect_attempts": -1,
         "reconnect_time_wait": RECONNECT_WAIT_S,
+    }
+
+
+def _lifecycle_callbacks(client: Client) -> dict:
+    """Log losing the server, but not our own close (nats-py calls the same callback)."""
+
+    async def disconnected() -> None:
+        if not client.is_closed:
+            log.warning("disconnected from NATS; reconnecting")
+
+    return {
         "error_cb": _log_error,
-        "disconnected_cb": _log_disconnected,
+        "disconnected_cb": disconnected,
         "reconnected_cb": _log_reconnected,
     }
 
 
 async def _log_error(exc: Exception) -> None:
     log.warning("NATS connection error: %r", exc)
-
-
-async def _log_disconnected() -> None:
-    log.warning("disconnected from NATS; reconnecting")
 
 
 async def _log_reconnected() -> None:

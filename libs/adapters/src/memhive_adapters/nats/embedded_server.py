@@ -11,9 +11,20 @@ import sys
 from pathlib import Path
 from types import TracebackType
 
+from memhive_adapters.process_lifetime import (
+    DirectoryBusy,
+    DirectoryLock,
+    command_line,
+    die_with_parent,
+    read_pid,
+    reclaim,
+)
+
 log = logging.getLogger(__name__)
 
 LOG_FILE = "nats-server.log"
+PID_FILE = "nats-server.pid"
+LOCK_FILE = "nats-server.lock"
 
 
 class EmbeddedServerError(RuntimeError):
@@ -46,6 +57,26 @@ def ensure_port_free(host: str, port: int) -> None:
             ) from exc
 
 
+def is_our_server(pid: int, store_dir: Path) -> bool:
+    """Is `pid` a nats-server whose command line names `store_dir` (or a file inside it)?
+    A PID file can outlive its process and the PID be reused: never signal on its word."""
+    argv = command_line(pid)
+    if not argv or Path(argv[0]).name != "nats-server":
+        return False
+    return any(_is_within(arg, store_dir) for arg in argv[1:])
+
+
+def _is_within(arg: str, directory: Path) -> bool:
+    path = Path(arg)
+    return path.is_absolute() and (path == directory or directory in path.parents)
+
+
+def child_process_options() -> dict:
+    """The server dies with memhive (even on kill -9), and sits in its own session so a
+    terminal's Ctrl-C reaches only memhive, which then stops it last, in order."""
+    return {"preexec_fn": die_with_parent(), "start_new_session": True}
+
+
 async def _accepts_connections(host: str, port: int) -> bool:
     try:
         _, writer = await asyncio.open_connection(host, port)
@@ -74,11 +105,12 @@ class EmbeddedNatsServer:
         ready_timeout_s: float = 10.0,
         stop_timeout_s: float = 10.0,
     ) -> None:
-        self.store_dir = Path(store_dir)
+        self.store_dir = Path(store_dir).absolute()
         self.port, self.host = port, host
         self._binary = binary
         self._ready_timeout_s, self._stop_timeout_s = ready_timeout_s, stop_timeout_s
         self._process: asyncio.subprocess.Process | None = None
+        self._lock = DirectoryLock(self.store_dir, LOCK_FILE, "nats-server")
 
     @property
     def url(self) -> str:
@@ -94,11 +126,31 @@ class EmbeddedNatsServer:
         binary = self._binary or find_nats_server()
         if not binary.is_file():
             raise EmbeddedServerError(f"nats-server binary {binary} does not exist")
-        ensure_port_free(self.host, self.port)
-        self.store_dir.mkdir(parents=True, exist_ok=True)
-        self._process = await self._spawn(binary)
-        await self._wait_until_ready()
+        self._lock_store_dir()
+        try:
+            await self._reclaim_stale_server()
+            ensure_port_free(self.host, self.port)
+            self._process = await self._spawn(binary)
+            (self.store_dir / PID_FILE).write_text(f"{self._process.pid}\n")
+            await self._wait_until_ready()
+        except BaseException:
+            await self.stop()
+            raise
         log.info("nats-server ready at %s (store %s)", self.url, self.store_dir)
+
+    def _lock_store_dir(self) -> None:
+        try:
+            self._lock.acquire()
+        except DirectoryBusy as exc:
+            raise EmbeddedServerError(str(exc)) from None
+
+    async def _reclaim_stale_server(self) -> None:
+        """With the store dir locked, a server still running on it was left by a crash."""
+        stale = read_pid(self.store_dir / PID_FILE)
+        if stale is not None and is_our_server(stale, self.store_dir):
+            log.warning("stopping nats-server %d left running by an earlier crash", stale)
+            await reclaim(stale, self._stop_timeout_s)
+        (self.store_dir / PID_FILE).unlink(missing_ok=True)
 
     async def _spawn(self, binary: Path) -> asyncio.subprocess.Process:
         args = ["-js", "-sd", str(self.store_dir), "-a", self.host, "-p", str(self.port)]
@@ -106,6 +158,7 @@ class EmbeddedNatsServer:
             return await asyncio.create_subprocess_exec(
                 str(binary), *args, stdin=asyncio.subprocess.DEVNULL,
                 stdout=server_log, stderr=asyncio.subprocess.STDOUT,
+                **child_process_options(),
             )  # fmt: skip
 
     async def _wait_until_ready(self) -> None:
@@ -115,7 +168,6 @@ class EmbeddedNatsServer:
             if not self.running:
                 raise EmbeddedServerError(f"nats-server exited at start:\n{self._log_tail()}")
             if loop.time() > deadline:
-                await self.stop()
                 raise EmbeddedServerError(
                     f"nats-server not ready within {self._ready_timeout_s}s:\n{self._log_tail()}"
                 )
@@ -129,8 +181,16 @@ class EmbeddedNatsServer:
     async def stop(self) -> None:
         """SIGTERM lets JetStream flush to disk; kill only if it does not exit in time."""
         process, self._process = self._process, None
-        if process is None or process.returncode is not None:
-            return
+        if not self._lock.held:
+            return  # never started: the store dir (and its PID file) may be another's
+        try:
+            if process is not None and process.returncode is None:
+                await self._terminate(process)
+        finally:
+            (self.store_dir / PID_FILE).unlink(missing_ok=True)
+            self._lock.release()
+
+    async def _terminate(self, process: asyncio.subprocess.Process) -> None:
         process.terminate()
         try:
             await asyncio.wait_for(process.wait(), self._stop_timeout_s)

@@ -24,7 +24,9 @@ from nats.js.errors import FetchTimeoutError
 
 FETCH_BATCH = 256
 FETCH_TIMEOUT_S = 5.0
-INACTIVE_THRESHOLD_S = 60.0
+# Only for a replay whose process died (a live one deletes its consumer); long, because the
+# caller embeds a whole batch between fetches, which took over 60 s on a loaded machine.
+INACTIVE_THRESHOLD_S = 600.0
 _STREAM = f"KV_{MEMORIES_BUCKET}"
 _KV_OPERATION = "KV-Operation"
 

@@ -1,4 +1,5 @@
-"""Use cases: record what principals do (the audit trail) and let admins read it.
+"""The gateway's audited use cases: each write use case is wrapped, not changed
+(`AuditedSave`, ...), and records its outcome in the trail (`memhive_application.audit_trail`).
 
 The write use cases are wrapped, not changed (`AuditedSave`, ...): each call is recorded
 with its outcome, including refusals, after it ended. A failed append is logged and does
@@ -7,19 +8,15 @@ not fail the call it records: the action itself has happened (or been refused) a
 
 from __future__ import annotations
 
-import logging
-import uuid
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from collections.abc import Sequence
 
-from memhive_domain.audit import AuditAction, AuditEntry, AuditQuery, Outcome
+from memhive_application.audit_trail import AuditTrail
+from memhive_domain.audit import AuditAction
 from memhive_domain.edges import EdgeDraft
-from memhive_domain.errors import DomainError, NotAllowed
+from memhive_domain.errors import DomainError
 from memhive_domain.memory import MemoryDraft
-from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
-from memhive_ports import AuditLog, AuditPage, Clock
+from memhive_ports import AuditLog, Clock
 
 from memhive_query.use_cases.conflicts import NearDuplicates
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
@@ -27,59 +24,10 @@ from memhive_query.use_cases.link import LinkMemories, LinkOutcome
 from memhive_query.use_cases.memories import ForgetMemory
 from memhive_query.use_cases.save import SaveMemory, SaveOutcome, Wait
 
-log = logging.getLogger(__name__)
 
-
-@dataclass
-class Recording:
-    target: str = ""
-
-
-class AuditTrail:
-    def __init__(self, log_: AuditLog, clock: Clock) -> None:
-        self._log, self._clock = log_, clock
-
-    @asynccontextmanager
-    async def recording(
-        self, principal: Principal, action: AuditAction, target: str = ""
-    ) -> AsyncIterator[Recording]:
-        """Records the block's outcome: ok, denied (NotAllowed), rejected (a rule or
-        input refused it) or failed; the block may set the target once it knows it."""
-        note, outcome, detail = Recording(target), Outcome.OK, ""
-        try:
-            yield note
-        except NotAllowed as exc:
-            outcome, detail = Outcome.DENIED, str(exc)
-            raise
-        except (DomainError, NearDuplicates) as exc:
-            outcome, detail = Outcome.REJECTED, str(exc)
-            raise
-        except Exception as exc:
-            outcome, detail = Outcome.FAILED, type(exc).__name__
-            raise
-        finally:
-            await self.record(principal, action, note.target, outcome, detail)
-
-    async def record(
-        self,
-        principal: Principal,
-        action: AuditAction,
-        target: str,
-        outcome: Outcome,
-        detail: str = "",
-    ) -> None:
-        entry = AuditEntry.of(
-            str(uuid.uuid4()), principal, action, target, outcome, self._clock.now(), detail
-        )
-        try:
-            await self._log.append(entry)
-        except Exception:
-            log.exception("could not append audit entry %s %s", action, target)
-
-    async def read(self, principal: Principal, query: AuditQuery, before: int | None) -> AuditPage:
-        async with self.recording(principal, AuditAction.AUDIT_READ):
-            require(principal, Action.READ_AUDIT)
-            return await self._log.read(principal.workspace_id, query, before)
+def gateway_trail(log: AuditLog, clock: Clock) -> AuditTrail:
+    """The gateway's trail: a near-duplicate refusal is a rejection, like a domain rule."""
+    return AuditTrail(log, clock, rejections=(DomainError, NearDuplicates))
 
 
 class AuditedSave:

@@ -15,7 +15,7 @@ from memhive_domain.principals import Principal
 from memhive_domain.tokens import TokenDraft, TokenRecord, grace_period
 from memhive_ports import Clock, TokenDirectory
 
-from memhive_query.use_cases.audit import AuditTrail
+from memhive_application.audit_trail import AuditTrail
 
 
 class TokenAdmin:

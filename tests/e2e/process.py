@@ -1,0 +1,92 @@
+"""`memhive run` as a real process in its own session, as a terminal would start it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from memhive_adapters.process_lifetime import command_line, read_pid
+
+TOKEN = "e2e-dev-token"
+
+
+class MemhiveProcess:
+    def __init__(self, data_dir: Path, http_port: int, nats_port: int, log_name: str) -> None:
+        self.data_dir, self.url = data_dir, f"http://127.0.0.1:{http_port}"
+        self.log = data_dir.parent / f"{data_dir.name}-{log_name}.log"
+        env = os.environ | {
+            "MEMHIVE_DATA_DIR": str(data_dir),
+            "MEMHIVE_HTTP_PORT": str(http_port),
+            "MEMHIVE_NATS__URL": f"nats://127.0.0.1:{nats_port}",
+            "MEMHIVE_DEV_TOKEN": TOKEN,
+        }
+        with self.log.open("w") as out:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "memhive_cli.main", "run"],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group, like a shell job
+            )
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+    def wait_until_healthy(self, timeout_s: float = 120) -> None:
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise AssertionError(f"memhive run exited early:\n{self.output()}")
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.1)
+        raise AssertionError(f"memhive run not healthy in {timeout_s}s:\n{self.output()}")
+
+    def nats_server_pid(self) -> int:
+        pid = read_pid(self.data_dir / "nats" / "nats-server.pid")
+        assert pid is not None and command_line(pid) is not None
+        return pid
+
+    def ctrl_c(self) -> int:
+        """What a terminal does on Ctrl-C: SIGINT to the whole foreground process group."""
+        os.killpg(self.process.pid, signal.SIGINT)
+        return self.process.wait(timeout=60)
+
+    def kill(self) -> None:
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+    def ensure_gone(self) -> None:
+        if self.process.poll() is None:
+            self.kill()
+
+
+def gone_within(pid: int, timeout_s: float) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while command_line(pid) is not None:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def client(url: str) -> httpx.Client:
+    return httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
+
+
+def memhive_command(data_dir: Path, nats_port: int, *args: str) -> subprocess.CompletedProcess:
+    """A short `memhive ...` command (backup, restore, reindex) against that data dir."""
+    env = os.environ | {
+        "MEMHIVE_DATA_DIR": str(data_dir),
+        "MEMHIVE_NATS__URL": f"nats://127.0.0.1:{nats_port}",
+    }
+    command = [sys.executable, "-m", "memhive_cli.main", *args]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)

@@ -1,0 +1,146 @@
+"""kill -9 in the middle of a burst of saves, then a plain restart: nothing acknowledged is
+lost or doubled, the nats-server died with memhive, and Ctrl-C later ends cleanly (exit 0).
+Also: a second `memhive run` on a live data dir is refused; a stale server is reclaimed."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import httpx
+import pytest
+from memhive_adapters.nats.embedded_server import PID_FILE, find_nats_server
+
+from tests.e2e.process import MemhiveProcess, client, gone_within
+from tests.e2e.test_embedded_stack import _free_port
+
+CLIENTS = 4
+SAVES_PER_CLIENT = 40
+KILL_AFTER_ACKS = 30
+COLOURS = ["amber", "cobalt", "crimson", "jade", "ochre", "violet", "teal", "umber"]
+THINGS = ["kettle", "glacier", "violin", "lantern", "harbour", "meadow", "compass", "orchard"]
+
+
+def _body(writer: int, n: int) -> str:
+    colour, thing = COLOURS[n % 8], THINGS[(n // 8 + writer) % 8]
+    return f"Crash note w{writer}n{n}: the {colour} {thing} checklist lives in drawer {n * 7 + 3}"
+
+
+def _burst(url: str, writer: int, acked: dict[str, str], stop: threading.Event) -> None:
+    with client(url) as http:
+        for n in range(SAVES_PER_CLIENT):
+            body = _body(writer, n)
+            try:
+                answer = http.post(
+                    "/v1/memories", json={"kind": "fact", "body": body, "force": True}
+                )
+            except httpx.TransportError:
+                return  # memhive is gone: what was not acknowledged may or may not be kept
+            assert answer.status_code in (201, 202), answer.text
+            acked[body] = answer.json()["id"]
+            if stop.is_set():
+                return
+
+
+def _orphan_nats_server(data_dir: Path, port: int) -> subprocess.Popen:
+    """A nats-server as a crash before PDEATHSIG existed left it: no parent, PID file kept."""
+    store = (data_dir / "nats").absolute()
+    argv = [str(find_nats_server()), "-js", "-sd", str(store), "-a", "127.0.0.1", "-p", str(port)]
+    orphan = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    (store / PID_FILE).write_text(f"{orphan.pid}\n")
+    return orphan
+
+
+def _wait_readable(http: httpx.Client, memory_id: str, timeout_s: float = 60) -> dict:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        answer = http.get(f"/v1/memories/{memory_id}")
+        if answer.status_code == 200:
+            return answer.json()
+        time.sleep(0.2)
+    raise AssertionError(f"acknowledged memory {memory_id} is not readable after restart")
+
+
+def _listed_once_indexed(http: httpx.Client, bodies: set[str], timeout_s: float = 120) -> list[str]:
+    """The listing (served by a lane) once every acknowledged body is indexed."""
+    deadline = time.monotonic() + timeout_s
+    while not bodies <= set(listed := _all_bodies(http)):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never indexed after restart: {sorted(bodies - set(listed))}")
+        time.sleep(0.5)
+    return listed
+
+
+def _all_bodies(http: httpx.Client) -> list[str]:
+    bodies, cursor = [], None
+    for _ in range(100):
+        params = {"limit": 100} | ({"cursor": cursor} if cursor else {})
+        page = http.get("/v1/memories", params=params).json()
+        bodies += [item["body"] for item in page["items"]]
+        cursor = page.get("next_cursor")
+        if not cursor:
+            return bodies
+    raise AssertionError("too many pages")
+
+
+def _recalled_ids(http: httpx.Client, body: str) -> list[str]:
+    answer = http.post("/v1/recall", json={"query": body, "max_results": 10})
+    assert answer.status_code == 200, answer.text
+    return [hit["id"] for hit in answer.json()["results"] if hit["body"] == body]
+
+
+@pytest.mark.timeout(900)  # several real starts; slow on a loaded machine
+def test_kill_9_mid_burst_then_restart_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    data_dir, http_port, nats_port = tmp_path / "data", _free_port(), _free_port()
+    first = MemhiveProcess(data_dir, http_port, nats_port, "first")
+    try:
+        first.wait_until_healthy()
+        server = first.nats_server_pid()
+        acked: dict[str, str] = {}
+        stop = threading.Event()
+        with ThreadPoolExecutor(CLIENTS) as pool:
+            writers = [pool.submit(_burst, first.url, w, acked, stop) for w in range(CLIENTS)]
+            while len(acked) < KILL_AFTER_ACKS and not all(w.done() for w in writers):
+                time.sleep(0.01)
+            first.kill()  # kill -9, mid-burst
+            stop.set()
+            for writer in writers:
+                writer.result(timeout=60)
+        assert len(acked) >= KILL_AFTER_ACKS
+        assert gone_within(server, 10), "the nats-server outlived memhive"
+    finally:
+        first.ensure_gone()
+
+    orphan = _orphan_nats_server(data_dir, nats_port)  # the worst case: a stale one, too
+    second = MemhiveProcess(data_dir, http_port, nats_port, "second")  # no manual step
+    try:
+        second.wait_until_healthy()
+        assert orphan.wait(timeout=10) is not None
+        refused = MemhiveProcess(data_dir, _free_port(), _free_port(), "refused")
+        assert refused.process.wait(timeout=120) != 0
+        assert "is in use by another memhive (pid" in refused.output()
+
+        with client(second.url) as http:
+            for body, memory_id in acked.items():
+                assert _wait_readable(http, memory_id)["body"] == body
+            bodies = _listed_once_indexed(http, set(acked))
+            counts = {body: bodies.count(body) for body in acked}
+            assert set(counts.values()) == {1}, {b: c for b, c in counts.items() if c != 1}
+            assert len(bodies) == len(set(bodies))  # nothing unacknowledged was doubled either
+            for body, memory_id in itertools.islice(acked.items(), 0, None, 3):
+                assert _recalled_ids(http, body) == [memory_id]
+
+        server = second.nats_server_pid()
+        assert second.ctrl_c() == 0, second.output()
+        assert gone_within(server, 10)
+        output = second.output()
+        for noise in ("Traceback", "Error", "disconnected from NATS"):
+            assert noise not in output, output
+    finally:
+        second.ensure_gone()

@@ -1,0 +1,75 @@
+"""`memhive --help`, `token` and `dead-letters` answer at once: they import nothing heavy
+(no litellm, model, engines or web stack). Counted in a fresh interpreter, not timed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = (
+    "litellm",
+    "openai",
+    "tiktoken",
+    "numpy",
+    "tokenizers",
+    "safetensors",
+    "qdrant_edge",
+    "qdrant_client",
+    "tantivy",
+    "opensearchpy",
+    "fastapi",
+    "starlette",
+    "uvicorn",
+    "mcp",
+    "opentelemetry",
+    "memhive_query",
+    "memhive_ingest",
+    "memhive_embed",
+    "memhive_bulletin",
+    "memhive_link_classifier",
+)
+# Measured: --help 167 modules, dead-letters 440, token create 509 (nats-py with aiohttp,
+# pydantic settings, protobuf); the eager CLI loaded over 3,000 for --help.
+MAX_MODULES = 700
+
+RUN_AND_LIST_MODULES = """
+import json, sys
+from memhive_cli.main import main
+try:
+    code = main(sys.argv[2:])
+except SystemExit as exit:
+    code = exit.code
+with open(sys.argv[1], "w") as out:
+    json.dump({"code": code, "modules": sorted(sys.modules)}, out)
+"""
+
+
+def _imported_by(tmp_path: Path, nats_url: str, *argv: str) -> tuple[int, list[str]]:
+    report = tmp_path / "modules.json"
+    env = os.environ | {"MEMHIVE_NATS__URL": nats_url, "MEMHIVE_DATA_DIR": str(tmp_path)}
+    command = [sys.executable, "-c", RUN_AND_LIST_MODULES, str(report), *argv]
+    subprocess.run(command, env=env, capture_output=True, timeout=120, check=False)
+    outcome = json.loads(report.read_text())
+    return outcome["code"], outcome["modules"]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["token", "create", "--workspace", "light", "--user", "ada"],
+        ["dead-letters", "list", "--limit", "1"],
+    ],
+    ids=["help", "token", "dead-letters"],
+)
+def test_a_command_loads_nothing_heavy(tmp_path: Path, nats_url: str, argv: list[str]) -> None:
+    code, modules = _imported_by(tmp_path, nats_url, *argv)
+    assert code == 0
+    heavy = sorted({m.split(".")[0] for m in modules} & set(HEAVY))
+    assert heavy == [], f"`memhive {' '.join(argv)}` imports {heavy}"
+    assert len(modules) < MAX_MODULES, len(modules)

@@ -1,0 +1,37 @@
+"""`memhive` itself: arguments that look like options, and failures the user can fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from memhive_cli import main as cli
+from memhive_cli.main import attach_opaque_values
+
+
+@pytest.mark.parametrize("token", ["--abc", "-abc", "-", "-1", "plain"])
+def test_a_token_may_start_with_a_dash(token: str) -> None:
+    args = cli._parser().parse_args(attach_opaque_values(["mcp", "--token", token]))
+    assert args.token == token
+
+
+def test_the_equals_form_is_left_alone() -> None:
+    assert attach_opaque_values(["mcp", "--token=--abc", "--url", "u"]) == [
+        "mcp",
+        "--token=--abc",
+        "--url",
+        "u",
+    ]
+
+
+def test_an_unreachable_bus_is_one_line_and_exit_code_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.integration.conftest import free_port
+
+    monkeypatch.setenv("MEMHIVE_NATS__URL", f"nats://127.0.0.1:{free_port()}")
+    monkeypatch.setenv("MEMHIVE_NATS__CONNECT_TIMEOUT_S", "0.5")
+    for argv in (["token", "create", "--workspace", "w", "--user", "u"], ["dead-letters", "list"]):
+        assert cli.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("memhive: could not reach NATS at nats://127.0.0.1:"), err
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err

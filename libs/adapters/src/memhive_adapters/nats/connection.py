@@ -12,22 +12,32 @@ from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, StorageType, StreamConfig
 from nats.js.errors import BucketNotFoundError, NotFoundError
 
+from memhive_adapters.nats.credentials import BusCredentials
+
 log = logging.getLogger(__name__)
 
 RECONNECT_WAIT_S = 0.5
 TOKENS_HISTORY = 1
 
 
-async def connect(url: str, *, name: str, timeout_s: float) -> Client:
+async def connect(
+    url: str, *, name: str, timeout_s: float, credentials: BusCredentials | None = None
+) -> Client:
     """A client that reconnects forever once connected (services outlive a NATS restart),
-    but gives up on the first connection after `timeout_s`."""
+    but gives up on the first connection after `timeout_s`. Without credentials it connects
+    anonymously (a server without authorization)."""
     client = Client()
+    options = _options(url, name, timeout_s) | _credential_options(credentials)
     try:
-        await asyncio.wait_for(client.connect(**_options(url, name, timeout_s)), timeout_s)
+        await asyncio.wait_for(client.connect(**options), timeout_s)
     except TimeoutError as exc:
         await client.close()
         raise ConnectionError(f"could not reach NATS at {url} within {timeout_s}s") from exc
     return client
+
+
+def _credential_options(credentials: BusCredentials | None) -> dict:
+    return credentials.connect_options() if credentials is not None else {}
 
 
 def _options(url: str, name: str, timeout_s: float) -> dict:

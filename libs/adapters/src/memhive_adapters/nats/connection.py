@@ -13,6 +13,7 @@ from nats.js.api import KeyValueConfig, StorageType, StreamConfig
 from nats.js.errors import BucketNotFoundError, NotFoundError
 
 from memhive_adapters.nats.credentials import BusCredentials
+from memhive_adapters.nats.refusal import CredentialsRefused, Refusal
 
 log = logging.getLogger(__name__)
 
@@ -28,11 +29,15 @@ async def connect(
     anonymously (a server without authorization)."""
     client = Client()
     options = _options(url, name, timeout_s) | _credential_options(credentials)
+    refusal = Refusal(options.pop("error_cb"))
     try:
-        await asyncio.wait_for(client.connect(**options), timeout_s)
+        await asyncio.wait_for(refusal.connect(client, options, f"NATS at {url}"), timeout_s)
     except TimeoutError as exc:
         await client.close()
         raise ConnectionError(f"could not reach NATS at {url} within {timeout_s}s") from exc
+    except CredentialsRefused:
+        await client.close()
+        raise
     return client
 
 

@@ -15,7 +15,9 @@ def register_hook_credentials(sub) -> None:
         "hook-credentials",
         help="issue NATS credentials for a hook that publishes one workspace's upstream events",
     )
-    p.add_argument("--workspace", required=True)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--workspace", help="issue a new hook user for this workspace")
+    which.add_argument("--revoke", metavar="PUBLIC_KEY", help="remove this hook user")
     p.set_defaults(command=_do_hook_credentials)
 
 
@@ -33,6 +35,8 @@ async def _do_hook_credentials(args: argparse.Namespace) -> int:
     from memhive_contracts import bus_permissions
     from memhive_domain.principals import is_valid_workspace_id
 
+    if getattr(args, "revoke", None):
+        return await _revoke(args.revoke)
     if not is_valid_workspace_id(args.workspace):
         print("workspace: 1-64 of a-z 0-9 _ -")
         return 2
@@ -53,6 +57,23 @@ async def _do_hook_credentials(args: argparse.Namespace) -> int:
         print("\nThe running nats-server reloaded its users: the hook can connect now.")
     else:
         print("\nNo embedded nats-server is running: the hook can connect once `memhive run` is.")
+    return 0
+
+
+async def _revoke(public_key: str) -> int:
+    from memhive_adapters.nats.credentials import bus_dir
+    from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
+
+    settings = MemhiveSettings()
+    if not settings.nats.embedded:
+        print("remove the user with this nkey from your nats-server's config, then reload it")
+        return 2
+    auth = EmbeddedBusAuth(bus_dir(settings))
+    if not auth.remove_hook(public_key):
+        print(f"no hook user with public key {public_key}")
+        return 1
+    reloaded = auth.reload_server()
+    print(f"revoked {public_key}" + ("; its connections are closed" if reloaded else ""))
     return 0
 
 

@@ -103,18 +103,23 @@ def ws_b() -> str:
     return f"wsb-{uuid.uuid4().hex[:10]}"
 
 
-@pytest.fixture
-async def hook_a(bus_auth: EmbeddedBusAuth, ws_a: str, connected, nats_url: str) -> BusClient:
+async def _issue_hook(auth: EmbeddedBusAuth, workspace_id: str, connected):
     """Issued while the server runs, as `memhive hook-credentials` does: config + SIGHUP."""
-    pair = bus_auth.add_hook(ws_a)
-    assert bus_auth.reload_server()
-    credentials = BusCredentials(perms.hook_user(ws_a), nkey_seed=pair.seed)
+    pair = auth.add_hook(workspace_id)
+    assert auth.reload_server()
+    credentials = BusCredentials(perms.hook_user(workspace_id), nkey_seed=pair.seed)
     for _ in range(100):  # the server reloads in the background
         try:
-            return await connected(credentials)
+            return await connected(credentials), pair, credentials
         except (nats.errors.Error, OSError):
             await asyncio.sleep(0.05)
     raise AssertionError("the hook user was never accepted")
+
+
+@pytest.fixture
+async def hook_a(bus_auth: EmbeddedBusAuth, ws_a: str, connected) -> BusClient:
+    hook, _, _ = await _issue_hook(bus_auth, ws_a, connected)
+    return hook
 
 
 def _note(workspace_id: str) -> bytes:
@@ -314,3 +319,19 @@ async def test_only_the_gateway_and_the_admin_listen_to_memory_events(
         service = await connected(bus_user(bus_auth, user))
         assert await service.subscribe_refused(subjects.ALL_MEMORY_EVENTS)
         assert await service.subscribe_refused(f"{perms.inbox_prefix(perms.QUERY)}.>")
+
+
+async def test_a_revoked_hook_is_cut_off_and_cannot_come_back(
+    bus_auth: EmbeddedBusAuth, ws_a: str, connected, nats_url: str
+) -> None:
+    hook, pair, credentials = await _issue_hook(bus_auth, ws_a, connected)
+
+    assert bus_auth.remove_hook(pair.public_key)
+    assert bus_auth.reload_server()
+    for _ in range(100):
+        if hook.nc.is_closed:
+            break
+        await asyncio.sleep(0.05)
+    assert hook.nc.is_closed
+    with pytest.raises(nats.errors.Error, match="Authorization Violation"):
+        await BusClient.open(nats_url, credentials)

@@ -4,7 +4,8 @@
 config (`nats-server.conf`) lists public keys only, with each user's permissions from
 `memhive_contracts.bus_permissions`. Hook users are added while the server runs: the config
 is rewritten and nats-server reloads it on SIGHUP (users are hot-reloadable), so nothing
-restarts. Hook seeds are printed once and never stored; only their public keys are.
+restarts, and a revoked hook is cut off the same way. Hook seeds are printed once and never
+stored; only their public keys are.
 """
 
 from __future__ import annotations
@@ -102,6 +103,17 @@ class EmbeddedBusAuth:
         _write_private(self.directory / HOOKS_FILE, json.dumps([*self.hooks(), entry], indent=1))
         self.write_config()
         return pair
+
+    def remove_hook(self, public_key: str) -> bool:
+        """Revokes a hook user; False if there is none with this key. After the reload the
+        server also closes the hook's open connections (they no longer authenticate)."""
+        hooks = self.hooks()
+        kept = [h for h in hooks if h["public_key"] != public_key]
+        if len(kept) == len(hooks):
+            return False
+        _write_private(self.directory / HOOKS_FILE, json.dumps(kept, indent=1))
+        self.write_config()
+        return True
 
     def reload_server(self) -> bool:
         """SIGHUP the running embedded nats-server (from its pid file) so it reads the config

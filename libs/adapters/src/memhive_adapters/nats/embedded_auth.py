@@ -10,8 +10,9 @@ stored; only their public keys are.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
-import logging
 import os
 import secrets
 import signal
@@ -24,8 +25,6 @@ from memhive_contracts import bus_permissions
 
 from memhive_adapters.nats.credentials import SEED_SUFFIX
 from memhive_adapters.nats.server_config import ConfiguredUser, render_server_config
-
-log = logging.getLogger(__name__)
 
 CONFIG_FILE = "nats-server.conf"
 PID_FILE = "nats-server.pid"
@@ -100,20 +99,34 @@ class EmbeddedBusAuth:
             "public_key": pair.public_key,
             "created_at": datetime.now(UTC).isoformat(),
         }
-        _write_private(self.directory / HOOKS_FILE, json.dumps([*self.hooks(), entry], indent=1))
-        self.write_config()
+        with self._locked():
+            self._write_hooks([*self.hooks(), entry])
         return pair
 
     def remove_hook(self, public_key: str) -> bool:
         """Revokes a hook user; False if there is none with this key. After the reload the
         server also closes the hook's open connections (they no longer authenticate)."""
-        hooks = self.hooks()
-        kept = [h for h in hooks if h["public_key"] != public_key]
-        if len(kept) == len(hooks):
-            return False
-        _write_private(self.directory / HOOKS_FILE, json.dumps(kept, indent=1))
-        self.write_config()
+        with self._locked():
+            hooks = self.hooks()
+            kept = [h for h in hooks if h["public_key"] != public_key]
+            if len(kept) == len(hooks):
+                return False
+            self._write_hooks(kept)
         return True
+
+    def _write_hooks(self, hooks: list[dict]) -> None:
+        _write_private(self.directory / HOOKS_FILE, json.dumps(hooks, indent=1))
+        self.write_config()
+
+    @contextlib.contextmanager
+    def _locked(self):
+        """Two commands adding hooks at once must not lose one's entry."""
+        fd = os.open(self.directory / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
 
     def reload_server(self) -> bool:
         """SIGHUP the running embedded nats-server (from its pid file) so it reads the config

@@ -13,7 +13,7 @@ from nats.js.api import KeyValueConfig, StorageType, StreamConfig
 from nats.js.errors import BucketNotFoundError, NotFoundError
 
 from memhive_adapters.nats.credentials import BusCredentials
-from memhive_adapters.nats.refusal import CredentialsRefused, Refusal
+from memhive_adapters.nats.refusal import CredentialsRefused, Refusal, UntrustedServer
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ async def connect(
     except TimeoutError as exc:
         await client.close()
         raise ConnectionError(f"could not reach NATS at {url} within {timeout_s}s") from exc
-    except CredentialsRefused:
+    except (CredentialsRefused, UntrustedServer):
         await client.close()
         raise
     return client

@@ -335,3 +335,17 @@ async def test_a_revoked_hook_is_cut_off_and_cannot_come_back(
     assert hook.nc.is_closed
     with pytest.raises(nats.errors.Error, match="Authorization Violation"):
         await BusClient.open(nats_url, credentials)
+
+
+@pytest.mark.parametrize("user", [perms.INGEST, perms.EMBED, perms.LINK_CLASSIFIER, perms.BULLETIN])
+async def test_a_service_may_create_and_ack_for_its_own_durables_only(
+    connected, bus_auth: EmbeddedBusAuth, user: str
+) -> None:
+    service = await connected(bus_user(bus_auth, user))
+    own = perms.DURABLES[user][0]
+    other = next(d for u, names in perms.DURABLES.items() if u != user for d in names)
+    create = f"$JS.API.CONSUMER.CREATE.{streams.LOG_STREAM}"
+    # An empty request changes nothing; JetStream answering it proves the subject allowed.
+    assert (await service.nc.request(f"{create}.{own}", b"", timeout=5)).data
+    assert await service.publish_refused(f"{create}.{other}", b"")
+    assert await service.publish_refused(f"$JS.ACK.{streams.LOG_STREAM}.{other}.1.1.1.1.0")

@@ -57,6 +57,8 @@ def _consume(stream: str, durables: tuple[str, ...] = ()) -> tuple[str, ...]:
         f"{_JS}.CONSUMER.INFO.{stream}.*",
         f"{_JS}.CONSUMER.MSG.NEXT.{stream}.*",
         f"{_JS}.CONSUMER.DELETE.{stream}.*",
+        *(f"{_JS}.CONSUMER.CREATE.{stream}.{d}" for d in durables),
+        *(f"{_JS}.CONSUMER.CREATE.{stream}.{d}.>" for d in durables),  # with a filter
         *(f"{_JS}.CONSUMER.DURABLE.CREATE.{stream}.{d}" for d in durables),
         *(f"$JS.ACK.{stream}.{d}.>" for d in durables),
     )

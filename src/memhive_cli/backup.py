@@ -69,8 +69,11 @@ def describe(verb: str, copies: Sequence[StreamCopy], directory: Path) -> str:
 @asynccontextmanager
 async def _bus(settings: MemhiveSettings) -> AsyncIterator[Client]:
     from memhive_adapters.nats.connection import connect
+    from memhive_adapters.nats.credentials import bus_credentials, bus_dir
+    from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
     from memhive_adapters.nats.embedded_server import EmbeddedNatsServer
     from memhive_adapters.process_lifetime import DirectoryBusy
+    from memhive_contracts.bus_permissions import ADMIN
 
     from memhive_cli.data_dir import data_dir_lock, nats_port
 
@@ -81,9 +84,17 @@ async def _bus(settings: MemhiveSettings) -> AsyncIterator[Client]:
             except DirectoryBusy:
                 pass  # memhive runs on this data dir: use its NATS
             else:
-                server = EmbeddedNatsServer(settings.nats_store_dir, port=nats_port(settings))
+                server = EmbeddedNatsServer(
+                    settings.nats_store_dir,
+                    port=nats_port(settings),
+                    config_file=EmbeddedBusAuth(bus_dir(settings)).ensure(),
+                )
                 await stack.enter_async_context(server)
-        timeout_s = settings.nats.connect_timeout_s
-        nc = await connect(settings.nats.url, name="memhive-backup", timeout_s=timeout_s)
+        nc = await connect(
+            settings.nats.url,
+            name="memhive-backup",
+            timeout_s=settings.nats.connect_timeout_s,
+            credentials=bus_credentials(settings, ADMIN),
+        )
         stack.push_async_callback(nc.close)
         yield nc

@@ -70,9 +70,17 @@ async def _do_replay(args: argparse.Namespace) -> int:
 @asynccontextmanager
 async def _jetstream():
     from memhive_adapters.nats.connection import connect, ensure_streams
+    from memhive_adapters.nats.credentials import bus_credentials
+    from memhive_contracts.bus_permissions import ADMIN
 
-    settings = load_settings().nats
-    nc = await connect(settings.url, name="memhive-cli", timeout_s=settings.connect_timeout_s)
+    memhive = load_settings()
+    settings = memhive.nats
+    nc = await connect(
+        settings.url,
+        name="memhive-cli",
+        timeout_s=settings.connect_timeout_s,
+        credentials=bus_credentials(memhive, ADMIN),
+    )
     try:
         js = nc.jetstream()
         await ensure_streams(js, replicas=settings.replicas)

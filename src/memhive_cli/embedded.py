@@ -2,7 +2,8 @@
 
 nats-server runs as a child process (JetStream under the data dir); the embedded engines
 (qdrant-edge, tantivy) allow one owning process per directory, so the services share this
-process and one Infrastructure, still talking to each other only over NATS.
+process and one Infrastructure, still talking to each other only over NATS, each service
+as its own bus user with its own connection (the admin connection only bootstraps).
 """
 
 from __future__ import annotations
@@ -11,9 +12,12 @@ import asyncio
 import signal
 from contextlib import AsyncExitStack
 
+from memhive_adapters.nats.credentials import bus_dir
+from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
 from memhive_adapters.nats.embedded_server import EmbeddedNatsServer
 from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
+from memhive_contracts.bus_permissions import QUERY
 from memhive_query.app import create_app
 from memhive_settings import MemhiveSettings
 
@@ -32,14 +36,18 @@ async def run_embedded(settings: MemhiveSettings) -> None:
         stack.push_async_callback(infra.close)
         token = await ensure_dev_token(settings, infra.tokens)
         await _start_background(infra, stack)
-        server = http_server(await create_app(infra), settings.http_host, settings.http_port)
+        gateway = await _connect_service(infra, QUERY, stack)
+        server = http_server(await create_app(gateway), settings.http_host, settings.http_port)
         stop_on_signals(lambda: setattr(server, "should_exit", True))
         print(banner(settings, token), flush=True)
         await server.serve()
 
 
 async def _start_nats(settings: MemhiveSettings, stack: AsyncExitStack) -> None:
-    server = EmbeddedNatsServer(settings.nats_store_dir, port=nats_port(settings))
+    config = EmbeddedBusAuth(bus_dir(settings)).ensure()
+    server = EmbeddedNatsServer(
+        settings.nats_store_dir, port=nats_port(settings), config_file=config
+    )
     await server.start()
     stack.push_async_callback(server.stop)
 
@@ -49,9 +57,16 @@ async def _start_background(infra: Infrastructure, stack: AsyncExitStack) -> Non
     unknown = sorted(set(names) - set(BACKGROUND_SERVICES))
     if unknown:
         raise SystemExit(f"unknown service(s) {unknown}; choose from {sorted(BACKGROUND_SERVICES)}")
-    group = ServiceGroup([await BACKGROUND_SERVICES[name](infra) for name in names])
+    make = BACKGROUND_SERVICES
+    group = ServiceGroup([await make[n](await _connect_service(infra, n, stack)) for n in names])
     await group.start()
     stack.push_async_callback(group.stop)
+
+
+async def _connect_service(infra: Infrastructure, user: str, stack: AsyncExitStack):
+    service = await infra.connect_as(user, name=f"memhive-{user}")
+    stack.push_async_callback(service.close)
+    return service
 
 
 def stop_on_signals(stop) -> None:

@@ -43,11 +43,16 @@ def register(sub) -> None:
 
 async def _do_reindex(args: argparse.Namespace) -> int:
     from memhive_adapters.nats.connection import connect
+    from memhive_adapters.nats.credentials import bus_credentials
+    from memhive_contracts.bus_permissions import ADMIN
     from memhive_settings import MemhiveSettings
 
     settings = MemhiveSettings()
+    credentials = bus_credentials(settings, ADMIN)
     try:
-        nc = await connect(settings.nats.url, name="memhive-reindex", timeout_s=5)
+        nc = await connect(
+            settings.nats.url, name="memhive-reindex", timeout_s=5, credentials=credentials
+        )
     except ConnectionError as exc:
         print(f"reindex: {exc}", file=sys.stderr)
         return 2

@@ -16,7 +16,7 @@ from memhive_cli.services import BACKGROUND_SERVICES
 
 async def serve(service: str, settings: MemhiveSettings) -> None:
     async with AsyncExitStack() as stack:
-        infra = await open_infrastructure(settings, name=f"memhive-{service}")
+        infra = await open_infrastructure(settings, name=f"memhive-{service}", user=service)
         stack.push_async_callback(infra.close)
         if service == "query":
             server = http_server(await create_app(infra), settings.http_host, settings.http_port)

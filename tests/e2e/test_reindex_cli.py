@@ -17,8 +17,12 @@ FACTS = [
 ]
 
 
-def _reindex(nats_port: int, *args: str) -> subprocess.CompletedProcess:
-    env = os.environ | {"MEMHIVE_NATS__URL": f"nats://127.0.0.1:{nats_port}"}
+def _reindex(nats_port: int, data_dir: Path, *args: str) -> subprocess.CompletedProcess:
+    # The data dir holds the bus credentials `memhive run` generated (the CLI is the admin).
+    env = os.environ | {
+        "MEMHIVE_NATS__URL": f"nats://127.0.0.1:{nats_port}",
+        "MEMHIVE_DATA_DIR": str(data_dir),
+    }
     command = [sys.executable, "-m", "memhive_cli.main", "reindex", *args]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
 
@@ -32,7 +36,7 @@ def test_reindex_swaps_generations_and_a_restart_serves_the_new_one(tmp_path: Pa
             assert saved.status_code == 201, saved.text
             ids.append(saved.json()["id"])
 
-        done = _reindex(nats_port, "--embedding-model", "all-MiniLM-L6-v2")
+        done = _reindex(nats_port, tmp_path, "--embedding-model", "all-MiniLM-L6-v2")
 
         assert done.returncode == 0, done.stderr
         assert "reindexed 3 memories into generation 1" in done.stdout
@@ -45,5 +49,5 @@ def test_reindex_swaps_generations_and_a_restart_serves_the_new_one(tmp_path: Pa
     with memhive_run(tmp_path, http_port, nats_port) as url, _client(url) as client:
         assert _recall(client, "where are the API dashboards")[0] == ids[1]
         assert _recall(client, "design tokens package", lanes=["vector"])[0] == ids[2]
-    refused = _reindex(nats_port)  # memhive run (and its nats-server) is gone
+    refused = _reindex(nats_port, tmp_path)  # memhive run (and its nats-server) is gone
     assert refused.returncode == 2 and "could not reach NATS" in refused.stderr

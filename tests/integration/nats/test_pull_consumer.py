@@ -161,9 +161,9 @@ async def test_a_failed_batch_is_retried_one_message_at_a_time(
 
 
 async def test_two_instances_of_one_durable_share_the_work_without_overlap(
-    js: JetStreamContext, nats_url: str, running, durable: str, subject: str
+    js: JetStreamContext, nats_url: str, admin, running, durable: str, subject: str
 ) -> None:
-    other_client = await connect(nats_url, name="second-instance", timeout_s=5)
+    other_client = await connect(nats_url, name="second-instance", timeout_s=5, credentials=admin)
     first, second = ScriptedHandler(work_s=0.005), ScriptedHandler(work_s=0.005)
     await running(durable, [subject], first, batch_size=8)
     other = await running(durable, [subject], second, batch_size=8, js=other_client.jetstream())

@@ -14,8 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
+from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
 from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
+from memhive_contracts.bus_permissions import QUERY
 from memhive_domain.principals import Principal, member_or_viewer
 from memhive_query.app import create_app
 from memhive_settings import MemhiveSettings
@@ -25,7 +27,7 @@ from memhive_cli.services import BACKGROUND_SERVICES
 
 @dataclass
 class Stack:
-    infra: Infrastructure
+    infra: Infrastructure  # the bus admin's (tests publish and read directly through it)
     app: object
 
     def client(self, token: str | None) -> httpx.AsyncClient:
@@ -53,16 +55,24 @@ async def gateway_url(stack: Stack) -> AsyncIterator[str]:
 
 
 @pytest.fixture(scope="session")
-async def stack(nats_url: str, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack]:
+async def stack(
+    nats_url: str, bus_auth: EmbeddedBusAuth, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Stack]:
+    """As `memhive run` wires it: every service on the bus as its own user."""
     data_dir: Path = tmp_path_factory.mktemp("stack")
-    settings = MemhiveSettings(data_dir=data_dir, nats={"url": nats_url, "embedded": False})
+    nats = {"url": nats_url, "embedded": False, "credentials_dir": bus_auth.directory}
+    settings = MemhiveSettings(data_dir=data_dir, nats=nats)
     infra = await open_infrastructure(settings, name="memhive-tests")
-    group = ServiceGroup([await make(infra) for make in BACKGROUND_SERVICES.values()])
+    services = {name: await infra.connect_as(name, name=name) for name in BACKGROUND_SERVICES}
+    services[QUERY] = await infra.connect_as(QUERY, name=QUERY)
+    group = ServiceGroup([await make(services[name]) for name, make in BACKGROUND_SERVICES.items()])
     await group.start()
-    app = await create_app(infra)
+    app = await create_app(services[QUERY])
     async with app_running(app):
         yield Stack(infra, app)
     await group.stop()
+    for service in services.values():
+        await service.close()
     await infra.close()
 
 

@@ -32,7 +32,8 @@ async def _ignore(progress: Progress) -> None:
 
 @asynccontextmanager
 async def _process(stack: Stack, data_dir: Path) -> AsyncIterator[Infrastructure]:
-    settings = MemhiveSettings(data_dir=data_dir, nats={"url": stack.infra.settings.nats.url})
+    nats = stack.infra.settings.nats.model_dump(include={"url", "credentials_dir"})
+    settings = MemhiveSettings(data_dir=data_dir, nats=nats)
     infra = await open_infrastructure(settings, name="memhive-restart-test")
     try:
         await infra.lanes()

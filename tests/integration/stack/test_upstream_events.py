@@ -274,7 +274,7 @@ async def test_bad_events_are_dead_lettered_listed_and_do_not_block(
 
 
 async def test_a_dead_letter_is_replayed_after_the_fault_is_fixed(
-    stack: Stack, workspace: Workspace, nats_url: str, monkeypatch, capsys
+    stack: Stack, workspace: Workspace, bus_env: None, capsys
 ) -> None:
     # As if ingest gave up on a valid event during an outage (say, the record was down).
     event = issue(workspace.id, 9, 0, "open", created=True)
@@ -289,8 +289,6 @@ async def test_a_dead_letter_is_replayed_after_the_fault_is_fixed(
     ack = await stack.infra.js.publish(
         subjects.dead_letter("ingest-upstream"), event.SerializeToString(), headers=headers
     )
-    monkeypatch.setenv("MEMHIVE_NATS__URL", nats_url)
-
     assert await _do_list(argparse.Namespace(consumer="ingest-upstream", limit=10_000)) == 0
     row = next(line for line in capsys.readouterr().out.splitlines() if origin in line)
     assert row.split()[0] == str(ack.seq) and row.endswith("record unavailable")

@@ -20,6 +20,21 @@ class NatsSettings(BaseModel):
     embedded: bool = True
     replicas: int = Field(1, ge=1, le=5)
     connect_timeout_s: float = 5.0
+    # Declare streams and buckets at start (needs the admin user). Services with
+    # least-privilege users only check them: `memhive declare-streams` declares them.
+    declare_streams: bool = True
+    # Credentials for this process's bus user (distributed mode); none set: the NKey seeds
+    # `memhive run` generated in `credentials_dir` (default <data_dir>/bus), if any.
+    user: str | None = None
+    password: SecretStr | None = None
+    token: SecretStr | None = None
+    nkey_seed: SecretStr | None = None
+    creds_file: Path | None = None  # a .creds file (JWT + seed) for operator-mode servers
+    credentials_dir: Path | None = None
+    # TLS: a tls:// URL or a CA file turns it on; cert + key: a client certificate.
+    tls_ca_file: Path | None = None
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
 
 
 class VectorSettings(BaseModel):

@@ -12,23 +12,41 @@ from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, StorageType, StreamConfig
 from nats.js.errors import BucketNotFoundError, NotFoundError
 
+from memhive_adapters.nats.credentials import BusCredentials
+from memhive_adapters.nats.refusal import CredentialsRefused, Refusal, UntrustedServer
+
 log = logging.getLogger(__name__)
 
 RECONNECT_WAIT_S = 0.5
 TOKENS_HISTORY = 1
 
 
-async def connect(url: str, *, name: str, timeout_s: float) -> Client:
+async def connect(
+    url: str, *, name: str, timeout_s: float, credentials: BusCredentials | None = None
+) -> Client:
     """A client that reconnects forever once connected (services outlive a NATS restart),
-    but gives up on the first connection after `timeout_s`."""
+    but gives up on the first connection after `timeout_s`. Without credentials it connects
+    anonymously (a server without authorization)."""
     client = Client()
+    options = (
+        _options(url, name, timeout_s)
+        | _lifecycle_callbacks(client)
+        | _credential_options(credentials)
+    )
+    refusal = Refusal(options.pop("error_cb"))
     try:
-        options = _options(url, name, timeout_s) | _lifecycle_callbacks(client)
-        await asyncio.wait_for(client.connect(**options), timeout_s)
+        await asyncio.wait_for(refusal.connect(client, options, f"NATS at {url}"), timeout_s)
     except TimeoutError as exc:
         await client.close()
         raise ConnectionError(f"could not reach NATS at {url} within {timeout_s}s") from exc
+    except (CredentialsRefused, UntrustedServer):
+        await client.close()
+        raise
     return client
+
+
+def _credential_options(credentials: BusCredentials | None) -> dict:
+    return credentials.connect_options() if credentials is not None else {}
 
 
 def _options(url: str, name: str, timeout_s: float) -> dict:

@@ -89,7 +89,8 @@ async def _accepts_connections(host: str, port: int) -> bool:
 
 
 class EmbeddedNatsServer:
-    """One nats-server process with JetStream state in `store_dir` (kept across restarts).
+    """One nats-server process with JetStream state in `store_dir` (kept across restarts),
+    with the users and permissions of `config_file` (none: anyone may connect).
 
     No monitoring port is opened. The server's own log goes to `store_dir/nats-server.log`,
     and its tail is quoted when the server fails to start.
@@ -104,8 +105,10 @@ class EmbeddedNatsServer:
         binary: Path | None = None,
         ready_timeout_s: float = 10.0,
         stop_timeout_s: float = 10.0,
+        config_file: Path | None = None,
     ) -> None:
         self.store_dir = Path(store_dir).absolute()
+        self.config_file = config_file
         self.port, self.host = port, host
         self._binary = binary
         self._ready_timeout_s, self._stop_timeout_s = ready_timeout_s, stop_timeout_s
@@ -153,13 +156,18 @@ class EmbeddedNatsServer:
         (self.store_dir / PID_FILE).unlink(missing_ok=True)
 
     async def _spawn(self, binary: Path) -> asyncio.subprocess.Process:
-        args = ["-js", "-sd", str(self.store_dir), "-a", self.host, "-p", str(self.port)]
+        args = [*self._config_args(), "-js", "-sd", str(self.store_dir)]
+        args += ["-a", self.host, "-p", str(self.port)]
         with (self.store_dir / LOG_FILE).open("wb") as server_log:
             return await asyncio.create_subprocess_exec(
                 str(binary), *args, stdin=asyncio.subprocess.DEVNULL,
                 stdout=server_log, stderr=asyncio.subprocess.STDOUT,
                 **child_process_options(),
             )  # fmt: skip
+
+    def _config_args(self) -> list[str]:
+        """Users and permissions (embedded_auth.EmbeddedBusAuth); the flags after it win."""
+        return ["-c", str(self.config_file)] if self.config_file is not None else []
 
     async def _wait_until_ready(self) -> None:
         loop = asyncio.get_running_loop()

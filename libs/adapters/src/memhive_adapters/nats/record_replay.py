@@ -8,7 +8,6 @@ it, so nothing is left behind if the reader dies.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
@@ -76,7 +75,9 @@ class RecordReplay:
 def _reader(workspace_ids: Sequence[str]) -> ConsumerConfig:
     filters = [f"$KV.{MEMORIES_BUCKET}.{ws}.*" for ws in workspace_ids]
     return ConsumerConfig(
-        name=f"replay-{uuid.uuid4().hex}",
+        # Server-named: bus users may create unnamed readers only (a name could be a
+        # durable of another service: bus_permissions).
+        description="memhive replay reader",
         filter_subjects=filters or [f"$KV.{MEMORIES_BUCKET}.>"],
         deliver_policy=DeliverPolicy.LAST_PER_SUBJECT,
         ack_policy=AckPolicy.NONE,

@@ -11,7 +11,6 @@ and decodes only messages that contain the memory's id.
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime
 
 from google.protobuf.message import Message
@@ -56,7 +55,9 @@ class JetStreamRevisionLog:
 
 def _reader(workspace_id: str, since: datetime) -> ConsumerConfig:
     return ConsumerConfig(
-        name=f"revisions-{uuid.uuid4().hex}",
+        # Server-named: bus users may create unnamed readers only (a name could be a
+        # durable of another service: bus_permissions).
+        description="memhive revisions reader",
         filter_subjects=[subjects.for_workspace(p, workspace_id) for p in _CHANGES],
         deliver_policy=DeliverPolicy.BY_START_TIME,
         opt_start_time=since,

@@ -2,7 +2,9 @@
 
 In the embedded default every service shares one Infrastructure (the embedded engines
 allow one owning process per data directory); in distributed mode each process builds
-its own against a NATS cluster, a Qdrant server and OpenSearch.
+its own against a NATS cluster, a Qdrant server and OpenSearch. Either way each service is
+on the bus as its own user (memhive_contracts.bus_permissions): in one process, every service
+has its own connection (`connect_as`) over the shared lanes.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from memhive_contracts.bus_permissions import ADMIN
 from memhive_ports import Clock, Embedder, LexicalIndex, MemoryStore, TokenDirectory, VectorIndex
 from memhive_ports.products import ProductDirectory
 from memhive_settings import MemhiveSettings
@@ -19,10 +22,12 @@ from nats.js import JetStreamContext
 
 from memhive_adapters.clock import SystemClock
 from memhive_adapters.nats.connection import connect, ensure_streams
+from memhive_adapters.nats.credentials import bus_credentials
 from memhive_adapters.nats.kv_memory_store import KvMemoryStore
 from memhive_adapters.nats.kv_product_directory import KvProductDirectory
 from memhive_adapters.nats.kv_token_directory import KvTokenDirectory
 from memhive_adapters.nats.publisher import JetStreamPublisher
+from memhive_adapters.nats.stream_check import require_streams
 from memhive_adapters.runtime.lane_generations import LaneGenerations
 from memhive_adapters.runtime.lane_set import LaneSet
 from memhive_adapters.runtime.swappable_lanes import (
@@ -43,10 +48,22 @@ class Infrastructure:
     clock: Clock = field(default_factory=SystemClock)
     _stack: AsyncExitStack = field(default_factory=AsyncExitStack)
     _lanes: tuple[VectorIndex, LexicalIndex] | None = None
+    # Set on a service's connection in a shared process: the lanes are the owner's.
+    _lane_owner: Infrastructure | None = None
+
+    async def connect_as(self, user: str, *, name: str) -> Infrastructure:
+        """The same lanes over a bus connection of its own as `user` (memhive run: each
+        service on the bus as itself). The caller closes it; this one closes the lanes."""
+        sibling = await _open_bus(self.settings, name=name, user=user)
+        sibling._lane_owner = self._lane_owner or self
+        sibling.clock = self.clock
+        return sibling
 
     async def lanes(self) -> tuple[VectorIndex, LexicalIndex]:
         """Opened on first use: only services that search or index need them. They are
         views of `lane_set`, so a reindex can swap the generation under them."""
+        if self._lane_owner is not None:
+            return await self._lane_owner.lanes()
         if self._lanes is None:
             self.generations.sweep()  # a reindex cut short leaves its half-built generation
             await self.lane_set.current.open()
@@ -61,14 +78,20 @@ class Infrastructure:
 
     @cached_property
     def generations(self) -> LaneGenerations:
+        if self._lane_owner is not None:
+            return self._lane_owner.generations
         return LaneGenerations(self.settings)
 
     @cached_property
     def lane_set(self) -> LaneSet:
+        if self._lane_owner is not None:
+            return self._lane_owner.lane_set
         return LaneSet(self.generations.build(self.generations.current_spec()))
 
     @cached_property
     def embedder(self) -> Embedder:
+        if self._lane_owner is not None:
+            return self._lane_owner.embedder
         return SwappableEmbedder(self.lane_set)
 
     async def close(self) -> None:
@@ -76,15 +99,37 @@ class Infrastructure:
         await self.nats.drain()
 
 
-async def open_infrastructure(settings: MemhiveSettings, *, name: str) -> Infrastructure:
-    nc = await connect(settings.nats.url, name=name, timeout_s=settings.nats.connect_timeout_s)
-    js = nc.jetstream()
-    await ensure_streams(js, replicas=settings.nats.replicas)
-    return Infrastructure(
-        settings=settings,
-        nats=nc,
-        js=js,
-        store=await KvMemoryStore.open(js),
-        tokens=await KvTokenDirectory.open(js),
-        publisher=JetStreamPublisher(js),
+async def open_infrastructure(
+    settings: MemhiveSettings, *, name: str, user: str = ADMIN
+) -> Infrastructure:
+    """Connected as bus user `user`. Declares the streams when settings say so (that needs
+    the admin user), else only checks that they exist."""
+    return await _open_bus(settings, name=name, user=user, declare=settings.nats.declare_streams)
+
+
+async def _open_bus(
+    settings: MemhiveSettings, *, name: str, user: str, declare: bool = False
+) -> Infrastructure:
+    nc = await connect(
+        settings.nats.url,
+        name=name,
+        timeout_s=settings.nats.connect_timeout_s,
+        credentials=bus_credentials(settings, user),
     )
+    try:
+        js = nc.jetstream()
+        if declare:
+            await ensure_streams(js, replicas=settings.nats.replicas)
+        else:
+            await require_streams(js)
+        return Infrastructure(
+            settings=settings,
+            nats=nc,
+            js=js,
+            store=await KvMemoryStore.open(js),
+            tokens=await KvTokenDirectory.open(js),
+            publisher=JetStreamPublisher(js),
+        )
+    except BaseException:
+        await nc.close()
+        raise

@@ -1,0 +1,202 @@
+"""Who may do what on the bus: one NATS user per service, each allowed only its own subjects.
+
+Allow lists only (NATS denies whatever a user's list does not name). JetStream is reached
+through subjects too, so the table also says which streams a user may read (`$JS.API`
+consumer and get requests), which KV buckets it may write (`$KV.<bucket>.>`), and where its
+replies arrive: every user has an inbox prefix of its own (`_INBOX_<user>`), because a
+shared `_INBOX.>` would let any user read every other user's replies (KV reads, fetched
+messages). docs/architecture.md, "The bus: users and permissions", has the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memhive_contracts import streams, subjects
+
+ADMIN = "admin"
+QUERY = "query"
+INGEST = "ingest"
+EMBED = "embed"
+LINK_CLASSIFIER = "link_classifier"
+BULLETIN = "bulletin"
+HOOK = "hook"
+
+_JS = "$JS.API"
+_BUCKETS = (
+    streams.MEMORIES_BUCKET,
+    streams.TOKENS_BUCKET,
+    streams.BULLETINS_BUCKET,
+    streams.PRODUCTS_BUCKET,
+)
+_MEMHIVE_STREAMS = (*(spec.name for spec in streams.STREAMS), *(f"KV_{b}" for b in _BUCKETS))
+
+
+@dataclass(frozen=True, slots=True)
+class BusPermissions:
+    user: str
+    publish: tuple[str, ...]
+    subscribe: tuple[str, ...]
+    # May answer requests it received (publish to their reply subject), nothing more.
+    allow_responses: bool = False
+
+
+def inbox_prefix(user: str) -> str:
+    return f"_INBOX_{user}"
+
+
+def _inbox(user: str) -> tuple[str, ...]:
+    return (f"{inbox_prefix(user)}.>",)
+
+
+def _stream_info() -> tuple[str, ...]:
+    """Checking that the streams and buckets exist (every service does at start)."""
+    return tuple(f"{_JS}.STREAM.INFO.{name}" for name in _MEMHIVE_STREAMS)
+
+
+def _consume(stream: str, durables: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Pull consumers on one stream: throwaway readers (server-named, no acks) and the
+    user's own durables, the only ones it may create by name or acknowledge for."""
+    return (
+        f"{_JS}.CONSUMER.CREATE.{stream}",
+        f"{_JS}.CONSUMER.INFO.{stream}.*",
+        f"{_JS}.CONSUMER.MSG.NEXT.{stream}.*",
+        f"{_JS}.CONSUMER.DELETE.{stream}.*",
+        *(f"{_JS}.CONSUMER.CREATE.{stream}.{d}" for d in durables),
+        *(f"{_JS}.CONSUMER.CREATE.{stream}.{d}.>" for d in durables),  # with a filter
+        *(f"{_JS}.CONSUMER.DURABLE.CREATE.{stream}.{d}" for d in durables),
+        *(f"$JS.ACK.{stream}.{d}.>" for d in durables),
+    )
+
+
+def _get(stream: str) -> tuple[str, ...]:
+    """Reading single messages by key or sequence (KV get, dead letter lookup)."""
+    return (
+        f"{_JS}.DIRECT.GET.{stream}",
+        f"{_JS}.DIRECT.GET.{stream}.>",
+        f"{_JS}.STREAM.MSG.GET.{stream}",
+    )
+
+
+def _kv_read(bucket: str) -> tuple[str, ...]:
+    return _get(f"KV_{bucket}")
+
+
+def _kv_write(bucket: str) -> tuple[str, ...]:
+    return (f"$KV.{bucket}.>",)
+
+
+def _kv_watch(bucket: str) -> tuple[str, ...]:
+    """A KV watch: an ordered push consumer on the bucket's stream, whose flow-control
+    requests the client answers."""
+    return (*_consume(f"KV_{bucket}"), f"$JS.FC.KV_{bucket}.>")
+
+
+def _each_workspace(*subject_roots: str) -> tuple[str, ...]:
+    return tuple(subjects.any_workspace(s) for s in subject_roots)
+
+
+_DEAD_LETTERS = (subjects.dead_letter("*"),)
+
+# The services' durable consumer names (their app modules; a unit test keeps them equal).
+DURABLES: dict[str, tuple[str, ...]] = {
+    INGEST: ("ingest", "ingest-upstream", "ingest-activity"),
+    EMBED: ("embed",),
+    LINK_CLASSIFIER: ("link-classifier",),
+    BULLETIN: ("bulletin",),
+}
+
+
+def _service(user: str, publish: tuple[str, ...], subscribe: tuple[str, ...] = (), **kw):
+    return BusPermissions(user, (*publish, *_stream_info()), (*subscribe, *_inbox(user)), **kw)
+
+
+SERVICES: dict[str, BusPermissions] = {
+    ADMIN: BusPermissions(ADMIN, (">",), (">",)),
+    # The gateway: publishes commands, reads the record (never writes it), waits for memory
+    # events, reads the log for revision history and the dead letters. It is the one place
+    # that authenticates callers (tokens and OIDC), so the admin token routes write the token
+    # bucket from here and every gateway watches it to drop revoked tokens; it appends to
+    # the audit log and keeps the products' records.
+    QUERY: _service(
+        QUERY,
+        (
+            *_each_workspace(subjects.SAVE_MEMORY, subjects.FORGET_MEMORY, subjects.LINK_MEMORIES),
+            *_each_workspace(subjects.MEMORIES_RECALLED),
+            *_kv_read(streams.MEMORIES_BUCKET),
+            *_kv_read(streams.TOKENS_BUCKET),
+            *_kv_write(streams.TOKENS_BUCKET),
+            *_kv_watch(streams.TOKENS_BUCKET),
+            *_kv_read(streams.BULLETINS_BUCKET),
+            *_kv_write(streams.BULLETINS_BUCKET),  # a bulletin rendered on demand
+            *_kv_read(streams.PRODUCTS_BUCKET),
+            *_kv_write(streams.PRODUCTS_BUCKET),
+            *_kv_watch(streams.PRODUCTS_BUCKET),
+            f"{subjects.AUDIT}.*.*",
+            *_consume(streams.AUDIT_STREAM),
+            *_consume(streams.LOG_STREAM),  # revision history
+            *_get(streams.DEAD_LETTER_STREAM),
+        ),
+        (subjects.ALL_MEMORY_EVENTS,),
+    ),
+    # Ingest: applies commands and upstream events to the record, announces the result.
+    INGEST: _service(
+        INGEST,
+        (
+            subjects.ALL_MEMORY_EVENTS,  # saved, forgotten, linked
+            *_DEAD_LETTERS,
+            *_kv_read(streams.MEMORIES_BUCKET),
+            *_kv_write(streams.MEMORIES_BUCKET),
+            *_kv_read(streams.PRODUCTS_BUCKET),  # the visibility a product's memories inherit
+            *_consume(streams.LOG_STREAM, DURABLES[INGEST]),
+            *_consume(streams.ACTIVITY_STREAM, DURABLES[INGEST]),
+        ),
+    ),
+    # Embed: indexes what the record holds, answers reindex requests (it owns the lanes).
+    EMBED: _service(
+        EMBED,
+        (
+            *_each_workspace(subjects.MEMORY_INDEXED, subjects.MEMORY_UNINDEXED),
+            f"{subjects.REINDEX_PROGRESS}.*",
+            *_DEAD_LETTERS,
+            *_kv_read(streams.MEMORIES_BUCKET),
+            *_consume(streams.LOG_STREAM, DURABLES[EMBED]),
+            *_consume(f"KV_{streams.MEMORIES_BUCKET}"),  # reindex replays the record
+        ),
+        (subjects.REINDEX_MEMORIES,),
+        allow_responses=True,
+    ),
+    # The link classifier: proposes edges as link commands; ingest applies them.
+    LINK_CLASSIFIER: _service(
+        LINK_CLASSIFIER,
+        (
+            *_each_workspace(subjects.LINK_MEMORIES),
+            *_DEAD_LETTERS,
+            *_kv_read(streams.MEMORIES_BUCKET),
+            *_consume(streams.LOG_STREAM, DURABLES[LINK_CLASSIFIER]),
+        ),
+    ),
+    BULLETIN: _service(
+        BULLETIN,
+        (
+            *_each_workspace(subjects.BULLETIN_REFRESHED),
+            *_DEAD_LETTERS,
+            *_kv_read(streams.MEMORIES_BUCKET),
+            *_kv_read(streams.BULLETINS_BUCKET),
+            *_kv_write(streams.BULLETINS_BUCKET),
+            *_consume(streams.LOG_STREAM, DURABLES[BULLETIN]),
+        ),
+    ),
+}
+
+
+def hook_user(workspace_id: str) -> str:
+    return f"{HOOK}_{workspace_id}"
+
+
+def hook(workspace_id: str) -> BusPermissions:
+    """A hook of one workspace: publishes upstream events for that workspace, nothing else
+    (no commands, no reading, no KV, no JetStream API; its inbox only gets publish acks)."""
+    user = hook_user(workspace_id)
+    upstream = f"{subjects.ALL_UPSTREAM[:-2]}.*.*.{workspace_id}"  # memhive.upstream.*.*.<ws>
+    return BusPermissions(user, (upstream,), _inbox(user))

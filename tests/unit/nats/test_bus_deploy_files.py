@@ -1,0 +1,47 @@
+"""docker compose and Kubernetes give every service its own bus user, as the table says."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from memhive_adapters.nats.server_config import password_env
+from memhive_contracts import bus_permissions as perms
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_compose_runs_each_service_as_its_own_user_and_nats_knows_every_password() -> None:
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    nats = services["nats"]
+    assert "ports" not in nats  # the bus is not published on the host
+    assert "/etc/nats/nats-server.conf" in nats["command"]
+    assert set(nats["environment"]) == {password_env(u) for u in perms.SERVICES}
+    for service in services.values():
+        command = service.get("command", [])
+        if command[:1] == ["serve"]:
+            env = service["environment"]
+            assert env["MEMHIVE_NATS__USER"] == command[1]
+            assert password_env(command[1]) in env["MEMHIVE_NATS__PASSWORD"]
+            assert env["MEMHIVE_NATS__DECLARE_STREAMS"] == "false"
+    assert services["bus-admin"]["environment"]["MEMHIVE_NATS__USER"] == perms.ADMIN
+
+
+def test_kubernetes_runs_each_service_as_its_own_user() -> None:
+    documents = yaml.safe_load_all((ROOT / "deploy" / "k8s" / "memhive.yaml").read_text())
+    users = {}
+    for doc in documents:
+        if doc and doc["kind"] in ("Deployment", "Job"):
+            container = doc["spec"]["template"]["spec"]["containers"][0]
+            env = {e["name"]: e for e in container["env"]}
+            user = env["MEMHIVE_NATS__USER"]["value"]
+            assert env["MEMHIVE_NATS__PASSWORD"]["valueFrom"]["secretKeyRef"]["key"] == user
+            users[container["args"][-1]] = user
+    assert users == {
+        "query": perms.QUERY,
+        "ingest": perms.INGEST,
+        "embed": perms.EMBED,
+        "link_classifier": perms.LINK_CLASSIFIER,
+        "bulletin": perms.BULLETIN,
+        "declare-streams": perms.ADMIN,
+    }

@@ -1,0 +1,76 @@
+"""The bus permission table: what each user may do, and the configs rendered from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from memhive_adapters.nats.server_config import (
+    ConfiguredUser,
+    render_deployment_config,
+    render_server_config,
+)
+from memhive_bulletin import app as bulletin_app
+from memhive_contracts import bus_permissions as perms
+from memhive_embed import app as embed_app
+from memhive_ingest import app as ingest_app
+from memhive_link_classifier import app as link_app
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def test_the_durables_in_the_table_are_the_services_own() -> None:
+    assert set(perms.DURABLES[perms.INGEST]) == {
+        ingest_app.COMMANDS_DURABLE,
+        ingest_app.UPSTREAM_DURABLE,
+        ingest_app.ACTIVITY_DURABLE,
+    }
+    assert perms.DURABLES[perms.EMBED] == (embed_app.DURABLE,)
+    assert perms.DURABLES[perms.LINK_CLASSIFIER] == (link_app.DURABLE,)
+    assert perms.DURABLES[perms.BULLETIN] == (bulletin_app.DURABLE,)
+
+
+@pytest.mark.parametrize("user", [u for u in perms.SERVICES if u != perms.ADMIN])
+def test_a_service_listens_on_its_own_inbox_and_on_no_wildcard_of_everything(user: str) -> None:
+    p = perms.SERVICES[user]
+    everything = {">", "memhive.>", "_INBOX.>", "$JS.API.>", "$KV.>"}
+    assert not everything & set(p.publish) and not everything & set(p.subscribe)
+    inboxes = [s for s in p.subscribe if s.startswith("_INBOX")]
+    assert inboxes == [f"_INBOX_{user}.>"]
+
+
+def test_only_ingest_writes_the_record_and_only_the_admin_writes_tokens() -> None:
+    writers = {u for u, p in perms.SERVICES.items() if "$KV.memhive_memories.>" in p.publish}
+    assert writers == {perms.INGEST}
+    assert not any("$KV.memhive_tokens" in s for u, p in perms.SERVICES.items()
+                   for s in p.publish if u != perms.ADMIN)  # fmt: skip
+
+
+def test_a_hook_may_publish_its_workspaces_upstream_events_and_nothing_else() -> None:
+    hook = perms.hook("acme")
+    assert hook.publish == ("memhive.upstream.*.*.acme",)
+    assert hook.subscribe == ("_INBOX_hook_acme.>",)
+    assert not hook.allow_responses
+
+
+def test_a_configured_user_has_an_nkey_or_a_password_variable() -> None:
+    with pytest.raises(ValueError, match="either"):
+        ConfiguredUser(perms.hook("a"))
+    with pytest.raises(ValueError, match="either"):
+        ConfiguredUser(perms.hook("a"), nkey="UABC", password_env="X")
+
+
+def test_the_embedded_config_holds_public_keys_and_the_pid_file() -> None:
+    text = render_server_config(
+        [ConfiguredUser(perms.hook("acme"), nkey="UAPUBLIC")], pid_file=Path("/d/nats.pid")
+    )
+    assert 'pid_file: "/d/nats.pid"' in text
+    assert 'nkey: "UAPUBLIC"' in text and '"memhive.upstream.*.*.acme",' in text
+
+
+def test_the_deployment_config_is_fresh() -> None:
+    checked_in = (ROOT / "deploy" / "nats" / "nats-server.conf").read_text()
+    assert checked_in == render_deployment_config(), (
+        "regenerate: python -c 'from memhive_adapters.nats.server_config import "
+        'render_deployment_config as r; print(r(), end="")\' > deploy/nats/nats-server.conf'
+    )

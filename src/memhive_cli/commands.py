@@ -6,7 +6,7 @@ import argparse
 
 from memhive_settings import MemhiveSettings
 
-from memhive_cli import dead_letters, reindex
+from memhive_cli import dead_letters, probe, reindex
 
 
 def _run(sub) -> None:
@@ -90,4 +90,4 @@ async def _do_mcp(args: argparse.Namespace) -> int:
     return 0
 
 
-REGISTRY = [_run, _serve, _token, _mcp, dead_letters.register, reindex.register]
+REGISTRY = [_run, _serve, _token, _mcp, dead_letters.register, reindex.register, probe.register]

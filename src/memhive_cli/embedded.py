@@ -17,6 +17,7 @@ from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrast
 from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_query.app import create_app
 from memhive_settings import MemhiveSettings
+from memhive_telemetry import install_telemetry
 
 from memhive_cli.dev_token import ensure_dev_token
 from memhive_cli.http_server import http_server
@@ -24,6 +25,7 @@ from memhive_cli.services import BACKGROUND_SERVICES
 
 
 async def run_embedded(settings: MemhiveSettings) -> None:
+    install_telemetry(settings.telemetry)
     async with AsyncExitStack() as stack:
         if settings.nats.embedded:
             await _start_nats(settings, stack)

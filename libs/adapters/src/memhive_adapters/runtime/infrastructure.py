@@ -53,6 +53,10 @@ class Infrastructure:
             self._lanes = (SwappableVectorIndex(lanes), SwappableLexicalIndex(lanes))
         return self._lanes
 
+    @property
+    def lanes_opened(self) -> bool:
+        return self._lanes is not None
+
     @cached_property
     def generations(self) -> LaneGenerations:
         return LaneGenerations(self.settings)

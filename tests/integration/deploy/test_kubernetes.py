@@ -9,6 +9,7 @@ import json
 import jsonschema
 import kubernetes_validate
 import pytest
+import yaml
 
 from tests.integration.deploy.manifests import K8S, OVERLAYS, kubectl_render, render
 
@@ -95,3 +96,17 @@ def test_consumers_scale_on_their_jetstream_lag_and_the_gateway_on_cpu(overlay) 
     [hpa] = _of(objects, "HorizontalPodAutoscaler").values()
     assert hpa["spec"]["scaleTargetRef"]["name"] == "memhive-query"
     assert hpa["spec"]["metrics"][0]["resource"]["name"] == "cpu"
+
+
+def test_nats_is_three_servers_with_jetstream_and_memhive_asks_for_r3() -> None:
+    values = yaml.safe_load((K8S / "nats" / "values.yaml").read_text())
+    assert values["config"]["cluster"] == {"enabled": True, "replicas": 3}
+    assert values["config"]["jetstream"]["enabled"] is True
+    assert values["config"]["monitor"]["port"] == 8222  # KEDA's lag source
+    [config_map] = [o for o in render(K8S / "overlays" / "prod") if o["kind"] == "ConfigMap"]
+    assert config_map["data"]["MEMHIVE_NATS__REPLICAS"] == "3"
+
+
+def test_external_dependencies_have_example_values() -> None:
+    for name in ("qdrant-values.yaml", "opensearch-values.yaml"):
+        assert yaml.safe_load((K8S / "external" / name).read_text())

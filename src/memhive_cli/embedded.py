@@ -7,8 +7,6 @@ process and one Infrastructure, still talking to each other only over NATS.
 
 from __future__ import annotations
 
-import asyncio
-import signal
 from contextlib import AsyncExitStack
 from urllib.parse import urlparse
 
@@ -22,6 +20,7 @@ from memhive_telemetry import install_telemetry
 from memhive_cli.dev_token import ensure_dev_token
 from memhive_cli.http_server import http_server
 from memhive_cli.services import BACKGROUND_SERVICES
+from memhive_cli.signals import stop_on_signals
 
 
 async def run_embedded(settings: MemhiveSettings) -> None:
@@ -54,12 +53,6 @@ async def _start_background(infra: Infrastructure, stack: AsyncExitStack) -> Non
     group = ServiceGroup([await BACKGROUND_SERVICES[name](infra) for name in names])
     await group.start()
     stack.push_async_callback(group.stop)
-
-
-def stop_on_signals(stop) -> None:
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop)
 
 
 def banner(settings: MemhiveSettings, token: str) -> str:

@@ -10,14 +10,12 @@ from contextlib import AsyncExitStack
 
 from fastapi import FastAPI
 from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrastructure
-from memhive_query.app import create_app
-from memhive_query.ops_app import create_ops_app
 from memhive_settings import MemhiveSettings, TelemetrySettings
 from memhive_telemetry import Telemetry, install_telemetry
 
-from memhive_cli.embedded import stop_on_signals
 from memhive_cli.http_server import http_server
 from memhive_cli.services import BACKGROUND_SERVICES
+from memhive_cli.signals import stop_on_signals
 
 SERVICES = ("query", *BACKGROUND_SERVICES)
 
@@ -52,8 +50,13 @@ async def serve(service: str, settings: MemhiveSettings) -> None:
 
 
 async def _app_of(service: str, infra: Infrastructure, stack: AsyncExitStack) -> FastAPI:
+    # Imported here: a background service needs the three probe routes, not the gateway.
     if service == "query":
+        from memhive_query.app import create_app
+
         return await create_app(infra)
+    from memhive_query.ops_app import create_ops_app
+
     running = await BACKGROUND_SERVICES[service](infra)
     await running.start()
     stack.push_async_callback(running.stop)

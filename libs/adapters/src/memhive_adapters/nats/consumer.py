@@ -167,7 +167,12 @@ class PullConsumer:
     async def _read_lag(self) -> None:
         if self._sub is None or not self._telemetry.lag_due():
             return
-        info = await self._sub.consumer_info()
+        try:
+            info = await self._sub.consumer_info()
+        except Exception as exc:  # a metric never holds up the work; retried next period
+            self._telemetry.lag_unread()
+            log.debug("consumer %s: lag not read: %r", self._durable, exc)
+            return
         self._telemetry.record_lag(info.num_pending or 0, info.num_ack_pending or 0)
 
     async def _recover(self) -> None:

@@ -69,6 +69,9 @@ class ConsumerTelemetry:
     def lag_due(self) -> bool:
         return time.monotonic() - self._lag_read_at >= LAG_REFRESH_S
 
+    def lag_unread(self) -> None:
+        self._lag_read_at = time.monotonic()
+
     def record_lag(self, num_pending: int, num_ack_pending: int) -> None:
         self._lag_read_at = time.monotonic()
         _pending.set(num_pending, self._attributes)

@@ -112,6 +112,7 @@ async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_repli
         acknowledged = await _burst(url, tag, on_progress)
 
         assert killed.is_set()
+        print(f"acknowledged {len(acknowledged)} of {SAVES} saves")  # shown with pytest -s
         assert len(acknowledged) >= SAVES // 4, "saves go on being acknowledged"
         headers = {"Authorization": f"Bearer {TOKEN}"}
         async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as client:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from memhive_cli import audit, backup, bus, dead_letters, reindex, tokens
+from memhive_cli import audit, backup, bus, dead_letters, probe, reindex, tokens
 from memhive_cli.load_settings import load_settings
 
 
@@ -75,4 +75,5 @@ REGISTRY = [
     audit.register,
     bus.register_hook_credentials,
     bus.register_declare_streams,
+    probe.register,
 ]

@@ -8,8 +8,6 @@ as its own bus user with its own connection (the admin connection only bootstrap
 
 from __future__ import annotations
 
-import asyncio
-import signal
 from contextlib import AsyncExitStack
 
 from memhive_adapters.nats.credentials import bus_dir
@@ -20,15 +18,18 @@ from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_contracts.bus_permissions import QUERY
 from memhive_query.app import create_app
 from memhive_settings import MemhiveSettings
+from memhive_telemetry import install_telemetry
 
 from memhive_cli.data_dir import nats_port
 from memhive_cli.dev_token import ensure_dev_token
 from memhive_cli.http_server import http_server
 from memhive_cli.services import BACKGROUND_SERVICES
+from memhive_cli.signals import stop_on_signals
 
 
 async def run_embedded(settings: MemhiveSettings) -> None:
     """The caller holds the data dir's lock (`data_dir.data_dir_lock`)."""
+    install_telemetry(settings.telemetry)
     async with AsyncExitStack() as stack:
         if settings.nats.embedded:
             await _start_nats(settings, stack)
@@ -67,12 +68,6 @@ async def _connect_service(infra: Infrastructure, user: str, stack: AsyncExitSta
     service = await infra.connect_as(user, name=f"memhive-{user}")
     stack.push_async_callback(service.close)
     return service
-
-
-def stop_on_signals(stop) -> None:
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop)
 
 
 def banner(settings: MemhiveSettings, token: str) -> str:

@@ -1,7 +1,7 @@
 """Which background services a process runs, by name (`memhive serve <service>`).
 
-Each service is imported only when it is started, so listing the names (argument
-parsing, `memhive --help`) loads none of them (the bulletin service pulls in litellm).
+Each composition root is imported only when its service is started, so a process that
+runs one service does not pay for the others' imports (litellm alone takes seconds).
 """
 
 from __future__ import annotations

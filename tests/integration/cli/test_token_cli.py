@@ -18,8 +18,8 @@ async def run(*argv: str) -> int:
 
 
 @pytest.fixture(autouse=True)
-def bus(nats_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEMHIVE_NATS__URL", nats_url)
+def bus(bus_env: None) -> None:
+    """The test server and its bus admin's credentials, as an operator's data dir has them."""
     assert commands.REGISTRY
 
 

@@ -217,3 +217,30 @@ async def test_restarting_with_more_subjects_updates_the_durable(
     await drained(js, durable)
 
     assert handler.handled == [b"on the new subject"]
+
+
+async def test_lag_that_cannot_be_read_never_holds_up_the_work(
+    js: JetStreamContext, running, durable: str, subject: str, monkeypatch, caplog
+) -> None:
+    """Consumer info refused (a permission, a leader election) is no loop error: the
+    messages are handled and the loop never pauses to recover."""
+    from memhive_adapters.nats import consumer_telemetry
+
+    monkeypatch.setattr(consumer_telemetry, "LAG_REFRESH_S", 0.0)
+    handler = ScriptedHandler()
+    consumer = await running(durable, [subject], handler)
+    refusals = 0
+
+    async def refuse():
+        nonlocal refusals
+        refusals += 1
+        raise RuntimeError("permissions violation for consumer info")
+
+    monkeypatch.setattr(consumer._sub, "consumer_info", refuse)
+    payloads = [f"m{i}".encode() for i in range(5)]
+    await publish_all(js, subject, payloads)
+    await drained(js, durable)
+
+    assert sorted(handler.handled) == payloads
+    assert refusals >= 1
+    assert not [r for r in caplog.records if "loop error" in r.getMessage()]

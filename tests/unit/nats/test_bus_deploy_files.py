@@ -27,21 +27,13 @@ def test_compose_runs_each_service_as_its_own_user_and_nats_knows_every_password
     assert services["bus-admin"]["environment"]["MEMHIVE_NATS__USER"] == perms.ADMIN
 
 
-def test_kubernetes_runs_each_service_as_its_own_user() -> None:
-    documents = yaml.safe_load_all((ROOT / "deploy" / "k8s" / "memhive.yaml").read_text())
-    users = {}
-    for doc in documents:
-        if doc and doc["kind"] in ("Deployment", "Job"):
-            container = doc["spec"]["template"]["spec"]["containers"][0]
-            env = {e["name"]: e for e in container["env"]}
-            user = env["MEMHIVE_NATS__USER"]["value"]
-            assert env["MEMHIVE_NATS__PASSWORD"]["valueFrom"]["secretKeyRef"]["key"] == user
-            users[container["args"][-1]] = user
-    assert users == {
-        "query": perms.QUERY,
-        "ingest": perms.INGEST,
-        "embed": perms.EMBED,
-        "link_classifier": perms.LINK_CLASSIFIER,
-        "bulletin": perms.BULLETIN,
-        "declare-streams": perms.ADMIN,
-    }
+def test_the_nats_chart_loads_the_generated_users_with_every_password() -> None:
+    """Each Deployment's own user is checked in tests/integration/deploy/test_kubernetes.py;
+    here: the NATS servers include the generated users and get every password."""
+    values = yaml.safe_load((ROOT / "deploy" / "k8s" / "nats" / "values.yaml").read_text())
+    assert values["config"]["merge"]["$include"].endswith("/nats-server.conf")
+    env = values["container"]["env"]
+    assert set(env) == {password_env(u) for u in perms.SERVICES}
+    for name, value in env.items():
+        user = value["valueFrom"]["secretKeyRef"]
+        assert user["name"] == "memhive-bus" and password_env(user["key"]) == name

@@ -39,11 +39,19 @@ def test_a_service_listens_on_its_own_inbox_and_on_no_wildcard_of_everything(use
     assert inboxes == [f"_INBOX_{user}.>"]
 
 
-def test_only_ingest_writes_the_record_and_only_the_admin_writes_tokens() -> None:
-    writers = {u for u, p in perms.SERVICES.items() if "$KV.memhive_memories.>" in p.publish}
-    assert writers == {perms.INGEST}
-    assert not any("$KV.memhive_tokens" in s for u, p in perms.SERVICES.items()
-                   for s in p.publish if u != perms.ADMIN)  # fmt: skip
+def _writers(bucket: str) -> set[str]:
+    return {u for u, p in perms.SERVICES.items() if f"$KV.{bucket}.>" in p.publish} - {perms.ADMIN}
+
+
+def test_only_ingest_writes_the_record_and_only_the_gateway_writes_tokens() -> None:
+    """The gateway authenticates callers and serves the admin token routes (see
+    docs/architecture.md, "The bus"); no background service touches tokens."""
+    assert _writers("memhive_memories") == {perms.INGEST}
+    assert _writers("memhive_tokens") == {perms.QUERY}
+    readers = {u for u, p in perms.SERVICES.items()
+               if any("KV_memhive_tokens" in s and ".STREAM.INFO." not in s
+                      for s in p.publish)} - {perms.ADMIN}  # fmt: skip
+    assert readers == {perms.QUERY}
 
 
 def test_a_hook_may_publish_its_workspaces_upstream_events_and_nothing_else() -> None:

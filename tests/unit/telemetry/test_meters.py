@@ -1,21 +1,8 @@
 from __future__ import annotations
 
-import importlib.util
-
-import pytest
 from memhive_settings import TelemetrySettings
-from memhive_telemetry import TelemetryUnavailable, build_meter_provider, meter
+from memhive_telemetry import build_meter_provider, build_tracer_provider, meter
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-
-
-def _otlp_installed() -> bool:
-    try:
-        return importlib.util.find_spec("opentelemetry.exporter.otlp.proto.http") is not None
-    except ModuleNotFoundError:
-        return False
-
-
-OTLP_INSTALLED = _otlp_installed()
 
 
 def test_counts_reach_a_reader_even_with_no_exporter() -> None:
@@ -38,10 +25,17 @@ def test_the_console_exporter_builds_a_provider() -> None:
     provider.shutdown()
 
 
-@pytest.mark.skipif(OTLP_INSTALLED, reason="the OTLP exporter is installed here")
-def test_otlp_without_its_package_is_a_clear_error() -> None:
-    with pytest.raises(TelemetryUnavailable, match="opentelemetry-exporter-otlp-proto-http"):
-        build_meter_provider(TelemetrySettings(exporter="otlp"))
+def test_the_otlp_exporter_initialises_for_metrics_and_traces() -> None:
+    settings = TelemetrySettings(exporter="otlp", otlp_endpoint="http://127.0.0.1:9/")
+    meters = build_meter_provider(settings)
+    tracers = build_tracer_provider(settings)
+
+    [reader] = meters._metric_readers
+    assert reader._exporter._endpoint == "http://127.0.0.1:9/v1/metrics"
+    [processor] = tracers._active_span_processor._span_processors
+    assert processor.span_exporter._endpoint == "http://127.0.0.1:9/v1/traces"
+    tracers.shutdown()
+    meters.shutdown(timeout_millis=1)
 
 
 def test_a_meter_without_a_provider_records_nothing_and_does_not_fail() -> None:

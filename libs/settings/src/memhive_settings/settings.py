@@ -159,9 +159,13 @@ class OidcSettings(BaseModel):
 
 
 class TelemetrySettings(BaseModel):
+    # Where metrics and traces go besides /metrics (always served): none, console or an
+    # OTLP/HTTP collector (otlp_endpoint, or the OTEL_EXPORTER_OTLP_* variables).
     exporter: Literal["none", "console", "otlp"] = "none"
     otlp_endpoint: str | None = None
     service_name: str = "memhive"
+    # json: one JSON object per log line, with the trace and span id of the current span.
+    log_format: Literal["text", "json"] = "text"
 
 
 class MemhiveSettings(BaseSettings):

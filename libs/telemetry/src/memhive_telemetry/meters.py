@@ -1,7 +1,8 @@
-"""An OpenTelemetry MeterProvider built from TelemetrySettings; nothing is set globally.
+"""An OpenTelemetry MeterProvider built from TelemetrySettings.
 
-Composition roots build one provider per process and hand it (or meters from it) to the
-code that counts; tests pass a provider with an in-memory reader and read what was counted.
+`build_meter_provider` sets nothing globally: tests pass a provider with an in-memory reader
+and read what was counted. A process's composition root installs one through
+`memhive_telemetry.install_telemetry`, which also serves it as /metrics.
 """
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memhive_settings import TelemetrySettings
-from opentelemetry.metrics import Meter, NoOpMeterProvider
+from opentelemetry import metrics
+from opentelemetry.metrics import Meter
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import (
     ConsoleMetricExporter,
@@ -30,13 +32,17 @@ def build_meter_provider(
 ) -> MeterProvider:
     """exporter none: counts are kept but never exported (extra readers still see them)."""
     readers = [*_exporting_readers(settings), *extra_readers]
-    resource = Resource.create({SERVICE_NAME: settings.service_name})
-    return MeterProvider(metric_readers=readers, resource=resource)
+    return MeterProvider(metric_readers=readers, resource=resource_of(settings))
+
+
+def resource_of(settings: TelemetrySettings) -> Resource:
+    return Resource.create({SERVICE_NAME: settings.service_name})
 
 
 def meter(name: str, provider: MeterProvider | None = None) -> Meter:
-    """A meter from `provider`; with none, one that records nothing."""
-    source = provider if provider is not None else NoOpMeterProvider()
+    """A meter from `provider`; with none, the process's (which records nothing until
+    `install_telemetry` installed one)."""
+    source = provider if provider is not None else metrics.get_meter_provider()
     return source.get_meter(name)
 
 
@@ -56,4 +62,16 @@ def _otlp_exporter(endpoint: str | None):
             f"MEMHIVE_TELEMETRY__EXPORTER=otlp needs the {OTLP_PACKAGE} package, which is not "
             "installed; install it or use exporter=console or none"
         ) from missing
-    return OTLPMetricExporter(endpoint=endpoint) if endpoint else OTLPMetricExporter()
+    return OTLPMetricExporter(endpoint=_signal_url(endpoint, "metrics"))
+
+
+def _signal_url(endpoint: str | None, signal: str) -> str | None:
+    """The OTLP/HTTP URL of one signal under a collector's base URL (None: the exporter's
+    own default, which honours OTEL_EXPORTER_OTLP_ENDPOINT)."""
+    if not endpoint:
+        return None
+    return (
+        endpoint
+        if endpoint.rstrip("/").endswith(f"/v1/{signal}")
+        else (f"{endpoint.rstrip('/')}/v1/{signal}")
+    )

@@ -8,7 +8,7 @@ from memhive_adapters.runtime.llm import build_chat_model, build_spend_guard
 from memhive_contracts import streams, subjects
 from memhive_ports import Clock, LinkClassifier
 from memhive_settings import MemhiveSettings
-from memhive_telemetry import MeterProvider, build_meter_provider, meter
+from memhive_telemetry import MeterProvider, meter
 
 from memhive_link_classifier.fallback import NearDuplicateClassifier
 from memhive_link_classifier.linking import LinkNewMemory
@@ -29,8 +29,7 @@ async def create_link_classifier(
 ) -> PullConsumer:
     """settings: infra's unless given; workspace_id: only that workspace's events."""
     settings = settings or infra.settings
-    provider = meter_provider or build_meter_provider(settings.telemetry)
-    metrics = ClassifierMetrics(meter(METER_NAME, provider))
+    metrics = ClassifierMetrics(meter(METER_NAME, meter_provider))
     vector, _ = await infra.lanes()
     link = LinkNewMemory(
         infra.store,

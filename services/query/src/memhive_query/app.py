@@ -6,9 +6,11 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from memhive_adapters.runtime.infrastructure import Infrastructure
+from memhive_telemetry import install_telemetry
 
 from memhive_query.errors import install_error_handlers
 from memhive_query.gateway import build_gateway
+from memhive_query.http_telemetry import http_telemetry
 from memhive_query.mcp_mount import mount_mcp
 from memhive_query.request_guards import RequestGuards
 from memhive_query.routes import (
@@ -26,6 +28,7 @@ from memhive_query.routes import (
 
 
 async def create_app(infra: Infrastructure) -> FastAPI:
+    install_telemetry(infra.settings.telemetry)  # once per process; /metrics renders it
     gateway = await build_gateway(infra)
 
     @asynccontextmanager
@@ -42,8 +45,10 @@ async def create_app(infra: Infrastructure) -> FastAPI:
         summary="Shared long-term memory for AI agents",
         version="0.1.0",
         lifespan=lifespan,
+        telemetry=http_telemetry(),
     )
     app.state.gateway = gateway
+    app.state.infra = infra
     install_error_handlers(app)
     routers = (memories, recall, health, revisions, admin, edges, bulletins, products)
     for module in (*routers, tokens, audit):

@@ -49,9 +49,15 @@ def _credential_options(credentials: BusCredentials | None) -> dict:
     return credentials.connect_options() if credentials is not None else {}
 
 
+def server_urls(url: str) -> list[str]:
+    """MEMHIVE_NATS__URL may list a cluster's servers, comma-separated; the client also
+    learns the others from the cluster once connected."""
+    return [u.strip() for u in url.split(",") if u.strip()]
+
+
 def _options(url: str, name: str, timeout_s: float) -> dict:
     return {
-        "servers": url,
+        "servers": server_urls(url),
         "name": name,
         "connect_timeout": timeout_s,
         "allow_reconnect": True,

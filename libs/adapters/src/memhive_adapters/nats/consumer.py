@@ -15,6 +15,7 @@ from nats.errors import ConnectionClosedError
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig
 
+from memhive_adapters.nats.consumer_telemetry import ConsumerTelemetry
 from memhive_adapters.nats.dead_letters import send_to_dead_letters
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,8 @@ class PullConsumer:
       elsewhere, however long it takes.
     - Errors outside the handler (a lost connection, a deleted consumer) are logged; the loop
       pauses, re-declares the consumer and goes on.
+    - Each batch is handled in a span joined to its messages' traces (the publisher put the
+      W3C trace context in their headers); its outcomes and lag are metrics.
     - Instances with the same `durable` share its messages (horizontal scaling); each
       message goes to one of them at a time.
     - `stop()` lets the in-flight batch finish and be acked. A message the server handed
@@ -94,6 +97,7 @@ class PullConsumer:
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._fetching = False
+        self._telemetry = ConsumerTelemetry(durable)
 
     @property
     def durable(self) -> str:
@@ -142,6 +146,7 @@ class PullConsumer:
                 msgs = await self._fetch()
                 if msgs:
                     await self._process(msgs)
+                await self._read_lag()
             except ConnectionClosedError:
                 log.warning("consumer %s: connection closed; waiting to be stopped", self._durable)
                 await self._recover()
@@ -158,6 +163,17 @@ class PullConsumer:
             return []
         finally:
             self._fetching = False
+
+    async def _read_lag(self) -> None:
+        if self._sub is None or not self._telemetry.lag_due():
+            return
+        try:
+            info = await self._sub.consumer_info()
+        except Exception as exc:  # a metric never holds up the work; retried next period
+            self._telemetry.lag_unread()
+            log.debug("consumer %s: lag not read: %r", self._durable, exc)
+            return
+        self._telemetry.record_lag(info.num_pending or 0, info.num_ack_pending or 0)
 
     async def _recover(self) -> None:
         with contextlib.suppress(TimeoutError):
@@ -185,6 +201,7 @@ class PullConsumer:
             return
         for msg in msgs:
             await msg.ack()
+        self._telemetry.settled("ack", len(msgs))
 
     async def _process_one(self, msg: Msg) -> None:
         try:
@@ -193,11 +210,13 @@ class PullConsumer:
             await self._settle_failure(msg, exc)
         else:
             await msg.ack()
+            self._telemetry.settled("ack")
 
     async def _handle_with_progress(self, msgs: Sequence[Msg]) -> None:
         ticker = asyncio.create_task(self._report_progress(msgs))
         try:
-            await self._handle_batch(msgs)
+            with self._telemetry.batch_span(msgs):
+                await self._handle_batch(msgs)
         finally:
             ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -220,6 +239,7 @@ class PullConsumer:
                 self._max_deliveries, delay, exc,
             )  # fmt: skip
             await msg.nak(delay=delay)
+            self._telemetry.settled("nak")
             return
         if reason is None:
             reason = f"gave up after {deliveries} deliveries: {type(exc).__name__}: {exc}"
@@ -233,5 +253,7 @@ class PullConsumer:
                 "consumer %s: dead-lettering failed; the message comes back", self._durable
             )
             await msg.nak(delay=backoff_delay(self._backoff_s, len(self._backoff_s)))
+            self._telemetry.settled("nak")
             return
         await msg.term()
+        self._telemetry.settled("dead_letter")

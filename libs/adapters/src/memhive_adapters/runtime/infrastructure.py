@@ -72,6 +72,11 @@ class Infrastructure:
             self._lanes = (SwappableVectorIndex(lanes), SwappableLexicalIndex(lanes))
         return self._lanes
 
+    @property
+    def lanes_opened(self) -> bool:
+        """Whether this process opened the lanes (a sibling connection shares its owner's)."""
+        return (self._lane_owner or self)._lanes is not None
+
     @cached_property
     def products(self) -> ProductDirectory:
         return KvProductDirectory(self.js)

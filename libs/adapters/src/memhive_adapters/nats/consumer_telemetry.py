@@ -1,0 +1,78 @@
+"""What a pull consumer reports: a span per batch joined to the publishers' traces,
+messages handled and dead-lettered, and its lag (pending messages, from consumer info)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from memhive_telemetry.propagation import extract_trace, tracer
+from nats.aio.msg import Msg
+from opentelemetry import metrics, trace
+from opentelemetry.trace import Link, SpanKind
+
+# Consumer info is one request to the server: asked at most this often per consumer.
+LAG_REFRESH_S = 5.0
+
+_meter = metrics.get_meter("memhive.consumer")
+_handled = _meter.create_counter(
+    "memhive.consumer.messages", description="messages settled, by consumer and outcome"
+)
+_dead_letters = _meter.create_counter(
+    "memhive.consumer.dead_letters", description="messages a consumer gave up on"
+)
+_pending = _meter.create_gauge(
+    "memhive.consumer.pending",
+    description="messages in the stream not yet delivered to the consumer (its lag)",
+)
+_ack_pending = _meter.create_gauge(
+    "memhive.consumer.ack_pending", description="messages delivered but not yet acknowledged"
+)
+_tracer = tracer("memhive.consumer")
+
+
+class ConsumerTelemetry:
+    def __init__(self, durable: str) -> None:
+        self._attributes = {"consumer": durable}
+        self._durable = durable
+        self._lag_read_at = float("-inf")
+
+    @contextmanager
+    def batch_span(self, msgs: Sequence[Msg]) -> Iterator[None]:
+        """The batch is handled in a child of its first message's trace, linked to the
+        others' (one message: exactly the publisher's trace)."""
+        contexts = [extract_trace(m.headers) for m in msgs]
+        spans = [trace.get_current_span(c).get_span_context() for c in contexts]
+        traced = [i for i, s in enumerate(spans) if s.is_valid]
+        parent = contexts[traced[0]] if traced else None
+        links = [Link(spans[i]) for i in traced[1:]]
+        with _tracer.start_as_current_span(
+            f"{self._durable} process",
+            context=parent,
+            kind=SpanKind.CONSUMER,
+            links=links,
+            attributes={
+                "messaging.system": "nats",
+                "messaging.consumer.group.name": self._durable,
+                "messaging.destination.name": msgs[0].subject,
+                "messaging.batch.message_count": len(msgs),
+            },
+        ):
+            yield
+
+    def settled(self, outcome: str, count: int = 1) -> None:
+        _handled.add(count, {**self._attributes, "outcome": outcome})
+        if outcome == "dead_letter":
+            _dead_letters.add(count, self._attributes)
+
+    def lag_due(self) -> bool:
+        return time.monotonic() - self._lag_read_at >= LAG_REFRESH_S
+
+    def lag_unread(self) -> None:
+        self._lag_read_at = time.monotonic()
+
+    def record_lag(self, num_pending: int, num_ack_pending: int) -> None:
+        self._lag_read_at = time.monotonic()
+        _pending.set(num_pending, self._attributes)
+        _ack_pending.set(num_ack_pending, self._attributes)

@@ -1,0 +1,44 @@
+"""What /readyz and /metrics ask of a process's Infrastructure.
+
+Ready: the bus is connected and, in a process that serves from the lanes, both lanes answer
+and the embedding model is loaded. Lane sizes are read when /metrics is scraped (a count is
+an async engine call; OpenTelemetry's gauge callbacks are synchronous).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from opentelemetry import metrics
+
+from memhive_adapters.runtime.infrastructure import Infrastructure
+
+LANE_PROBE_TIMEOUT_S = 2.0
+
+_lane_documents = metrics.get_meter("memhive.lanes").create_gauge(
+    "memhive.lane.documents", description="memories indexed in each recall lane"
+)
+
+
+async def readiness(infra: Infrastructure) -> dict[str, bool]:
+    checks = {"nats": infra.nats.is_connected}
+    if infra.lanes_opened:
+        checks["lanes"] = await _lane_counts(infra) is not None
+        checks["model"] = infra.embedder.dimensions > 0
+    return checks
+
+
+async def record_lane_sizes(infra: Infrastructure) -> None:
+    counts = await _lane_counts(infra) if infra.lanes_opened else None
+    if counts is not None:
+        for lane, count in counts.items():
+            _lane_documents.set(count, {"lane": lane})
+
+
+async def _lane_counts(infra: Infrastructure) -> dict[str, int] | None:
+    vector, lexical = await infra.lanes()
+    try:
+        async with asyncio.timeout(LANE_PROBE_TIMEOUT_S):
+            return {"vector": await vector.count(), "lexical": await lexical.count()}
+    except Exception:
+        return None

@@ -1,0 +1,43 @@
+"""W3C trace context in NATS message headers, on the OpenTelemetry API alone (no SDK).
+
+The context of a save travels in message headers (`traceparent`, `tracestate`): the
+publisher injects the current span's context, the pull consumer extracts it and handles the
+message in a child span, so one save is one trace from the gateway through every service.
+Kept apart from the SDK (`tracing.py`, ~0.7 s to import) so every process that publishes,
+CLI commands included, pays only for the API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, MutableMapping
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.trace import Tracer
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+
+_PROPAGATOR = TraceContextTextMapPropagator()
+
+
+def tracer(name: str) -> Tracer:
+    """A tracer from the process's provider (a no-op until one is installed)."""
+    return trace.get_tracer(name)
+
+
+def inject_trace(headers: MutableMapping[str, str]) -> MutableMapping[str, str]:
+    """Adds the current span's context (W3C traceparent) to `headers`; none, nothing added."""
+    _PROPAGATOR.inject(headers)
+    return headers
+
+
+def extract_trace(headers: Mapping[str, str] | None) -> otel_context.Context:
+    """The remote context carried by `headers` (an empty context when there is none)."""
+    return _PROPAGATOR.extract(dict(headers or {}))
+
+
+def current_trace_ids() -> tuple[str, str] | None:
+    """(trace id, span id) in hex of the current span, or None outside any span."""
+    span_context = trace.get_current_span().get_span_context()
+    if not span_context.is_valid:
+        return None
+    return format(span_context.trace_id, "032x"), format(span_context.span_id, "016x")

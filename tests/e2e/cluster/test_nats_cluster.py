@@ -1,0 +1,146 @@
+"""Distributed mode on a real NATS cluster, every service its own process: three clustered
+nats-servers (JetStream, streams and KV at R3), two ingest replicas, the link classifier and
+the bulletin service as `memhive serve` processes, and the gateway with the embed service in
+one `memhive run` process (the embedded lanes allow one owning process, so embed and the
+gateway share it). Under a burst of saves one NATS server and one ingest replica are killed
+(SIGKILL); every acknowledged save must end up recallable, exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+from memhive_adapters.nats.connection import connect, ensure_streams
+
+from tests.e2e.cluster.processes import NatsCluster, Process, memhive, wait_ready
+
+TOKEN = "cluster-test-token"
+SAVES = 48
+KILL_AFTER = 16
+CONCURRENCY = 6
+pytestmark = pytest.mark.timeout(300)
+
+
+async def _declare_r3(url: str, timeout_s: float = 60) -> None:
+    """Streams and buckets at R3, once the cluster has elected its JetStream leader."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            nc = await connect(url, name="cluster-test", timeout_s=5)
+            try:
+                await ensure_streams(nc.jetstream(), replicas=3)
+                return
+            finally:
+                await nc.close()
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.5)
+
+
+async def _burst(url: str, tag: str, on_progress) -> dict[str, str]:
+    """SAVES saves, CONCURRENCY at a time; returns body -> id of every acknowledged one."""
+    acknowledged: dict[str, str] = {}
+    gate = asyncio.Semaphore(CONCURRENCY)
+    answered = 0
+
+    async def save(client: httpx.AsyncClient, i: int) -> None:
+        nonlocal answered
+        body = f"Cluster fact {i} about {tag}-{i:03d}: the deploy window is {i} minutes"
+        async with gate:
+            try:
+                response = await client.post(
+                    "/v1/memories", json={"kind": "fact", "body": body, "force": True}
+                )
+            except httpx.TransportError:
+                response = None
+        answered += 1
+        if response is not None and response.status_code in (201, 202):
+            acknowledged[body] = response.json()["id"]
+        on_progress(answered)
+
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as client:
+        await asyncio.gather(*(save(client, i) for i in range(SAVES)))
+    return acknowledged
+
+
+async def _listed(client: httpx.AsyncClient) -> list[dict]:
+    items, cursor = [], None
+    while True:
+        params = {"limit": 100, **({"cursor": cursor} if cursor else {})}
+        page = (await client.get("/v1/memories", params=params)).json()
+        items += page["items"]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            return items
+
+
+async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_replica_die(
+    tmp_path: Path,
+) -> None:
+    cluster = NatsCluster(tmp_path / "nats")
+    processes: list[Process] = []
+    try:
+        cluster.start()
+        await _declare_r3(cluster.url)
+        env = {"MEMHIVE_NATS__URL": cluster.url, "MEMHIVE_NATS__REPLICAS": "3",
+               "MEMHIVE_DEV_TOKEN": TOKEN, "MEMHIVE_QUERY__SAVE_WAIT_TIMEOUT_S": "20"}  # fmt: skip
+        gateway = memhive("gateway", ["run"], tmp_path, env | {"MEMHIVE_RUN_SERVICES": '["embed"]'})
+        ingest = [memhive(f"ingest-{i}", ["serve", "ingest"], tmp_path, env) for i in (1, 2)]
+        others = [
+            memhive(name, ["serve", name], tmp_path, env)
+            for name in ("link_classifier", "bulletin")
+        ]
+        processes = [gateway, *ingest, *others]
+        await asyncio.to_thread(wait_ready, processes, 180)
+        url = f"http://127.0.0.1:{gateway.http_port}"
+        tag = uuid.uuid4().hex[:8]
+        killed = asyncio.Event()
+
+        def on_progress(answered: int) -> None:
+            if answered == KILL_AFTER and not killed.is_set():
+                cluster.nodes[1].kill()
+                ingest[0].kill()
+                killed.set()
+
+        acknowledged = await _burst(url, tag, on_progress)
+
+        assert killed.is_set()
+        print(f"acknowledged {len(acknowledged)} of {SAVES} saves")  # shown with pytest -s
+        assert len(acknowledged) >= SAVES // 4, "saves go on being acknowledged"
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as client:
+            deadline = time.monotonic() + 90
+            while True:
+                listed = [m for m in await _listed(client) if tag in m["body"]]
+                missing = set(acknowledged.values()) - {m["id"] for m in listed}
+                if not missing:
+                    break
+                assert time.monotonic() < deadline, (
+                    f"{len(missing)} acknowledged saves never became listable\n"
+                    + "\n".join(p.tail() for p in processes)
+                )
+                await asyncio.sleep(0.5)
+            bodies = [m["body"] for m in listed]
+            assert len(bodies) == len(set(bodies)), "a save was applied twice"
+            for body, memory_id in acknowledged.items():
+                token = re.search(rf"{tag}-\d+", body).group(0)
+                response = await client.post("/v1/recall", json={"query": token, "max_results": 5})
+                hits = [r["id"] for r in response.json()["results"]]
+                assert hits.count(memory_id) == 1, (body, hits)
+            survivor = await client.get(f"http://127.0.0.1:{ingest[1].http_port}/metrics")
+        # The surviving replica took over the killed one's share of the durable `ingest`.
+        assert re.search(
+            r'memhive_consumer_messages_total\{[^}]*consumer="ingest"[^}]*outcome="ack"[^}]*\} [1-9]',
+            survivor.text,
+        )
+    finally:
+        for process in processes:
+            process.stop()
+        cluster.stop()

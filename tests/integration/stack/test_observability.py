@@ -1,0 +1,110 @@
+"""Operators' view of the running stack: probes, Prometheus metrics, and one trace per save
+across the gateway and every service the save passes through (real bus, real services)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Iterator
+
+import pytest
+from memhive_telemetry import installed_telemetry
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind
+
+from tests.integration.stack.conftest import Stack, Workspace, recall_ids, save
+
+WAIT_S = 60.0
+
+
+@pytest.fixture(scope="module")
+def spans(stack: Stack) -> Iterator[InMemorySpanExporter]:
+    telemetry = installed_telemetry()
+    assert telemetry is not None, "create_app installs the process's telemetry"
+    exporter = InMemorySpanExporter()
+    telemetry.tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
+    yield exporter
+    exporter.shutdown()  # the provider keeps the processor; it exports nowhere from now on
+
+
+async def test_liveness_and_readiness_report_bus_lanes_and_model(stack: Stack) -> None:
+    async with stack.client(None) as anonymous:
+        live = await anonymous.get("/healthz")
+        ready = await anonymous.get("/readyz")
+
+    assert live.status_code == 200
+    assert ready.status_code == 200
+    assert ready.json() == {"status": "ready", "nats": True, "lanes": True, "model": True}
+
+
+async def test_metrics_count_saves_recalls_lag_lanes_and_dead_letters(
+    stack: Stack, workspace: Workspace
+) -> None:
+    await save(workspace.member, kind="fact", body="The staging cluster runs in Frankfurt")
+    assert await recall_ids(workspace.member, "where is staging?")
+    # A command nobody can decode: ingest dead-letters it at once.
+    await stack.infra.js.publish(f"memhive.cmd.memory.save.{workspace.id}", b"\xff not protobuf")
+
+    async with stack.client(None) as anonymous:
+        text = await _metrics_until(
+            anonymous, r'memhive_consumer_dead_letters_total\{[^}]*consumer="ingest"'
+        )
+
+    recalls = (
+        r'http_server_request_duration_seconds_count\{[^}]*http_route="/v1/recall"[^}]*\} [1-9]'
+    )
+    saves = r'http_server_request_duration_seconds_count\{[^}]*http_response_status_code="201",http_route="/v1/memories"[^}]*\} [1-9]'
+    assert re.search(recalls, text)
+    assert re.search(saves, text)
+    assert re.search(r'memhive_consumer_pending\{[^}]*consumer="embed"[^}]*\} \d', text)
+    assert re.search(
+        r'memhive_consumer_messages_total\{[^}]*consumer="ingest"[^}]*outcome="ack"', text
+    )
+    assert re.search(r'memhive_lane_documents\{[^}]*lane="vector"[^}]*\} [1-9]', text)
+    assert re.search(r'memhive_lane_documents\{[^}]*lane="lexical"[^}]*\} [1-9]', text)
+
+
+async def test_one_save_is_one_trace_from_the_gateway_through_every_service(
+    stack: Stack, workspace: Workspace, spans: InMemorySpanExporter
+) -> None:
+    saved = await save(workspace.member, kind="decision", body="Releases are cut on Tuesdays")
+
+    [request] = [
+        s for s in spans.get_finished_spans()
+        if s.kind == SpanKind.SERVER and s.name == "POST /v1/memories"
+        and s.attributes.get("http.response.status_code") == 201
+    ]  # fmt: skip
+    trace_id = request.context.trace_id
+    trace = await _trace_until(spans, trace_id, "link-classifier process")
+
+    by_name = {s.name: s for s in trace}
+    chain = ["POST /v1/memories", "ingest process", "embed process", "link-classifier process"]
+    assert set(chain) <= set(by_name), sorted(by_name)
+    for parent, child in zip(chain, chain[1:], strict=False):
+        assert by_name[child].parent.span_id == by_name[parent].context.span_id, child
+        assert by_name[child].kind == SpanKind.CONSUMER
+    assert saved["id"]
+
+
+async def _metrics_until(client, pattern: str) -> str:
+    async with asyncio.timeout(WAIT_S):
+        while True:
+            response = await client.get("/metrics")
+            assert response.status_code == 200
+            assert response.headers["content-type"].startswith("text/plain")
+            if re.search(pattern, response.text):
+                return response.text
+            await asyncio.sleep(0.2)
+
+
+async def _trace_until(
+    exporter: InMemorySpanExporter, trace_id: int, last: str
+) -> list[ReadableSpan]:
+    async with asyncio.timeout(WAIT_S):
+        while True:
+            trace = [s for s in exporter.get_finished_spans() if s.context.trace_id == trace_id]
+            if any(s.name == last for s in trace):
+                return trace
+            await asyncio.sleep(0.1)

@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+import json
+import logging
+
+from memhive_settings import TelemetrySettings
+from memhive_telemetry import build_tracer_provider, extract_trace, inject_trace
+from memhive_telemetry.logs import JsonLogFormatter
+from opentelemetry import trace
+
+
+def test_the_trace_context_survives_a_round_trip_through_message_headers() -> None:
+    tracer = build_tracer_provider(TelemetrySettings()).get_tracer("test")
+    with tracer.start_as_current_span("save") as span:
+        headers = inject_trace({"Nats-Msg-Id": "c1"})
+
+    remote = trace.get_current_span(extract_trace(headers)).get_span_context()
+    assert headers["Nats-Msg-Id"] == "c1"
+    assert headers["traceparent"].startswith("00-")
+    assert (remote.trace_id, remote.span_id) == (
+        span.get_span_context().trace_id,
+        span.get_span_context().span_id,
+    )
+    assert remote.is_remote
+
+
+def test_outside_any_span_nothing_is_injected_and_nothing_extracted() -> None:
+    assert inject_trace({}) == {}
+    assert not trace.get_current_span(extract_trace(None)).get_span_context().is_valid
+
+
+def test_a_json_log_line_carries_the_trace_id_of_the_current_span() -> None:
+    tracer = build_tracer_provider(TelemetrySettings()).get_tracer("test")
+    record = logging.LogRecord("memhive.x", logging.WARNING, __file__, 1, "saved %s", ("m1",), None)
+    with tracer.start_as_current_span("save") as span:
+        line = json.loads(JsonLogFormatter().format(record))
+
+    assert line["message"] == "saved m1"
+    assert line["level"] == "WARNING"
+    assert line["trace_id"] == format(span.get_span_context().trace_id, "032x")
+    assert "trace_id" not in json.loads(JsonLogFormatter().format(record))

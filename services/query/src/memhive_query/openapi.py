@@ -33,7 +33,7 @@ class NearDuplicatesBody(ErrorBody):
 _MEANING = {
     401: "missing or unknown bearer token",
     403: "this token may not do this (read-only, or not a member)",
-    404: "no such memory visible to this token",
+    404: "not found: no such memory, product, token or path visible to this token",
     405: "this path does not support the method (see the Allow header)",
     409: "refused because of the current state (near-duplicates, an end forgotten meanwhile)",
     413: "the request body is larger than the gateway accepts",

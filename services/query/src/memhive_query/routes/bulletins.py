@@ -29,7 +29,7 @@ class ContextRequest(BaseModel):
     token_budget: int = Field(description="the most tokens the pack may use, 1..32000")
 
 
-@router.get("/bulletins/{scope:path}")
+@router.get("/bulletins/{scope:path}", responses=errors(403, 404))
 async def get_bulletin(
     scope: str,
     gw: GatewayDep,

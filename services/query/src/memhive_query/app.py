@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from memhive_adapters.runtime.infrastructure import Infrastructure
 
+from memhive_query.dashboard import mount_dashboard
 from memhive_query.errors import install_error_handlers
 from memhive_query.gateway import build_gateway
 from memhive_query.mcp_mount import mount_mcp
@@ -35,5 +36,6 @@ async def create_app(infra: Infrastructure) -> FastAPI:
     install_error_handlers(app)
     for module in (memories, recall, health, revisions, admin, edges, bulletins):
         app.include_router(module.router)
+    await mount_dashboard(app, gateway)
     mcp_sessions, loopback = mount_mcp(app, gateway.auth)  # last: it mounts at "/"
     return app

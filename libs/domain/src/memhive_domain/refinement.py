@@ -38,9 +38,12 @@ def parse_refinement(
     source: str | None,
     created_from: str | None,
     created_to: str | None,
+    problems: list[FieldProblem] | None = None,
 ) -> Refinement:
-    """Dates are whole UTC days (YYYY-MM-DD), `created_to` included. Every problem at once."""
-    problems: list[FieldProblem] = []
+    """Dates are whole UTC days (YYYY-MM-DD), `created_to` included. Every problem at once:
+    raised, or added to `problems` when the caller collects them with other checks."""
+    collect = problems is not None
+    problems = [] if problems is None else problems
     parsed_visibility = (
         parse_enum(Visibility, visibility, "visibility", problems) if visibility else None
     )
@@ -49,7 +52,7 @@ def parse_refinement(
     end = _day(created_to, "created_to", problems)
     if start and end and end < start:
         problems.append(FieldProblem("created_to", "is before created_from"))
-    if problems:
+    if problems and not collect:
         raise InvalidInput(problems)
     return Refinement(
         visibility=parsed_visibility,

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from memhive_adapters.runtime.infrastructure import Infrastructure
 
+from memhive_query.api_docs import install_api_docs
 from memhive_query.dashboard import mount_dashboard
 from memhive_query.errors import install_error_handlers
 from memhive_query.gateway import build_gateway
@@ -31,11 +32,14 @@ async def create_app(infra: Infrastructure) -> FastAPI:
         summary="Shared long-term memory for AI agents",
         version="0.1.0",
         lifespan=lifespan,
+        docs_url=None,  # served offline by install_api_docs
+        redoc_url=None,
     )
     app.state.gateway = gateway
     install_error_handlers(app)
     for module in (memories, recall, health, revisions, admin, edges, bulletins):
         app.include_router(module.router)
     await mount_dashboard(app, gateway)
+    install_api_docs(app)
     mcp_sessions, loopback = mount_mcp(app, gateway.auth)  # last: it mounts at "/"
     return app

@@ -12,10 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
-from memhive_domain.recall import MAX_RESULTS, SelectionRequest
-from memhive_domain.refinement import Refinement
+from memhive_domain.recall import MAX_RESULTS, SelectionRequest, plan_listing
+from memhive_domain.refinement import Refinement, parse_refinement
+from memhive_ports import Clock
 
 from memhive_query.use_cases.memories import MemoryReader
 from memhive_query.use_cases.recall import RecallMemories
@@ -31,10 +33,20 @@ class Sort(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class RefinementFields:
+    """As typed in the form; see `parse_refinement`."""
+
+    visibility: str | None = None
+    source: str | None = None
+    created_from: str | None = None
+    created_to: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class BrowseRequest:
     text: str
     selection: SelectionRequest
-    refinement: Refinement
+    refine: RefinementFields
     sort: Sort
     cursor: int = 0
 
@@ -48,34 +60,54 @@ class BrowsePage:
 
 
 class BrowseMemories:
-    def __init__(self, reader: MemoryReader, recall: RecallMemories) -> None:
-        self._reader, self._recall = reader, recall
+    def __init__(self, reader: MemoryReader, recall: RecallMemories, clock: Clock) -> None:
+        self._reader, self._recall, self._clock = reader, recall, clock
 
     async def __call__(self, principal: Principal, request: BrowseRequest) -> BrowsePage:
+        refinement = self._validate(principal, request)
         if request.text.strip():
-            return await self._search(principal, request)
-        return await self._list(principal, request)
+            return await self._search(principal, request, refinement)
+        return await self._list(principal, request, refinement)
 
-    async def _search(self, principal: Principal, request: BrowseRequest) -> BrowsePage:
+    def _validate(self, principal: Principal, request: BrowseRequest) -> Refinement:
+        """Every problem of the form at once: the selection's and the refinement's."""
+        problems: list[FieldProblem] = []
+        try:
+            plan_listing(request.selection, principal=principal, now=self._clock.now())
+        except InvalidInput as exc:
+            problems += exc.problems
+        fields = request.refine
+        refinement = parse_refinement(
+            fields.visibility, fields.source, fields.created_from, fields.created_to, problems
+        )
+        if problems:
+            raise InvalidInput(problems)
+        return refinement
+
+    async def _search(
+        self, principal: Principal, request: BrowseRequest, refinement: Refinement
+    ) -> BrowsePage:
         recalled = await self._recall(
             principal, request.text, request.selection, MAX_RESULTS, record_hits=False
         )
-        items = [r.memory for r in recalled if request.refinement.matches(r.memory)]
+        items = [r.memory for r in recalled if refinement.matches(r.memory)]
         if request.sort is Sort.NEWEST:
             items.sort(key=lambda m: m.created_at, reverse=True)
         elif request.sort is Sort.IMPORTANCE:
             items.sort(key=lambda m: m.importance, reverse=True)
         return BrowsePage(items, None, searched=True, scanned=0)
 
-    async def _list(self, principal: Principal, request: BrowseRequest) -> BrowsePage:
+    async def _list(
+        self, principal: Principal, request: BrowseRequest, refinement: Refinement
+    ) -> BrowsePage:
         items: list[Memory] = []
         cursor: int | None = request.cursor
         scanned = 0
         for _ in range(SCAN_PAGES):
             page = await self._reader.list(principal, request.selection, cursor, PAGE_SIZE)
             scanned += PAGE_SIZE
-            items += [m for m in page.items if request.refinement.matches(m)]
+            items += [m for m in page.items if refinement.matches(m)]
             cursor = page.next_offset
-            if cursor is None or len(items) >= PAGE_SIZE or request.refinement.is_empty:
+            if cursor is None or len(items) >= PAGE_SIZE or refinement.is_empty:
                 break
         return BrowsePage(items, cursor, searched=False, scanned=scanned)

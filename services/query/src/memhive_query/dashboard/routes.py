@@ -17,12 +17,11 @@ from memhive_domain.errors import DomainError, InvalidInput, NotAllowed, NotFoun
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.principals import Principal
 from memhive_domain.recall import SelectionRequest
-from memhive_domain.refinement import parse_refinement
 from memhive_domain.scopes import Scope, Visibility
 from memhive_domain.sources import Source
 
 from memhive_query.auth import Unauthenticated
-from memhive_query.dashboard.browse import BrowseRequest, Sort
+from memhive_query.dashboard.browse import BrowseRequest, RefinementFields, Sort
 from memhive_query.dashboard.session import (
     CSRF_FIELD,
     CsrfRefused,
@@ -243,10 +242,10 @@ def _browse_request(filters: dict[str, str], after: int) -> BrowseRequest:
         kinds=[filters["kind"]] if filters["kind"] else None,
         tags=tags or None,
     )
-    refinement = parse_refinement(
+    refine = RefinementFields(
         filters["visibility"], filters["source"], filters["created_from"], filters["created_to"]
     )
-    return BrowseRequest(filters["q"], selection, refinement, sort, after)
+    return BrowseRequest(filters["q"], selection, refine, sort, after)
 
 
 async def _bulletin_of(

@@ -31,7 +31,7 @@ async def build_dashboard(gw: Gateway) -> Dashboard:
     return Dashboard(
         auth=gw.auth,
         reader=gw.reader,
-        browse=BrowseMemories(gw.reader, gw.recall),
+        browse=BrowseMemories(gw.reader, gw.recall, gw.infra.clock),
         view=ViewMemory(gw.reader, gw.edges, gw.revisions),
         forget=gw.forget,
         bulletin=gw.bulletin,

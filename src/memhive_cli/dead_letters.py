@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from memhive_settings import MemhiveSettings
 
 if TYPE_CHECKING:
-    from memhive_adapters.nats.dead_letters import DeadLetter
+    from memhive_ports.dead_letters import DeadLetter
 
 
 def register(sub) -> None:

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from memhive_adapters.llm.litellm_chat import LiteLlmChat
-from memhive_adapters.llm.spend_guard import SpendGuard
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
+from memhive_application.spend_guard import SpendGuard
 from memhive_bulletin.prose import ProseBriefing
 from memhive_domain.bulletin import RENDERER, Bulletin, BulletinBudget, render_bulletin
 from memhive_domain.kinds import MemoryKind
@@ -17,6 +17,7 @@ from memhive_domain.memory import Memory, MemoryDraft, create_memory
 from memhive_domain.principals import Principal
 from memhive_domain.scopes import Scope, ScopeRef
 
+from tests.fakes import FixedClock
 from tests.integration.llm.chat_server import ChatServer, Reply, running_chat_server
 
 # litellm's response types trip a pydantic UserWarning on first use; the suite makes warnings
@@ -32,14 +33,6 @@ COUNTER = TiktokenCounter()
 async def stub() -> AsyncIterator[tuple[ChatServer, str]]:
     async with running_chat_server(Reply("")) as server:
         yield server, server.url
-
-
-class FixedClock:
-    def __init__(self) -> None:
-        self.moment = NOW
-
-    def now(self) -> datetime:
-        return self.moment
 
 
 def memory(kind: MemoryKind, body: str, *, pinned: bool = False) -> Memory:
@@ -85,7 +78,7 @@ async def test_a_good_summary_is_served(stub, memories) -> None:
         )
     )
     plain = deterministic(memories)
-    served = await briefing(api_base, FixedClock()).rewrite(plain, memories, BUDGET)
+    served = await briefing(api_base, FixedClock(NOW)).rewrite(plain, memories, BUDGET)
     assert served.text == llm.scripts[0].content
     assert served.renderer == "llm/openai/stub-model"
     assert served.token_count == COUNTER.count(llm.scripts[0].content)
@@ -101,7 +94,7 @@ async def test_a_summary_citing_an_unknown_id_is_rejected(stub, memories) -> Non
     pinned = memories[0]
     llm.script(Reply(f"Production is in eu-west-1 [{pinned.id}], see also [0000-made-up]."))
     plain = deterministic(memories)
-    prose = briefing(api_base, FixedClock())
+    prose = briefing(api_base, FixedClock(NOW))
     served = await prose.rewrite(plain, memories, BUDGET)
     assert served == plain and served.renderer == RENDERER
     assert "0000-made-up" in prose.rejections[-1][0]
@@ -112,7 +105,7 @@ async def test_a_summary_dropping_a_pinned_memory_is_rejected(stub, memories) ->
     _, decision, _ = memories
     llm.script(Reply(f"The ledger is on Postgres [{decision.id}]."))
     plain = deterministic(memories)
-    prose = briefing(api_base, FixedClock())
+    prose = briefing(api_base, FixedClock(NOW))
     assert await prose.rewrite(plain, memories, BUDGET) == plain
     assert "pinned" in prose.rejections[-1][0]
 
@@ -120,18 +113,20 @@ async def test_a_summary_dropping_a_pinned_memory_is_rejected(stub, memories) ->
 async def test_spend_is_bounded_by_calls_per_minute(stub, memories) -> None:
     llm, api_base = stub
     llm.script(Reply(f"Production is in eu-west-1 [{memories[0].id}]."))
-    clock = FixedClock()
+    clock = FixedClock(NOW)
     prose = briefing(api_base, clock, calls_per_minute=1)
     plain = deterministic(memories)
     assert (await prose.rewrite(plain, memories, BUDGET)).renderer.startswith("llm/")
     assert await prose.rewrite(plain, memories, BUDGET) == plain
     assert len(llm.requests) == 1
-    clock.moment += timedelta(minutes=1)
+    clock.current += timedelta(minutes=1)
     assert (await prose.rewrite(plain, memories, BUDGET)).renderer.startswith("llm/")
     assert len(llm.requests) == 2
 
 
 async def test_an_unreachable_model_leaves_the_deterministic_render(memories) -> None:
     plain = deterministic(memories)
-    served = await briefing("http://127.0.0.1:9/v1", FixedClock()).rewrite(plain, memories, BUDGET)
+    served = await briefing("http://127.0.0.1:9/v1", FixedClock(NOW)).rewrite(
+        plain, memories, BUDGET
+    )
     assert served == plain

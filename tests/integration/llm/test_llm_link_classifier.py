@@ -9,6 +9,7 @@ from memhive_link_classifier.metrics import METER_NAME, ClassifierMetrics
 from memhive_ports import LlmUnavailable, MalformedOutput
 from memhive_settings import MemhiveSettings
 
+from tests.fakes import FixedClock
 from tests.integration.llm.chat_server import (
     LITELLM_WARNINGS,
     Reply,
@@ -17,7 +18,7 @@ from tests.integration.llm.chat_server import (
     links,
     running_chat_server,
 )
-from tests.unit.link_classifier.fakes import FixedClock, Metrics, memory
+from tests.unit.link_classifier.fakes import Metrics, memory
 
 pytestmark = LITELLM_WARNINGS
 

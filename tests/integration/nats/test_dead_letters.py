@@ -1,9 +1,10 @@
 from __future__ import annotations
 
 import pytest
-from memhive_adapters.nats.consumer import Poison, PullConsumer
+from memhive_adapters.nats.consumer import PullConsumer
 from memhive_adapters.nats.dead_letters import DeadLetters, send_to_dead_letters
 from memhive_contracts import streams
+from memhive_ports.poison import Poison
 from nats.js import JetStreamContext
 
 from tests.integration.nats.consuming import ScriptedHandler, drained, subject_for, unique

@@ -6,10 +6,11 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 from memhive.v1 import events_pb2
 from memhive_adapters.nats.connection import connect
-from memhive_adapters.nats.consumer import Poison, PullConsumer
+from memhive_adapters.nats.consumer import PullConsumer
 from memhive_adapters.nats.dead_letters import DeadLetters
 from memhive_contracts import streams
 from memhive_contracts.codec import decode
+from memhive_ports.poison import Poison
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 

@@ -7,9 +7,9 @@ import uuid
 from datetime import UTC, datetime, timedelta
 
 from memhive.v1 import bulletins_pb2
-from memhive_adapters.bulletins.scope_bulletins import ScopeBulletins
-from memhive_adapters.bulletins.scope_reader import ScopeReader
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
+from memhive_application.bulletins.scope_bulletins import ScopeBulletins
+from memhive_application.bulletins.scope_reader import ScopeReader
 from memhive_bulletin.app import create_bulletin
 from memhive_contracts import streams, subjects
 from memhive_contracts.codec import decode

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 from memhive.v1 import edges_pb2
-from memhive_adapters.nats.consumer import Poison
 from memhive_contracts.mapping import to_timestamp
 from memhive_ingest.link_memories import LinkMemoriesHandler
+from memhive_ports.poison import Poison
 
 from tests.integration.stack.conftest import Stack, Workspace, recall_ids, save
 from tests.integration.stack.test_mcp_tools import session, text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from datetime import UTC, datetime
 
-from memhive_adapters.nats.dead_letters import DeadLetter
+from memhive_ports.dead_letters import DeadLetter
 
 from memhive_cli import commands
 from memhive_cli.dead_letters import format_dead_letters

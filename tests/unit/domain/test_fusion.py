@@ -50,3 +50,10 @@ def test_fuse_dispatches_on_the_method() -> None:
     assert [
         h.memory_id for h in fuse(FusionMethod.RELATIVE_SCORE, lanes, weights={"vector": 3.0})
     ] == ["a", "b"]
+
+
+def test_relative_scores_keep_a_repeated_id_at_its_first_place() -> None:
+    fused = fuse_relative_scores({"vector": [("a", 0.9), ("b", 0.5), ("a", 0.1)]})
+    assert [h.memory_id for h in fused] == ["a", "b"]
+    assert {h.memory_id: h.ranks["vector"] for h in fused} == {"a": 1, "b": 2}
+    assert {h.memory_id: h.score for h in fused} == {"a": pytest.approx(1.0), "b": 0.0}

@@ -6,10 +6,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from google.protobuf.message import Message
 from memhive.v1 import events_pb2
-from memhive_domain.errors import ConcurrentUpdate
-from memhive_domain.memory import Memory
 from memhive_domain.upstream import (
     IssueCreated,
     IssueUpdated,
@@ -18,56 +15,11 @@ from memhive_domain.upstream import (
     upstream_memory_id,
 )
 from memhive_ingest.upstream_events import UpstreamEventHandler, knowledge_ref_base
-from memhive_ports import StoredMemory
+
+from tests.fakes import FakePublisher, FakeStore, FixedClock
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 NOW = T0 + timedelta(days=1)
-
-
-class FakeStore:
-    """A record with the same revision-checked writes as the KV store."""
-
-    def __init__(self) -> None:
-        self.rows: dict[tuple[str, str], StoredMemory] = {}
-        self.conflicts_to_raise = 0
-
-    async def get(self, workspace_id: str, memory_id: str) -> StoredMemory | None:
-        return self.rows.get((workspace_id, memory_id))
-
-    async def get_many(self, workspace_id: str, memory_ids) -> dict[str, StoredMemory]:
-        found = {m: self.rows.get((workspace_id, m)) for m in memory_ids}
-        return {m: s for m, s in found.items() if s is not None}
-
-    async def create(self, memory: Memory, command_id: str) -> StoredMemory:
-        if (memory.workspace_id, memory.id) in self.rows:
-            raise ConcurrentUpdate("exists")
-        return self._put(memory, 1, command_id)
-
-    async def replace(self, current: StoredMemory, memory: Memory, command_id: str):
-        if self.conflicts_to_raise:
-            self.conflicts_to_raise -= 1
-            raise ConcurrentUpdate("someone wrote in between")
-        if self.rows[(memory.workspace_id, memory.id)].revision != current.revision:
-            raise ConcurrentUpdate("stale")
-        return self._put(memory, current.revision + 1, command_id)
-
-    def _put(self, memory: Memory, revision: int, command_id: str) -> StoredMemory:
-        stored = StoredMemory(memory, revision, command_id)
-        self.rows[(memory.workspace_id, memory.id)] = stored
-        return stored
-
-
-class FakePublisher:
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, Message, str]] = []
-
-    async def publish(self, subject: str, message: Message, *, msg_id: str) -> None:
-        self.sent.append((subject, message, msg_id))
-
-
-class FixedClock:
-    def now(self) -> datetime:
-        return NOW
 
 
 @pytest.fixture
@@ -82,7 +34,7 @@ def bus() -> FakePublisher:
 
 @pytest.fixture
 def handler(store: FakeStore, bus: FakePublisher) -> UpstreamEventHandler:
-    return UpstreamEventHandler(store, bus, FixedClock())
+    return UpstreamEventHandler(store, bus, FixedClock(NOW))
 
 
 def issue(event_id: str, minutes: int, status: str = "open", cls=IssueUpdated):

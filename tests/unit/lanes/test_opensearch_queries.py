@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 
+from memhive_adapters.lane_conditions import NEVER
 from memhive_adapters.lexical import opensearch_queries as dsl
-from memhive_adapters.vector.conditions import NEVER
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.scopes import Scope, Visibility

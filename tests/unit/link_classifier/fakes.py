@@ -1,23 +1,21 @@
-"""In-memory fakes of the ports the link classifier uses, and a memory factory."""
+"""The link classifier's own test doubles (a scripted chat, metrics) and a memory factory;
+the port fakes are the shared ones in tests/fakes.py."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
-from memhive_domain.edges import Edge
 from memhive_domain.memory import MemoryDraft, create_memory
 from memhive_domain.principals import Principal
-from memhive_domain.recall import MemoryFilter
-from memhive_ports import JsonReply, LaneHit
-from memhive_ports.store import StoredMemory
+from memhive_ports import JsonReply
 from memhive_telemetry import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
+from tests.fakes import T0
+
 WORKSPACE = "ws-test"
-T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
 def memory(memory_id: str, body: str, *, days: int = 0, user: str = "agent", **fields):
@@ -26,49 +24,6 @@ def memory(memory_id: str, body: str, *, days: int = 0, user: str = "agent", **f
     return create_memory(
         draft, memory_id=memory_id, principal=principal, now=T0 + timedelta(days=days)
     )
-
-
-class FixedClock:
-    def __init__(self, now: datetime = T0 + timedelta(days=30)) -> None:
-        self.current = now
-
-    def now(self) -> datetime:
-        return self.current
-
-
-class FakeStore:
-    def __init__(self) -> None:
-        self.records: dict[str, StoredMemory] = {}
-
-    def put(self, memory, edges: tuple[Edge, ...] = ()) -> None:
-        self.records[memory.id] = StoredMemory(memory, memory.revision, "cmd", edges)
-
-    async def get(self, workspace_id: str, memory_id: str) -> StoredMemory | None:
-        found = self.records.get(memory_id)
-        return found if found and found.memory.workspace_id == workspace_id else None
-
-    async def get_many(self, workspace_id: str, memory_ids: Sequence[str]):
-        return {i: s for i in memory_ids if (s := await self.get(workspace_id, i))}
-
-
-@dataclass
-class FakeVectorIndex:
-    """Answers every search with the scripted hits, best first, and keeps what it was asked."""
-
-    hits: list[LaneHit] = field(default_factory=list)
-    searches: list[tuple[MemoryFilter, int]] = field(default_factory=list)
-
-    async def search(self, vector, memory_filter: MemoryFilter, limit: int) -> list[LaneHit]:
-        self.searches.append((memory_filter, limit))
-        return self.hits[:limit]
-
-
-@dataclass
-class RecordingPublisher:
-    published: list[tuple[str, Any, str]] = field(default_factory=list)
-
-    async def publish(self, subject: str, message, *, msg_id: str) -> None:
-        self.published.append((subject, message, msg_id))
 
 
 @dataclass

@@ -12,16 +12,8 @@ from memhive_link_classifier.linking import IndexedMemory, LinkNewMemory
 from memhive_link_classifier.metrics import METER_NAME, ClassifierMetrics
 from memhive_ports import LaneHit
 
-from tests.unit.link_classifier.fakes import (
-    T0,
-    WORKSPACE,
-    FakeStore,
-    FakeVectorIndex,
-    FixedClock,
-    Metrics,
-    RecordingPublisher,
-    memory,
-)
+from tests.fakes import T0, FakePublisher, FakeStore, FakeVectorIndex, FixedClock
+from tests.unit.link_classifier.fakes import WORKSPACE, Metrics, memory
 
 NEW = memory("new", "Release trains leave every other Tuesday", product_id="app", days=5)
 
@@ -30,7 +22,7 @@ class Rig:
     def __init__(self, *hits: tuple[str, float], k: int = 5) -> None:
         self.store, self.publisher, self.metrics = (
             FakeStore(),
-            RecordingPublisher(),
+            FakePublisher(),
             Metrics.collecting(),
         )
         self.index = FakeVectorIndex([LaneHit(i, s) for i, s in hits])
@@ -56,7 +48,7 @@ async def test_a_near_duplicate_becomes_one_link_command_from_the_classifier() -
 
     await rig.run()
 
-    [(subject, command, msg_id)] = rig.publisher.published
+    [(subject, command, msg_id)] = rig.publisher.sent
     assert subject == f"memhive.cmd.memory.link.{WORKSPACE}"
     assert (command.command_id, msg_id) == ("evt-1:link", "evt-1:link")
     assert (command.workspace_id, command.requested_by) == (WORKSPACE, "link-classifier")
@@ -88,7 +80,7 @@ async def test_forgotten_expired_and_already_linked_neighbours_are_left_out() ->
     rig.store.put(NEW, edges=(by_agent,))
 
     assert await rig.run() == []
-    assert rig.publisher.published == []
+    assert rig.publisher.sent == []
 
 
 async def test_private_memories_of_different_authors_are_never_linked() -> None:

@@ -1,14 +1,15 @@
 from __future__ import annotations
 
 import pytest
-from memhive_adapters.llm.spend_guard import SpendGuard
+from memhive_application.spend_guard import SpendGuard
 from memhive_domain.edges import EdgeKind
 from memhive_link_classifier.fallback import NearDuplicateClassifier
 from memhive_link_classifier.llm_classifier import LlmLinkClassifier
 from memhive_link_classifier.metrics import METER_NAME, ClassifierMetrics
 from memhive_ports import LlmUnavailable, MalformedOutput
 
-from tests.unit.link_classifier.fakes import FixedClock, Metrics, ScriptedChat, memory
+from tests.fakes import FixedClock
+from tests.unit.link_classifier.fakes import Metrics, ScriptedChat, memory
 
 NEW = memory("new", "Staging runs Postgres 16", days=5)
 OLD = memory("old", "Staging runs Postgres 15", days=1)

@@ -3,9 +3,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from memhive_adapters.llm.spend_guard import SpendGuard
+from memhive_application.spend_guard import SpendGuard
 
-from tests.unit.link_classifier.fakes import FixedClock
+from tests.fakes import FixedClock
 
 
 def guard(clock: FixedClock, calls: int = 2, tokens: int = 1000) -> SpendGuard:

@@ -5,9 +5,9 @@ from dataclasses import dataclass
 import pytest
 from memhive.v1 import events_pb2
 from memhive.v1 import memory_pb2 as pb
-from memhive_adapters.nats.consumer import Poison
 from memhive_contracts.codec import UndecodableMessage, encode
 from memhive_link_classifier.subscribers import MemoryIndexedSubscriber
+from memhive_ports.poison import Poison
 
 SUBJECT = "memhive.evt.memory.indexed.ws-1"
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memhive_adapters.nats.consumer import Poison, backoff_delay, poison_reason
+from memhive_adapters.nats.consumer import backoff_delay, poison_reason
 from memhive_adapters.nats.dead_letters import (
     MAX_REASON_CHARS,
     dead_letter_from_raw,
@@ -13,6 +13,7 @@ from memhive_adapters.nats.kv_token_directory import token_digest
 from memhive_contracts import streams
 from memhive_contracts.codec import UndecodableMessage
 from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_ports.poison import Poison
 from nats.js.api import RawStreamMsg
 
 

@@ -7,7 +7,7 @@ ingest service sends it to the dead-letter subject with that message as the reas
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Any
 
 from google.protobuf.message import Message
@@ -157,46 +157,39 @@ def _content_problems(message: Any) -> list[FieldProblem]:
     return []
 
 
+def _envelope(message: Any) -> dict[str, Any]:
+    """The fields every upstream event carries, with its own ids (trimmed)."""
+    ids = {field: getattr(message, field).strip() for field in _REQUIRED_IDS[type(message)]}
+    return ids | {
+        "event_id": message.event_id,
+        "workspace_id": message.workspace_id,
+        "product_id": message.product_id or None,
+        "author": message.author,
+        "occurred_at": message.occurred_at.ToDatetime(tzinfo=UTC),
+    }
+
+
 def _issue(message: pb.IssueCreated | pb.IssueUpdated) -> IssueCreated | IssueUpdated:
     cls = IssueCreated if isinstance(message, pb.IssueCreated) else IssueUpdated
     return cls(
-        event_id=message.event_id,
-        workspace_id=message.workspace_id,
-        issue_id=message.issue_id.strip(),
+        **_envelope(message),
         title=message.title,
         description=message.description,
         status=message.status,
         labels=tuple(message.labels),
-        product_id=message.product_id or None,
-        author=message.author,
-        occurred_at=_occurred_at(message),
     )
 
 
 def _comment(message: pb.CommentCreated) -> CommentCreated:
-    return CommentCreated(
-        event_id=message.event_id,
-        workspace_id=message.workspace_id,
-        comment_id=message.comment_id.strip(),
-        issue_id=message.issue_id.strip(),
-        body=message.body,
-        author=message.author,
-        product_id=message.product_id or None,
-        occurred_at=_occurred_at(message),
-    )
+    return CommentCreated(**_envelope(message), body=message.body)
 
 
 def _job(message: pb.JobCompleted) -> JobCompleted:
     return JobCompleted(
-        event_id=message.event_id,
-        workspace_id=message.workspace_id,
-        job_id=message.job_id.strip(),
+        **_envelope(message),
         outcome=_OUTCOMES[message.outcome],
         stdout_excerpt=message.stdout_excerpt,
         session=_session(message.session),
-        product_id=message.product_id or None,
-        author=message.author,
-        occurred_at=_occurred_at(message),
     )
 
 
@@ -212,35 +205,18 @@ def _session(session: pb.SessionContext) -> SessionContext:
 
 def _note(message: pb.NoteAdded) -> NoteAdded:
     return NoteAdded(
-        event_id=message.event_id,
-        workspace_id=message.workspace_id,
-        note_id=message.note_id.strip(),
-        title=message.title,
-        body=message.body,
-        tags=tuple(message.tags),
-        product_id=message.product_id or None,
-        author=message.author,
-        occurred_at=_occurred_at(message),
+        **_envelope(message), title=message.title, body=message.body, tags=tuple(message.tags)
     )
 
 
 def _knowledge(message: pb.KnowledgeSnapshot) -> KnowledgeSnapshot:
     return KnowledgeSnapshot(
-        event_id=message.event_id,
-        workspace_id=message.workspace_id,
-        snapshot_id=message.snapshot_id.strip(),
-        product_id=message.product_id or None,
+        **_envelope(message),
         architecture_notes=tuple(message.architecture_notes),
         key_files=tuple(KeyFile(f.path, f.purpose) for f in message.key_files),
         conventions=tuple(message.conventions),
         procedures=tuple(Procedure(p.title, tuple(p.steps)) for p in message.procedures),
-        occurred_at=_occurred_at(message),
-        author=message.author,
     )
-
-
-def _occurred_at(message: Any) -> datetime:
-    return message.occurred_at.ToDatetime(tzinfo=UTC)
 
 
 _BUILDERS: dict[type[Message], Callable[[Any], UpstreamEvent]] = {

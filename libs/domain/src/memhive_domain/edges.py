@@ -6,8 +6,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 
+from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput, NotFound
-from memhive_domain.memory import Memory, parse_enum
+from memhive_domain.memory import Memory
 
 MAX_RATIONALE_CHARS = 500
 # An agent or user who links two memories by hand is sure of it; the classifier says how sure.

@@ -85,9 +85,11 @@ def fuse(
 
 
 def _first_of_each(hits: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
-    return list({memory_id: (memory_id, score) for memory_id, score in reversed(hits)}.values())[
-        ::-1
-    ]
+    """A lane lists each memory once, at its first (best) place, in the lane's own order."""
+    first: dict[str, tuple[str, float]] = {}
+    for memory_id, score in hits:
+        first.setdefault(memory_id, (memory_id, score))
+    return list(first.values())
 
 
 def _ordered(scores: dict[str, float], ranks: dict[str, dict[str, int]]) -> list[FusedHit]:

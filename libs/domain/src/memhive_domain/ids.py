@@ -1,9 +1,11 @@
-"""Time-ordered identifiers (UUIDv7, RFC 9562), so ids sort by creation."""
+"""Identifiers: time-ordered UUIDv7 (RFC 9562), so ids sort by creation, and reading one."""
 
 from __future__ import annotations
 
 import secrets
 import uuid
+
+from memhive_domain.errors import NotFound
 
 
 def uuid7(unix_ms: int, random_bits: int | None = None) -> str:
@@ -14,3 +16,11 @@ def uuid7(unix_ms: int, random_bits: int | None = None) -> str:
     value |= 0b10 << 62  # variant
     value |= rand & (2**62 - 1)  # rand_b
     return str(uuid.UUID(int=value))
+
+
+def memory_id_or_not_found(memory_id: object) -> str:
+    """The canonical form of a memory id; one that is not a UUID names no memory."""
+    try:
+        return str(uuid.UUID(str(memory_id)))
+    except ValueError:
+        raise NotFound("memory", str(memory_id)) from None

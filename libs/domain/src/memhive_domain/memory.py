@@ -6,9 +6,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from enum import StrEnum
-from typing import TypeVar
 
+from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.kinds import DEFAULT_IMPORTANCE, MemoryKind
 from memhive_domain.principals import Principal
@@ -166,18 +165,6 @@ def normalise_tags(tags: Sequence[str], problems: list[FieldProblem]) -> tuple[s
 def as_utc(moment: datetime) -> datetime:
     """Naive datetimes from callers are taken as UTC."""
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-E = TypeVar("E", bound=StrEnum)
-
-
-def parse_enum(enum: type[E], value: object, field: str, problems: list[FieldProblem]) -> E | None:
-    try:
-        return enum(value)
-    except ValueError:
-        allowed = ", ".join(repr(m.value) for m in enum)
-        problems.append(FieldProblem(field, f"unknown value {value!r}; expected one of {allowed}"))
-        return None
 
 
 def _check_importance(

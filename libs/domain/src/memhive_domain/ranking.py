@@ -9,6 +9,7 @@ from datetime import datetime
 from memhive_domain.fusion import FusedHit
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
+from memhive_domain.selection import is_selected
 
 # How strongly importance bends relevance: the weight is (1 - s) + s * importance.
 # Fused RRF scores are flat (rank 1 and rank 10 differ by ~15%), so s = 1 (a raw
@@ -26,20 +27,6 @@ class RankedMemory:
 
 def importance_weight(importance: float, influence: float = DEFAULT_IMPORTANCE_INFLUENCE) -> float:
     return (1.0 - influence) + influence * importance
-
-
-def is_selected(memory: Memory, memory_filter: MemoryFilter, now: datetime) -> bool:
-    """The record is the truth: re-check what the lanes filtered, in case a lane lags."""
-    f = memory_filter
-    return (
-        memory.workspace_id == f.workspace_id
-        and memory.is_live(now)
-        and not (f.public_only and memory.visibility.value != "public")
-        and (f.scope is None or memory.scope is f.scope)
-        and (f.product_id is None or memory.product_id == f.product_id)
-        and (f.kinds is None or memory.kind in f.kinds)
-        and (f.tags is None or not f.tags.isdisjoint(memory.tags))
-    )
 
 
 def rank_recalled(

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
+from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.kinds import MemoryKind
-from memhive_domain.memory import TAG_PATTERN, parse_enum
+from memhive_domain.memory import TAG_PATTERN
 from memhive_domain.principals import Principal
 from memhive_domain.scopes import Scope, scope_problems
 
@@ -34,6 +35,12 @@ class MemoryFilter:
     tags: frozenset[str] | None = None  # any of these
     public_only: bool = False
     live_at: datetime | None = None  # leave out what expired at or before this moment
+
+
+def view_of(principal: Principal) -> MemoryFilter:
+    """Everything of the workspace the principal may see, not narrowed any further: every
+    filter built for a caller starts here (dataclasses.replace narrows it)."""
+    return MemoryFilter(principal.workspace_id, public_only=not principal.is_member)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,13 +108,12 @@ def _build_filter(
         scope = Scope.PRODUCT
     if scope is not None:
         problems += scope_problems(scope, product_id)
-    return MemoryFilter(
-        workspace_id=principal.workspace_id,
+    return replace(
+        view_of(principal),
         scope=scope,
         product_id=product_id,
         kinds=_parse_kinds(selection.kinds, problems),
         tags=_parse_tags(selection.tags, problems),
-        public_only=not principal.is_member,
         live_at=now,
     )
 

@@ -1,11 +1,12 @@
 """Ports: small Protocols, one capability each. Adapters in memhive_adapters implement them;
-fakes in tests/fakes implement them for unit tests."""
+fakes in tests/fakes.py implement them for unit tests."""
 
 from memhive_ports.clock import Clock
 from memhive_ports.embedder import Embedder
 from memhive_ports.lanes import LaneHit, LexicalIndex, VectorIndex
 from memhive_ports.link_classifier import EdgeProposal, LinkClassifier
 from memhive_ports.llm import JsonChat, JsonReply, LlmUnavailable, MalformedOutput
+from memhive_ports.poison import Poison
 from memhive_ports.publisher import EventPublisher
 from memhive_ports.store import MemoryStore, StoredMemory
 from memhive_ports.token_counter import TokenCounter
@@ -24,6 +25,7 @@ __all__ = [
     "LlmUnavailable",
     "MalformedOutput",
     "MemoryStore",
+    "Poison",
     "StoredMemory",
     "TokenCounter",
     "TokenDirectory",

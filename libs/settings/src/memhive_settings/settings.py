@@ -76,15 +76,6 @@ class QuerySettings(BaseModel):
     conflict_threshold: float = Field(0.85, ge=0, le=1)
 
 
-class LlmSettings(BaseModel):
-    """A chat model through litellm, e.g. MEMHIVE_LLM__MODEL=openai/gpt-4o-mini. None: no LLM."""
-
-    model: str | None = None
-    api_base: str | None = None
-    api_key: SecretStr | None = None
-    timeout_s: float = Field(30.0, gt=0)
-
-
 class BulletinSettings(BaseModel):
     """The bulletin service: one briefing per scope, re-rendered only when the scope changed."""
 
@@ -95,17 +86,18 @@ class BulletinSettings(BaseModel):
     line_chars: int = Field(240, ge=20, le=4000)
     max_memories: int = Field(2000, ge=1, description="live memories read per scope, newest")
     max_deliveries: int = Field(5, ge=1)
-    # LLM prose (only with llm.model set): spend is bounded; over a bound, deterministic text.
+    # LLM prose (only with llm.model set), within the llm spend bounds; past them, or with
+    # this off, the deterministic text.
     llm_prose: bool = True
-    llm_calls_per_minute: int = Field(6, ge=0)
-    llm_tokens_per_day: int = Field(200_000, ge=0, description="prompt + completion tokens")
     summary_words: int = Field(200, ge=20, le=2000)
 
 
 class LLMSettings(BaseModel):
-    """A language model for background work (link classification), through litellm.
+    """The one language model of memhive, through litellm, for every consumer (the link
+    classifier, bulletin prose), e.g. MEMHIVE_LLM__MODEL=openai/gpt-4o-mini.
 
     model None: no LLM; every consumer of this falls back to its deterministic rules.
+    Each consumer process holds its own spend bound (SpendGuard) built from these.
     """
 
     model: str | None = None  # a litellm model name, e.g. "openai/gpt-4o-mini"
@@ -114,7 +106,7 @@ class LLMSettings(BaseModel):
     timeout_s: float = Field(30.0, gt=0)
     # Spend bounds: past either one, callers use their fallback instead of calling.
     calls_per_minute: int = Field(30, ge=1)
-    tokens_per_day: int = Field(200_000, ge=1)
+    tokens_per_day: int = Field(200_000, ge=1, description="prompt + completion tokens")
     max_output_tokens: int = Field(800, ge=1)
 
 
@@ -156,7 +148,6 @@ class MemhiveSettings(BaseSettings):
     ingest: IngestSettings = IngestSettings()
     embedder: EmbedderSettings = EmbedderSettings()
     query: QuerySettings = QuerySettings()
-    llm: LlmSettings = LlmSettings()
     bulletin: BulletinSettings = BulletinSettings()
     telemetry: TelemetrySettings = TelemetrySettings()
     llm: LLMSettings = LLMSettings()

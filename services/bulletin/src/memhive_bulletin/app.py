@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from memhive_adapters.llm.litellm_chat import LiteLlmChat
-from memhive_adapters.llm.spend_guard import SpendGuard
 from memhive_adapters.nats.consumer import PullConsumer
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
+from memhive_adapters.runtime.llm import build_chat_model, build_spend_guard
 from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_contracts import streams, subjects
@@ -51,7 +50,7 @@ async def create_bulletin(
     settings, clock = infra.settings, clock or infra.clock
     bulletins = await open_scope_bulletins(infra, clock)
     counter = TiktokenCounter()
-    prose = _prose(settings, chat_model or build_chat_model(settings), counter, clock)
+    prose = _prose(settings, chat_model or _chat_model(settings), counter, clock)
     refresher = BulletinRefresher(bulletins, infra.publisher, prose)
     scheduler = BulletinScheduler(refresher.refresh, bulletin_schedule(settings), clock)
     consumer = PullConsumer(
@@ -70,12 +69,8 @@ def bulletin_schedule(settings: MemhiveSettings) -> BulletinSchedule:
     return BulletinSchedule(timedelta(seconds=b.quiet_period_s), timedelta(seconds=b.max_delay_s))
 
 
-def build_chat_model(settings: MemhiveSettings) -> ChatModel | None:
-    llm = settings.llm
-    if not llm.model or not settings.bulletin.llm_prose:
-        return None
-    key = llm.api_key.get_secret_value() if llm.api_key else None
-    return LiteLlmChat(llm.model, api_base=llm.api_base, api_key=key, timeout_s=llm.timeout_s)
+def _chat_model(settings: MemhiveSettings) -> ChatModel | None:
+    return build_chat_model(settings.llm) if settings.bulletin.llm_prose else None
 
 
 def _prose(
@@ -83,8 +78,5 @@ def _prose(
 ) -> ProseBriefing | None:
     if model is None:
         return None
-    b = settings.bulletin
-    spend = SpendGuard(
-        clock, calls_per_minute=b.llm_calls_per_minute, tokens_per_day=b.llm_tokens_per_day
-    )
-    return ProseBriefing(model, counter, spend, summary_words=b.summary_words)
+    spend = build_spend_guard(settings.llm, clock)
+    return ProseBriefing(model, counter, spend, summary_words=settings.bulletin.summary_words)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from memhive_adapters.llm.spend_guard import SpendGuard
+from memhive_application.spend_guard import SpendGuard
 from memhive_domain.bulletin import Bulletin, BulletinBudget, ids_in_bulletin
 from memhive_domain.memory import Memory
 from memhive_domain.summary_check import build_summary_prompt, check_summary, cited_ids

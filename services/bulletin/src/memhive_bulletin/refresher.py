@@ -6,7 +6,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from memhive_adapters.bulletins.scope_bulletins import ScopeBulletins
+from memhive_application.bulletins.scope_bulletins import ScopeBulletins
 from memhive_contracts import subjects
 from memhive_contracts.bulletin_mapping import bulletin_to_pb
 from memhive_domain.bulletin import Bulletin

@@ -9,12 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from memhive.v1 import edges_pb2, events_pb2
-from memhive_adapters.nats.consumer import Poison
 from memhive_contracts import subjects
 from memhive_contracts.codec import decode
 from memhive_contracts.mapping import memory_from_pb
 from memhive_domain.scopes import ScopeRef
 from memhive_ports import MemoryStore
+from memhive_ports.poison import Poison
 from nats.aio.msg import Msg
 
 from memhive_bulletin.scheduler import BulletinScheduler

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memhive.v1 import events_pb2
-from memhive_adapters.nats.consumer import Poison
 from memhive_contracts import subjects
 from memhive_contracts.codec import decode
+from memhive_ports.poison import Poison
 from nats.aio.msg import Msg
 
 from memhive_embed.indexer import IndexRequest, LaneIndexer

@@ -12,7 +12,6 @@ from __future__ import annotations
 from datetime import datetime
 
 from memhive.v1 import edges_pb2
-from memhive_adapters.nats.consumer import Poison
 from memhive_contracts import subjects
 from memhive_contracts.edge_mapping import edge_draft_from_pb, edge_to_pb
 from memhive_contracts.mapping import from_timestamp
@@ -20,6 +19,7 @@ from memhive_domain.edges import Edge, add_edge, ensure_linkable, propose_edge
 from memhive_domain.errors import ConcurrentUpdate, InvalidInput, NotFound
 from memhive_domain.memory import Memory
 from memhive_ports import EventPublisher, MemoryStore
+from memhive_ports.poison import Poison
 from memhive_ports.store import StoredMemory
 
 MAX_ATTEMPTS = 5

@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import uuid
 
-from memhive.v1 import commands_pb2, events_pb2
-from memhive_adapters.nats.consumer import Poison
-from memhive_contracts import subjects
-from memhive_contracts.mapping import draft_from_pb, from_timestamp, memory_to_pb
+from memhive.v1 import commands_pb2
+from memhive_contracts.mapping import draft_from_pb, from_timestamp
 from memhive_domain.memory import create_memory
 from memhive_domain.principals import Principal
 from memhive_ports import EventPublisher, MemoryStore
+from memhive_ports.poison import Poison
 from memhive_ports.store import StoredMemory
+
+from memhive_ingest.announcements import Announcer
 
 
 class SaveMemoryHandler:
     def __init__(self, store: MemoryStore, publisher: EventPublisher) -> None:
-        self._store, self._publisher = store, publisher
+        self._store, self._announcer = store, Announcer(publisher)
 
     async def __call__(self, workspace_id: str, command: commands_pb2.SaveMemory) -> None:
         stored = await self._persist(workspace_id, command)
@@ -42,17 +43,13 @@ class SaveMemoryHandler:
         return await self._store.create(memory, command.command_id)
 
     async def _announce(self, command: commands_pb2.SaveMemory, stored: StoredMemory) -> None:
-        event_id = f"{command.command_id}:saved"
-        event = events_pb2.MemorySaved(
-            event_id=event_id,
+        await self._announcer.saved(
+            stored.memory,
+            event_id=f"{command.command_id}:saved",
             command_id=command.command_id,
-            memory=memory_to_pb(stored.memory),
             occurred_at=command.requested_at,
+            embedding=command.embedding if command.HasField("embedding") else None,
         )
-        if command.HasField("embedding"):
-            event.embedding.CopyFrom(command.embedding)
-        subject = subjects.for_workspace(subjects.MEMORY_SAVED, stored.memory.workspace_id)
-        await self._publisher.publish(subject, event, msg_id=event_id)
 
 
 def _created_by(existing: StoredMemory, command: commands_pb2.SaveMemory) -> bool:

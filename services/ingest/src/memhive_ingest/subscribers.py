@@ -12,9 +12,9 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from google.protobuf.message import Message
 from memhive.v1 import commands_pb2, edges_pb2, events_pb2
-from memhive_adapters.nats.consumer import Poison
 from memhive_contracts import subjects
 from memhive_contracts.codec import decode
+from memhive_ports.poison import Poison
 from nats.aio.msg import Msg
 
 from memhive_ingest.access_counts import AccessCounter

@@ -21,9 +21,7 @@ import asyncio
 from collections import defaultdict
 from collections.abc import Sequence
 
-from memhive.v1 import events_pb2
-from memhive_contracts import subjects
-from memhive_contracts.mapping import memory_to_pb, to_timestamp
+from memhive_contracts.mapping import to_timestamp
 from memhive_contracts.upstream_mapping import upstream_event_from_wire
 from memhive_domain.errors import ConcurrentUpdate
 from memhive_domain.memory import as_utc, forget
@@ -41,6 +39,8 @@ from memhive_domain.upstream import (
 )
 from memhive_ports import Clock, EventPublisher, MemoryStore, StoredMemory
 from nats.aio.msg import Msg
+
+from memhive_ingest.announcements import Announcer
 
 MAX_ATTEMPTS = 5
 # The record's last_command_id for writes an upstream event made: a redelivery that finds
@@ -65,7 +65,7 @@ class UpstreamEventSubscriber:
 
 class UpstreamEventHandler:
     def __init__(self, store: MemoryStore, publisher: EventPublisher, clock: Clock) -> None:
-        self._store, self._publisher, self._clock = store, publisher, clock
+        self._store, self._announcer, self._clock = store, Announcer(publisher), clock
 
     async def __call__(self, events: Sequence[UpstreamEvent]) -> list[RevisionDecision]:
         """Applies the events in arrival order per memory, different memories concurrently."""
@@ -115,15 +115,12 @@ class UpstreamEventHandler:
 
     async def _announce_saved(self, stored: StoredMemory, upstream_event_id: str) -> None:
         memory = stored.memory
-        event_id = f"{upstream_event_id}:{memory.id}:saved"
-        event = events_pb2.MemorySaved(
-            event_id=event_id,
+        await self._announcer.saved(
+            memory,
+            event_id=f"{upstream_event_id}:{memory.id}:saved",
             command_id=stored.last_command_id,
-            memory=memory_to_pb(memory),
             occurred_at=to_timestamp(memory.updated_at),
         )
-        subject = subjects.for_workspace(subjects.MEMORY_SAVED, memory.workspace_id)
-        await self._publisher.publish(subject, event, msg_id=event_id)
 
     async def _forget_leftovers(self, snapshot: KnowledgeSnapshot) -> None:
         for stored in await self._leftovers(snapshot):
@@ -191,16 +188,13 @@ class UpstreamEventHandler:
 
     async def _announce_forgotten(self, stored: StoredMemory, snapshot: KnowledgeSnapshot) -> None:
         memory = stored.memory
-        event_id = f"{snapshot.event_id}:{memory.id}:forgotten"
-        event = events_pb2.MemoryForgotten(
-            event_id=event_id,
+        await self._announcer.forgotten(
+            memory,
+            event_id=f"{snapshot.event_id}:{memory.id}:forgotten",
             command_id=stored.last_command_id,
-            memory=memory_to_pb(memory),
             reason=f"not in knowledge snapshot {snapshot.snapshot_id}",
             occurred_at=to_timestamp(memory.updated_at),
         )
-        subject = subjects.for_workspace(subjects.MEMORY_FORGOTTEN, memory.workspace_id)
-        await self._publisher.publish(subject, event, msg_id=event_id)
 
 
 def knowledge_ref_base(product_id: str | None) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memhive_adapters.nats.consumer import PullConsumer
 from memhive_adapters.runtime.infrastructure import Infrastructure
+from memhive_adapters.runtime.llm import build_chat_model, build_spend_guard
 from memhive_contracts import streams, subjects
 from memhive_ports import Clock, LinkClassifier
 from memhive_settings import MemhiveSettings
@@ -11,6 +12,7 @@ from memhive_telemetry import MeterProvider, build_meter_provider, meter
 
 from memhive_link_classifier.fallback import NearDuplicateClassifier
 from memhive_link_classifier.linking import LinkNewMemory
+from memhive_link_classifier.llm_classifier import LlmLinkClassifier
 from memhive_link_classifier.metrics import METER_NAME, ClassifierMetrics
 from memhive_link_classifier.subscribers import MemoryIndexedSubscriber
 
@@ -60,25 +62,13 @@ def build_link_classifier(
 ) -> LinkClassifier:
     """With no LLM configured, the near-duplicate fallback alone."""
     fallback = NearDuplicateClassifier(settings.link_classifier.fallback_threshold)
-    llm = settings.llm
-    if llm.model is None:
+    chat = build_chat_model(settings.llm)
+    if chat is None:
         return fallback
-    # Imported only with an LLM: litellm is slow to import.
-    from memhive_adapters.llm.litellm_chat import LiteLlmChat
-    from memhive_adapters.llm.spend_guard import SpendGuard
-
-    from memhive_link_classifier.llm_classifier import LlmLinkClassifier
-
-    chat = LiteLlmChat(
-        llm.model,
-        api_base=llm.api_base,
-        api_key=llm.api_key.get_secret_value() if llm.api_key else None,
-        timeout_s=llm.timeout_s,
-        max_output_tokens=llm.max_output_tokens,
-    )
-    guard = SpendGuard(
-        clock, calls_per_minute=llm.calls_per_minute, tokens_per_day=llm.tokens_per_day
-    )
     return LlmLinkClassifier(
-        chat, guard, fallback, metrics, max_output_tokens=llm.max_output_tokens
+        chat,
+        build_spend_guard(settings.llm, clock),
+        fallback,
+        metrics,
+        max_output_tokens=settings.llm.max_output_tokens,
     )

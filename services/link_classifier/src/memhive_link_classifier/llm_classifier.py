@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memhive_adapters.llm.spend_guard import SpendGuard
+from memhive_application.spend_guard import SpendGuard
 from memhive_domain.memory import Memory
 from memhive_ports import EdgeProposal, JsonChat, LinkClassifier, LlmUnavailable, MalformedOutput
 

@@ -10,6 +10,8 @@ from memhive_domain.memory import Memory, MemoryDraft
 from memhive_domain.ranking import RankedMemory
 from pydantic import BaseModel, ConfigDict, Field
 
+from memhive_query.timestamps import utc_iso
+
 
 class SaveRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -86,7 +88,7 @@ def edge_json(edge: Edge) -> dict[str, Any]:
         "created_by": edge.created_by,
         "creator_kind": edge.creator_kind.value,
         "rationale": edge.rationale,
-        "created_at": _iso(edge.created_at),
+        "created_at": utc_iso(edge.created_at),
     }
 
 
@@ -104,12 +106,12 @@ def memory_json(memory: Memory) -> dict[str, Any]:
         "source": memory.source.value,
         "source_ref": memory.source_ref,
         "created_by": memory.created_by,
-        "created_at": _iso(memory.created_at),
-        "updated_at": _iso(memory.updated_at),
-        "expires_at": _iso(memory.expires_at),
+        "created_at": utc_iso(memory.created_at),
+        "updated_at": utc_iso(memory.updated_at),
+        "expires_at": utc_iso(memory.expires_at),
         "revision": memory.revision,
         "access_count": memory.access_count,
-        "last_accessed_at": _iso(memory.last_accessed_at),
+        "last_accessed_at": utc_iso(memory.last_accessed_at),
     }
 
 
@@ -124,7 +126,3 @@ def recalled_json(ranked: RankedMemory) -> dict[str, Any]:
     if superseded_by := getattr(ranked, "superseded_by", None):
         body["superseded_by"] = superseded_by
     return body
-
-
-def _iso(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat().replace("+00:00", "Z")

@@ -3,14 +3,13 @@ through litellm."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from memhive_adapters.embedding.pooling import l2_normalise
+from memhive_adapters.llm.litellm_module import import_litellm
 
 
 class EmbeddingDimensionError(ValueError):
@@ -32,7 +31,7 @@ class LiteLlmEmbedder:
     ) -> None:
         self._model, self._dimensions = model, dimensions
         self._api_base, self._api_key = api_base, api_key
-        self._litellm = _import_litellm()
+        self._litellm = import_litellm()
 
     @property
     def model_name(self) -> str:
@@ -68,12 +67,3 @@ def _vectors_in_input_order(data: list[Any], expected: int) -> list[list[float]]
     if [item["index"] for item in items] != list(range(expected)):
         raise ValueError(f"provider returned {len(items)} embeddings for {expected} inputs")
     return [item["embedding"] for item in items]
-
-
-def _import_litellm() -> ModuleType:
-    # Without it, importing litellm fetches a model price list from GitHub (and waits on
-    # retries when offline); the bundled copy is enough to embed.
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
-
-    return litellm

@@ -8,8 +8,7 @@ from typing import Any
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 
-from memhive_adapters.lexical.question_words import QUESTION_STOPWORDS, has_content_words
-from memhive_adapters.vector.conditions import (
+from memhive_adapters.lane_conditions import (
     After,
     AnyOf,
     Condition,
@@ -17,6 +16,7 @@ from memhive_adapters.vector.conditions import (
     conditions_of,
     stored_fields,
 )
+from memhive_adapters.lexical.question_words import QUESTION_STOPWORDS, has_content_words
 
 Json = dict[str, Any]
 

@@ -11,8 +11,7 @@ from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 from memhive_ports.lanes import LaneHit
 
-from memhive_adapters.lexical.analyzers import ANALYZERS, DEFAULT_ANALYZER, query_analyzer
-from memhive_adapters.vector.conditions import (
+from memhive_adapters.lane_conditions import (
     After,
     AnyOf,
     Condition,
@@ -21,6 +20,7 @@ from memhive_adapters.vector.conditions import (
     epoch_seconds,
     stored_fields,
 )
+from memhive_adapters.lexical.analyzers import ANALYZERS, DEFAULT_ANALYZER, query_analyzer
 
 _KEYWORD_FIELDS = ("workspace_id", "scope", "product_id", "kind", "tags")
 _WRITER_HEAP_BYTES = 64_000_000

@@ -1,1 +1,1 @@
-"""Language models behind the JsonChat port (litellm: any provider), and their spend bound."""
+"""Language models behind the ChatModel and JsonChat ports (litellm: any provider)."""

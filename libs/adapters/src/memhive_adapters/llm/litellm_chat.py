@@ -7,26 +7,27 @@ here would spend budget the spend guard never saw.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
-# Without it, importing litellm fetches a price list from GitHub (and waits when offline).
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+from memhive_ports.chat_model import Completion
+from memhive_ports.llm import JsonReply, LlmUnavailable, MalformedOutput
 
-import litellm  # noqa: E402
-from memhive_ports.chat_model import Completion  # noqa: E402
-from memhive_ports.llm import JsonReply, LlmUnavailable, MalformedOutput  # noqa: E402
+from memhive_adapters.llm.litellm_module import import_litellm
 
-# Transient: the same request may succeed later.
-_UNAVAILABLE = (
-    litellm.exceptions.RateLimitError,
-    litellm.exceptions.Timeout,
-    litellm.exceptions.APIConnectionError,
-    litellm.exceptions.ServiceUnavailableError,
-    litellm.exceptions.BadGatewayError,
-    litellm.exceptions.InternalServerError,
-)
+
+def _transient_errors(litellm: ModuleType) -> tuple[type[Exception], ...]:
+    """The errors after which the same request may succeed later."""
+    e = litellm.exceptions
+    return (
+        e.RateLimitError,
+        e.Timeout,
+        e.APIConnectionError,
+        e.ServiceUnavailableError,
+        e.BadGatewayError,
+        e.InternalServerError,
+    )
 
 
 class LiteLlmChat:
@@ -41,6 +42,8 @@ class LiteLlmChat:
     ) -> None:
         self._model, self._api_base, self._api_key = model, api_base, api_key
         self._timeout_s, self._max_output_tokens = timeout_s, max_output_tokens
+        self._litellm = import_litellm()
+        self._unavailable = _transient_errors(self._litellm)
 
     @property
     def model_name(self) -> str:
@@ -66,8 +69,8 @@ class LiteLlmChat:
 
     async def _call(self, request: dict[str, Any]) -> Any:
         try:
-            return await litellm.acompletion(**request)
-        except _UNAVAILABLE as exc:
+            return await self._litellm.acompletion(**request)
+        except self._unavailable as exc:
             raise LlmUnavailable(f"{type(exc).__name__}: {_first_line(exc)}") from exc
 
     def _request(self, messages: Sequence[dict[str, str]], max_tokens: int) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from memhive_contracts.codec import UndecodableMessage
 from memhive_domain.errors import InvalidInput
+from memhive_ports.poison import Poison
 from nats.aio.msg import Msg
 from nats.errors import ConnectionClosedError
 from nats.js import JetStreamContext
@@ -24,14 +25,6 @@ BatchHandler = Callable[[Sequence[Msg]], Awaitable[None]]
 IDLE_FETCH_S = 2.0
 # After an error outside the handler (connection lost, consumer gone): pause, then resume.
 RECOVERY_PAUSE_S = 1.0
-
-
-class Poison(Exception):
-    """This message can never be handled: dead-letter it at once, with this reason."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def poison_reason(exc: BaseException) -> str | None:

@@ -6,8 +6,6 @@ import builtins
 import logging
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import datetime
 
 from memhive_contracts import subjects
 from memhive_contracts.streams import (
@@ -18,6 +16,7 @@ from memhive_contracts.streams import (
     DLQ_SUBJECT_HEADER,
     MSG_ID_HEADER,
 )
+from memhive_ports.dead_letters import DeadLetter
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import RawStreamMsg
@@ -27,18 +26,6 @@ log = logging.getLogger(__name__)
 
 MAX_REASON_CHARS = 1000
 _DLQ_HEADERS = (DLQ_REASON_HEADER, DLQ_SUBJECT_HEADER, DLQ_CONSUMER_HEADER, DLQ_DELIVERIES_HEADER)
-
-
-@dataclass(frozen=True, slots=True)
-class DeadLetter:
-    sequence: int  # in the dead-letter stream: what replay() takes
-    consumer: str
-    subject: str  # where the message was originally published
-    reason: str
-    deliveries: int
-    payload: bytes
-    time: datetime | None
-    headers: Mapping[str, str]  # the original message's own headers, carried along
 
 
 def dead_letter_msg_id(stream: str, consumer: str, stream_sequence: int) -> str:

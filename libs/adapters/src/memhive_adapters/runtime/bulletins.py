@@ -3,12 +3,12 @@ a bulletin rendered on demand is byte-identical to the one the service would ren
 
 from __future__ import annotations
 
+from memhive_application.bulletins.scope_bulletins import ScopeBulletins
+from memhive_application.bulletins.scope_reader import ScopeReader
 from memhive_domain.bulletin import BulletinBudget
 from memhive_ports import Clock
 from memhive_settings import MemhiveSettings
 
-from memhive_adapters.bulletins.scope_bulletins import ScopeBulletins
-from memhive_adapters.bulletins.scope_reader import ScopeReader
 from memhive_adapters.nats.kv_bulletin_store import KvBulletinStore
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter

@@ -11,7 +11,7 @@ from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 from memhive_ports.lanes import LaneHit
 
-from memhive_adapters.vector.conditions import (
+from memhive_adapters.lane_conditions import (
     After,
     AnyOf,
     Condition,

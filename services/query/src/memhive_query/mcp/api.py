@@ -1,7 +1,8 @@
 """The port the MCP tools call: memhive as seen by one authenticated caller.
 
-Payloads and results are the REST JSON shapes (see `MemoryApi`), so the REST adapter
-is a thin mapping and the in-process adapter can reuse the gateway's response models.
+Payloads and results are the REST JSON shapes (see `MemoryApi`), so its one adapter,
+`RestMemoryApi`, is a thin mapping: the mounted MCP app points it at the gateway's own
+routes in process (ASGI, no socket), the stdio bridge at a gateway's URL.
 """
 
 from __future__ import annotations

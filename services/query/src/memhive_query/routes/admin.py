@@ -6,9 +6,10 @@ import base64
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from memhive_adapters.nats.dead_letters import DeadLetter
+from memhive_ports.dead_letters import DeadLetter
 
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
+from memhive_query.timestamps import utc_iso
 
 router = APIRouter(prefix="/v1/admin", tags=["admin"])
 
@@ -33,7 +34,7 @@ def dead_letter_json(letter: DeadLetter) -> dict[str, Any]:
         "subject": letter.subject,
         "reason": letter.reason,
         "deliveries": letter.deliveries,
-        "time": None if letter.time is None else letter.time.isoformat().replace("+00:00", "Z"),
+        "time": utc_iso(letter.time),
         "headers": dict(letter.headers),
         "payload_base64": base64.b64encode(letter.payload).decode(),
     }

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
+from memhive_query.timestamps import utc_iso
 from memhive_query.use_cases.bulletins import ScopeBulletin
 
 router = APIRouter(prefix="/v1", tags=["bulletins"])
@@ -51,7 +50,7 @@ def bulletin_json(found: ScopeBulletin) -> dict:
         "scope": found.scope.scope.value,
         "product_id": found.scope.product_id,
         "text": b.text,
-        "generated_at": _iso(b.generated_at),
+        "generated_at": utc_iso(b.generated_at),
         "token_count": b.token_count,
         "renderer": b.renderer,
         "fingerprint": b.fingerprint,
@@ -59,7 +58,3 @@ def bulletin_json(found: ScopeBulletin) -> dict:
         "sources": [{"id": i, "revision": r} for i, r in b.sources],
         "pinned_over_budget": b.pinned_over_budget,
     }
-
-
-def _iso(moment: datetime) -> str:
-    return moment.isoformat().replace("+00:00", "Z")

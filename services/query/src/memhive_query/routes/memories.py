@@ -79,9 +79,14 @@ def _cursor(offset: int) -> str:
 def _offset(cursor: str | None) -> int:
     if not cursor:
         return 0
+    tag, _, value = _decoded(cursor).partition(":")
+    if tag != "o" or not (value.isascii() and value.isdigit()):
+        raise InvalidInput([FieldProblem("cursor", "is not a cursor this API returned")])
+    return int(value)
+
+
+def _decoded(cursor: str) -> str:
     try:
-        tag, value = base64.urlsafe_b64decode(cursor.encode()).decode().split(":")
-        assert tag == "o" and int(value) >= 0
-        return int(value)
-    except Exception:
-        raise InvalidInput([FieldProblem("cursor", "is not a cursor this API returned")]) from None
+        return base64.urlsafe_b64decode(cursor.encode()).decode()
+    except ValueError:  # not base64, or not UTF-8 inside
+        return ""

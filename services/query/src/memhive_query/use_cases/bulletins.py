@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memhive_adapters.bulletins.scope_bulletins import ScopeBulletins
+from memhive_application.bulletins.scope_bulletins import ScopeBulletins
 from memhive_domain.bulletin import Bulletin
 from memhive_domain.bulletin_audience import audience_of
+from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput
-from memhive_domain.memory import parse_enum
 from memhive_domain.principals import Principal
 from memhive_domain.scopes import Scope, ScopeRef, resolve_scope, scope_problems
 

@@ -6,16 +6,16 @@ within the same workspace and scope (and product) and the caller's view.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from memhive_domain.errors import FieldProblem, InvalidInput, NotFound
+from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
-from memhive_domain.ranking import is_selected
-from memhive_domain.recall import MemoryFilter
+from memhive_domain.recall import MemoryFilter, view_of
+from memhive_domain.selection import is_selected
 from memhive_ports import MemoryStore, VectorIndex
 
 # Neighbours looked at per save: enough to list the near-duplicates an agent must judge.
@@ -72,12 +72,12 @@ class ConflictCheck:
         self, principal: Principal, memory_ids: Sequence[str], now: datetime
     ) -> list[Memory]:
         """The memories a save says it supersedes: each must exist and be visible (else 404)."""
-        ids = list(dict.fromkeys(_uuid_or_404(i) for i in memory_ids))
+        ids = list(dict.fromkeys(memory_id_or_not_found(i) for i in memory_ids))
         if len(ids) > MAX_SUPERSEDES:
             problem = FieldProblem("supersedes", f"at most {MAX_SUPERSEDES} ids, got {len(ids)}")
             raise InvalidInput([problem])
         records = await self._store.get_many(principal.workspace_id, ids)
-        view = MemoryFilter(principal.workspace_id, public_only=not principal.is_member)
+        view = view_of(principal)
         for memory_id in ids:
             if memory_id not in records or not is_selected(records[memory_id].memory, view, now):
                 raise NotFound("memory", memory_id)
@@ -90,17 +90,9 @@ def exact_duplicate(similar: Sequence[Similar], memory: Memory) -> Memory | None
 
 
 def _same_scope(principal: Principal, memory: Memory) -> MemoryFilter:
-    return MemoryFilter(
-        principal.workspace_id,
+    return replace(
+        view_of(principal),
         scope=memory.scope,
         product_id=memory.product_id,
-        public_only=not principal.is_member,
         live_at=memory.created_at,
     )
-
-
-def _uuid_or_404(memory_id: str) -> str:
-    try:
-        return str(uuid.UUID(str(memory_id)))
-    except ValueError:
-        raise NotFound("memory", memory_id) from None

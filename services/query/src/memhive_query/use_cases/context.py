@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from memhive_domain.context_pack import ContextCandidate, ContextPack, build_context_pack
 from memhive_domain.principals import Principal
-from memhive_domain.ranking import is_selected
-from memhive_domain.recall import MAX_RESULTS, MemoryFilter, SelectionRequest
+from memhive_domain.recall import MAX_RESULTS, SelectionRequest, view_of
+from memhive_domain.selection import is_selected
 from memhive_ports import Clock, MemoryStore
 from memhive_ports.token_counter import TokenCounter
 
@@ -52,11 +54,8 @@ class BuildContext:
     async def _shown(self, principal: Principal, briefing: ScopeBulletin) -> list[ContextCandidate]:
         ids = [memory_id for memory_id, _ in briefing.bulletin.sources]
         records = await self._store.get_many(principal.workspace_id, ids)
-        view = MemoryFilter(
-            principal.workspace_id,
-            scope=briefing.scope.scope,
-            product_id=briefing.scope.product_id,
-            public_only=not principal.is_member,
+        view = replace(
+            view_of(principal), scope=briefing.scope.scope, product_id=briefing.scope.product_id
         )
         now = self._clock.now()
         shown = set(briefing.bulletin.shown_ids)

@@ -7,16 +7,16 @@ of the oldest and keeps those whose original subject ends with the caller's work
 
 from __future__ import annotations
 
-from memhive_adapters.nats.dead_letters import DeadLetter, DeadLetters
 from memhive_contracts import subjects
 from memhive_domain.errors import NotAllowed
 from memhive_domain.principals import Principal
+from memhive_ports.dead_letters import DeadLetter, DeadLetterReader
 
 SCAN_LIMIT = 10_000
 
 
 class WorkspaceDeadLetters:
-    def __init__(self, letters: DeadLetters) -> None:
+    def __init__(self, letters: DeadLetterReader) -> None:
         self._letters = letters
 
     async def __call__(

@@ -17,10 +17,11 @@ from memhive_contracts.edge_mapping import edge_to_pb
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.edges import Edge, EdgeDraft, add_edge, ensure_linkable, propose_edge
 from memhive_domain.errors import NotAllowed, NotFound
+from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
-from memhive_domain.ranking import is_selected
-from memhive_domain.recall import MemoryFilter
+from memhive_domain.recall import view_of
+from memhive_domain.selection import is_selected
 from memhive_ports import Clock, EventPublisher, MemoryStore
 from memhive_ports.store import StoredMemory
 
@@ -31,11 +32,6 @@ from memhive_query.event_waiter import EventWaiter
 class LinkOutcome:
     edge: Edge
     status: str  # created (added or refreshed), unchanged, or accepted (not yet applied)
-
-
-def view_of(principal: Principal) -> MemoryFilter:
-    """Everything of the workspace the principal may see (no narrowing, live now)."""
-    return MemoryFilter(principal.workspace_id, public_only=not principal.is_member)
 
 
 class EdgeCommands:
@@ -101,7 +97,7 @@ class EdgeReader:
     async def edges_of(self, principal: Principal, memory_id: str) -> list[Edge]:
         """A memory's edges, leaving out those whose other end the caller could not recall."""
         now, view = self._clock.now(), view_of(principal)
-        stored = await self._store.get(principal.workspace_id, _uuid_or_404(memory_id))
+        stored = await self._store.get(principal.workspace_id, memory_id_or_not_found(memory_id))
         if stored is None or not is_selected(stored.memory, view, now):
             raise NotFound("memory", memory_id)
         others = [e.other_end(stored.memory.id) for e in stored.edges]
@@ -127,10 +123,3 @@ def _as_stored(src: StoredMemory, edge: Edge) -> Edge:
 
 def _memory(stored: StoredMemory | None) -> Memory | None:
     return None if stored is None else stored.memory
-
-
-def _uuid_or_404(memory_id: str) -> str:
-    try:
-        return str(uuid.UUID(memory_id))
-    except ValueError:
-        raise NotFound("memory", memory_id) from None

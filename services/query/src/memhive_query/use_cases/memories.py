@@ -9,10 +9,11 @@ from memhive.v1 import commands_pb2
 from memhive_contracts import subjects
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.errors import NotAllowed, NotFound
+from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
-from memhive_domain.ranking import is_selected
-from memhive_domain.recall import MemoryFilter, SelectionRequest, plan_listing
+from memhive_domain.recall import SelectionRequest, plan_listing, view_of
+from memhive_domain.selection import is_selected
 from memhive_ports import Clock, EventPublisher, LexicalIndex, MemoryStore
 
 from memhive_query.event_waiter import EventWaiter
@@ -33,8 +34,8 @@ class MemoryReader:
 
     async def get(self, principal: Principal, memory_id: str) -> Memory:
         """Forgotten, expired, invisible and unknown look the same to a caller: not found."""
-        stored = await self._store.get(principal.workspace_id, _uuid_or_404(memory_id))
-        view = MemoryFilter(principal.workspace_id, public_only=not principal.is_member)
+        stored = await self._store.get(principal.workspace_id, memory_id_or_not_found(memory_id))
+        view = view_of(principal)
         if stored is None or not is_selected(stored.memory, view, self._clock.now()):
             raise NotFound("memory", memory_id)
         return stored.memory
@@ -88,10 +89,3 @@ class ForgetMemory:
         if future is None or not await self._waiter.wait(future, self._timeout):
             return "accepted"
         return "forgotten"
-
-
-def _uuid_or_404(memory_id: str) -> str:
-    try:
-        return str(uuid.UUID(memory_id))
-    except ValueError:
-        raise NotFound("memory", memory_id) from None

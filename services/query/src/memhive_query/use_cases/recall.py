@@ -5,6 +5,7 @@ and the hits recorded off the hot path."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections.abc import Mapping
 
@@ -18,7 +19,9 @@ from memhive_domain.recall import RecallQuery, SelectionRequest, plan_recall
 from memhive_ports import Clock, Embedder, EventPublisher, LexicalIndex, MemoryStore, VectorIndex
 from memhive_ports.lanes import LaneHit
 
-from memhive_query.use_cases.supersession import RecalledMemory, SupersessionResolver
+from memhive_query.use_cases.supersession_resolver import RecalledMemory, SupersessionResolver
+
+log = logging.getLogger(__name__)
 
 VECTOR_LANE, LEXICAL_LANE = "vector", "lexical"
 
@@ -115,7 +118,13 @@ class RecallMemories:
         subject = subjects.for_workspace(subjects.MEMORIES_RECALLED, principal.workspace_id)
         task = asyncio.create_task(self._publisher.publish(subject, event, msg_id=event_id))
         self._background.add(task)
-        task.add_done_callback(self._background.discard)
+        task.add_done_callback(self._recorded)
+
+    def _recorded(self, task: asyncio.Task) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and (failure := task.exception()) is not None:
+            # Never fails the recall, which has answered; the access counts miss this one.
+            log.warning("recording recall hits failed: %r", failure, exc_info=failure)
 
     async def drain(self) -> None:
         if self._background:

@@ -7,15 +7,15 @@ what GET shows them: a live public memory.
 
 from __future__ import annotations
 
-import uuid
 from datetime import timedelta
 
 from memhive_domain.errors import NotFound
+from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
-from memhive_domain.ranking import is_selected
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.revisions import Revision, revision_history
+from memhive_domain.selection import is_selected
 from memhive_ports import Clock, MemoryStore
 from memhive_ports.revisions import RevisionLog
 
@@ -30,7 +30,7 @@ class MemoryRevisions:
         self._store, self._log, self._clock = store, log, clock
 
     async def __call__(self, principal: Principal, memory_id: str) -> list[Revision]:
-        stored = await self._store.get(principal.workspace_id, _uuid_or_404(memory_id))
+        stored = await self._store.get(principal.workspace_id, memory_id_or_not_found(memory_id))
         if stored is None or not self._may_see(principal, stored.memory):
             raise NotFound("memory", memory_id)
         memory = stored.memory
@@ -42,10 +42,3 @@ class MemoryRevisions:
             return True  # the store key already confines it to the caller's workspace
         public_live = MemoryFilter(principal.workspace_id, public_only=True)
         return is_selected(memory, public_live, self._clock.now())
-
-
-def _uuid_or_404(memory_id: str) -> str:
-    try:
-        return str(uuid.UUID(memory_id))
-    except ValueError:
-        raise NotFound("memory", memory_id) from None

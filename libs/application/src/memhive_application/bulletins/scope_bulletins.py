@@ -11,7 +11,7 @@ from memhive_ports import Clock
 from memhive_ports.bulletins import BulletinStore
 from memhive_ports.token_counter import TokenCounter
 
-from memhive_adapters.bulletins.scope_reader import ScopeInputs, ScopeReader
+from memhive_application.bulletins.scope_reader import ScopeInputs, ScopeReader
 
 
 @dataclass(frozen=True, slots=True)

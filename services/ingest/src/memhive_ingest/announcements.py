@@ -1,0 +1,61 @@
+"""The events ingest announces after a durable write: MemorySaved and MemoryForgotten.
+
+Each event id is derived from what caused the write, never random, so a redelivered command
+announces the same event again and JetStream drops the duplicate.
+"""
+
+from __future__ import annotations
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from memhive.v1 import events_pb2, memory_pb2
+from memhive_contracts import subjects
+from memhive_contracts.mapping import memory_to_pb
+from memhive_domain.memory import Memory
+from memhive_ports import EventPublisher
+
+Announcement = events_pb2.MemorySaved | events_pb2.MemoryForgotten
+
+
+class Announcer:
+    def __init__(self, publisher: EventPublisher) -> None:
+        self._publisher = publisher
+
+    async def saved(
+        self,
+        memory: Memory,
+        *,
+        event_id: str,
+        command_id: str,
+        occurred_at: Timestamp,
+        embedding: memory_pb2.Embedding | None = None,
+    ) -> None:
+        event = events_pb2.MemorySaved(
+            event_id=event_id,
+            command_id=command_id,
+            memory=memory_to_pb(memory),
+            occurred_at=occurred_at,
+        )
+        if embedding is not None:
+            event.embedding.CopyFrom(embedding)
+        await self._publish(subjects.MEMORY_SAVED, memory, event)
+
+    async def forgotten(
+        self, memory: Memory, *, event_id: str, command_id: str, reason: str, occurred_at: Timestamp
+    ) -> None:
+        event = events_pb2.MemoryForgotten(
+            event_id=event_id,
+            command_id=command_id,
+            memory=memory_to_pb(memory),
+            reason=reason,
+            occurred_at=occurred_at,
+        )
+        await self._publish(subjects.MEMORY_FORGOTTEN, memory, event)
+
+    async def _publish(
+        self,
+        subject: str,
+        memory: Memory,
+        event: events_pb2.MemorySaved | events_pb2.MemoryForgotten,
+    ) -> None:
+        where = subjects.for_workspace(subject, memory.workspace_id)
+        await self._publisher.publish(where, event, msg_id=event.event_id)

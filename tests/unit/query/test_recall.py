@@ -1,0 +1,97 @@
+"""RecallMemories over fakes: fusion of both lanes, hydration from the record (the record is
+the truth), supersession, and the hits recorded off the hot path."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+import pytest
+from memhive.v1 import events_pb2
+from memhive_domain.memory import forget
+from memhive_domain.recall import SelectionRequest
+from memhive_ports import LaneHit
+from memhive_query.use_cases.recall import RecallMemories
+
+from tests.fakes import (
+    FakeEmbedder,
+    FakeLexicalIndex,
+    FakePublisher,
+    FakeStore,
+    FakeVectorIndex,
+    FixedClock,
+)
+from tests.unit.query.memories import MEMBER, NOW, VIEWER, memory, mid, public, updates
+
+
+def hits(*pairs: tuple[int, float]) -> list[LaneHit]:
+    return [LaneHit(mid(n), score) for n, score in pairs]
+
+
+class Rig:
+    def __init__(self, vector=(), lexical=(), publisher: FakePublisher | None = None) -> None:
+        self.store, self.publisher = FakeStore(), publisher or FakePublisher()
+        self.vector, self.lexical = FakeVectorIndex(hits(*vector)), FakeLexicalIndex(hits(*lexical))
+        self.recall = RecallMemories(
+            self.store, self.vector, self.lexical, FakeEmbedder(), self.publisher,
+            FixedClock(NOW), lane_weights={"vector": 1.0, "lexical": 1.0},
+            importance_influence=0.0,
+        )  # fmt: skip
+
+    async def ids(self, principal=MEMBER, **options) -> list[str]:
+        found = await self.recall(principal, "release", SelectionRequest(), 5, **options)
+        await self.recall.drain()
+        return [r.memory.id for r in found]
+
+
+async def test_fuses_both_lanes_and_hydrates_from_the_record() -> None:
+    rig = Rig(vector=[(1, 0.9), (2, 0.8), (3, 0.1)], lexical=[(3, 9.0), (1, 8.0), (9, 1.0)])
+    for n in (1, 2, 3):
+        rig.store.put(memory(n))
+    # 1: best vector, second lexical; 3: best lexical, worst vector; 9 is in no record.
+    assert await rig.ids() == [mid(1), mid(3), mid(2)]
+    [(text, lexical_filter, candidates)] = rig.lexical.searches
+    assert (text, candidates) == ("release", 15)  # 3 x the limit from each lane
+    assert rig.vector.searches[0][0] == lexical_filter  # one filter pushed into both lanes
+
+
+async def test_drops_what_is_forgotten_expired_or_not_visible() -> None:
+    rig = Rig(lexical=[(1, 4.0), (2, 3.0), (3, 2.0), (4, 1.0)])
+    rig.store.put(public(1))
+    rig.store.put(forget(public(2), NOW - timedelta(days=1)))
+    rig.store.put(public(3, expires_at=NOW - timedelta(seconds=1)))
+    rig.store.put(memory(4))  # private
+    assert await rig.ids(VIEWER) == [mid(1)]
+    assert await rig.ids(MEMBER) == [mid(1), mid(4)]
+
+
+async def test_a_stale_memory_gives_way_to_its_successor() -> None:
+    old, new = memory(1, days_ago=20), memory(2, days_ago=1)
+    rig = Rig(lexical=[(1, 5.0)])
+    rig.store.put(old, (updates(new, old),))
+    rig.store.put(new, (updates(new, old),))
+    [head] = await rig.recall(MEMBER, "release", SelectionRequest(), 5)
+    assert (head.memory.id, head.replaces) == (new.id, (old.id,))
+    both = await rig.recall(MEMBER, "release", SelectionRequest(), 5, include_superseded=True)
+    assert {(r.memory.id, r.superseded_by) for r in both} == {(new.id, None), (old.id, new.id)}
+
+
+async def test_records_the_hits_in_the_background() -> None:
+    rig = Rig(lexical=[(1, 1.0)])
+    rig.store.put(memory(1))
+    await rig.ids()
+    [(subject, event, _)] = rig.publisher.sent
+    assert subject == "memhive.activity.recalled.ws"
+    assert isinstance(event, events_pb2.MemoriesRecalled)
+    assert (list(event.memory_ids), event.query) == ([mid(1)], "release")
+
+
+async def test_a_failed_hit_record_is_logged_not_raised(caplog: pytest.LogCaptureFixture) -> None:
+    rig = Rig(lexical=[(1, 1.0)], publisher=FakePublisher(failure=ConnectionError("bus down")))
+    rig.store.put(memory(1))
+    with caplog.at_level(logging.WARNING, logger="memhive_query.use_cases.recall"):
+        assert await rig.ids() == [mid(1)]
+    [record] = caplog.records
+    assert (
+        "recording recall hits failed" in record.getMessage() and "bus down" in record.getMessage()
+    )

@@ -1,0 +1,110 @@
+"""SaveMemory over fakes: what a save publishes, and how it treats duplicates, near-duplicates
+and the memories it supersedes."""
+
+from __future__ import annotations
+
+import pytest
+from memhive.v1 import commands_pb2, edges_pb2
+from memhive_domain.errors import NotAllowed, NotFound
+from memhive_domain.memory import MemoryDraft
+from memhive_ports import LaneHit
+from memhive_query.use_cases.conflicts import ConflictCheck, NearDuplicates
+from memhive_query.use_cases.link import EdgeCommands
+from memhive_query.use_cases.save import SaveMemory
+
+from tests.fakes import (
+    FakeEmbedder,
+    FakePublisher,
+    FakeStore,
+    FakeVectorIndex,
+    FakeWaiter,
+    FixedClock,
+)
+from tests.unit.query.memories import MEMBER, NOW, VIEWER, memory, mid
+
+BODY = "Release trains leave every other Tuesday"
+
+
+class Rig:
+    def __init__(self, *similar: tuple[int, float], arrives: bool = True) -> None:
+        self.store, self.publisher = FakeStore(), FakePublisher()
+        self.vector, self.waiter = (
+            FakeVectorIndex([LaneHit(mid(n), s) for n, s in similar]),
+            FakeWaiter(arrives=arrives),
+        )
+        self.save = SaveMemory(
+            FakeEmbedder(), self.publisher, self.waiter, FixedClock(NOW), 1.0,
+            conflicts=ConflictCheck(self.vector, self.store, 0.85),
+            edges=EdgeCommands(self.publisher, self.waiter, 1.0),
+        )  # fmt: skip
+
+    def commands(self) -> list[str]:
+        return [type(message).__name__ for _, message, _ in self.publisher.sent]
+
+
+async def test_a_save_publishes_the_command_with_its_vector_and_waits() -> None:
+    rig = Rig()
+    outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted")
+    assert outcome.status == "persisted" and outcome.memory.created_at == NOW
+    [(subject, command, msg_id)] = rig.publisher.sent
+    assert isinstance(command, commands_pb2.SaveMemory)
+    assert (subject, msg_id) == ("memhive.cmd.memory.save.ws", command.command_id)
+    assert command.memory.id == outcome.memory.id and command.embedding.model == "fake-embedder"
+    assert list(command.embedding.values) == [1.0, 0.0, 0.0]
+    assert rig.waiter.expected == [(outcome.memory.id, "persisted")]
+
+
+async def test_past_the_wait_the_save_is_accepted() -> None:
+    outcome = await Rig(arrives=False).save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
+    assert outcome.status == "accepted"
+
+
+async def test_the_same_body_in_the_scope_returns_the_existing_memory() -> None:
+    rig = Rig((1, 0.99))
+    rig.store.put(memory(1, body=BODY))
+    outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted")
+    assert (outcome.status, outcome.memory.id) == ("duplicate", mid(1))
+    assert rig.publisher.sent == []
+
+
+async def test_a_near_duplicate_is_refused_unless_forced() -> None:
+    rig = Rig((1, 0.9))
+    rig.store.put(memory(1, body="Release trains leave every second Tuesday"))
+    with pytest.raises(NearDuplicates) as refused:
+        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted")
+    assert [s.memory.id for s in refused.value.similar] == [mid(1)]
+    assert rig.publisher.sent == []
+    forced = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted", force=True)
+    assert forced.status == "persisted" and rig.commands() == ["SaveMemory"]
+
+
+async def test_supersedes_saves_then_links_an_updates_edge() -> None:
+    rig = Rig((1, 0.9))
+    rig.store.put(memory(1, body="Release trains leave every second Tuesday"))
+    draft = MemoryDraft(kind="fact", body=BODY)
+    outcome = await rig.save(MEMBER, draft, "persisted", supersedes=[mid(1)])
+    assert outcome.status == "persisted"
+    assert rig.commands() == ["SaveMemory", "LinkMemories"]
+    link = rig.publisher.sent[1][1]
+    assert isinstance(link, edges_pb2.LinkMemories)
+    [edge] = link.edges
+    assert (edge.src_id, edge.dst_id, edge.kind) == (
+        outcome.memory.id,
+        mid(1),
+        edges_pb2.EDGE_KIND_UPDATES,
+    )
+
+
+async def test_supersedes_must_name_visible_memories() -> None:
+    rig = Rig()
+    for unknown in (mid(7), "not-a-uuid"):
+        with pytest.raises(NotFound):
+            await rig.save(
+                MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted", supersedes=[unknown]
+            )
+    assert rig.publisher.sent == []
+
+
+async def test_a_viewer_cannot_save() -> None:
+    with pytest.raises(NotAllowed):
+        await Rig().save(VIEWER, MemoryDraft(kind="fact", body=BODY), "persisted")

@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 
+from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput
-from memhive_domain.memory import Memory, parse_enum
+from memhive_domain.memory import Memory
 from memhive_domain.scopes import Visibility
 from memhive_domain.sources import Source
 

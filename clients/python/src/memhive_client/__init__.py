@@ -1,7 +1,7 @@
 """memhive's Python client: `MemhiveClient` (sync) and `AsyncMemhiveClient` (async).
 
 from memhive_client import MemhiveClient
-with MemhiveClient("http://127.0.0.1:8000", token) as memhive:
+with MemhiveClient("http://127.0.0.1:8080", token) as memhive:
     memhive.save("fact", "The API is served from Dublin", wait="indexed")
     for hit in memhive.recall("where is the API served?"):
         print(hit.score, hit.body)

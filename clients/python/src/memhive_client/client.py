@@ -17,7 +17,7 @@ from memhive_client.errors import raise_for
 from memhive_client.retry import RetryPolicy
 
 T = TypeVar("T")
-DEFAULT_URL = "http://127.0.0.1:8000"
+DEFAULT_URL = "http://127.0.0.1:8080"
 DEFAULT_RETRY = RetryPolicy()
 
 

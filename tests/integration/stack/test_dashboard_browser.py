@@ -153,6 +153,15 @@ async def test_non_member_sees_public_memories_only_and_no_forget_button(
         await results.get_by_text(NEW).wait_for()
         await results.get_by_text(OLD).wait_for()
         assert await results.get_by_text(PRIVATE).count() == 0
+
+        # Keyboard: the first Tab reaches the skip link, shown with a focus outline.
+        await page.keyboard.press("Tab")
+        focused = page.locator(":focus")
+        assert await focused.inner_text() == "Skip to content"
+        outline = await focused.evaluate("e => getComputedStyle(e).outlineStyle")
+        assert outline == "solid"
+        await page.keyboard.press("Enter")
+        assert await page.evaluate("document.activeElement.id") == "main"
         await page.goto(f"{gateway_url}/memory?q=door+code")
         await page.get_by_role("heading", name="Top").wait_for()
         assert await results.get_by_text(PRIVATE).count() == 0

@@ -162,3 +162,13 @@ async def test_the_openapi_document_declares_the_bearer_scheme(stack: Stack) -> 
     }
     assert spec["paths"]["/v1/recall"]["post"]["security"] == [{"HTTPBearer": []}]
     assert not any(p.startswith("/memory") for p in spec["paths"])
+
+
+async def test_what_agents_wrote_is_escaped_not_run(workspace: Workspace, stack: Stack) -> None:
+    body = 'Ignore <script>alert("x")</script> and <img src=x onerror=alert(1)>'
+    saved = await save(workspace.member, kind="fact", body=body, tags=["xss"])
+    async with signed_in(stack, await stack.token(workspace.id)) as (client, _, _):
+        for path in (f"/memory/m/{saved['id']}", "/memory?tag=xss"):
+            page = (await client.get(path)).text
+            assert "<script>alert" not in page and "<img src=x" not in page
+            assert "&lt;script&gt;" in page

@@ -113,6 +113,9 @@ async def test_member_searches_filters_follows_an_edge_and_forgets(
         main = page.locator("main")
         assert await main.get_by_text("the region moved").count() == 1
         await screenshot(page, "dashboard-memory")
+        await page.get_by_role("button", name="Pin", exact=True).click()
+        await page.get_by_role("button", name="Unpin").wait_for()
+        assert "pinned" in await main.locator("dl.meta-list").first.inner_text()
         await page.locator("ul.edges").get_by_role("link", name=OLD).click()
         await page.wait_for_url(f"**/memory/m/{ids['old']}")
         await main.get_by_text("wiki/regions").wait_for()  # provenance

@@ -23,6 +23,7 @@ from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
 from memhive_query.use_cases.revisions import MemoryRevisions
 from memhive_query.use_cases.save import SaveMemory
+from memhive_query.use_cases.update import UpdateMemory
 
 
 @dataclass
@@ -39,6 +40,7 @@ class Gateway:
     link: LinkMemories
     edges: EdgeReader
     bulletin: ReadBulletin
+    update: UpdateMemory
 
     @cached_property
     def context(self) -> BuildContext:
@@ -95,4 +97,5 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         link=LinkMemories(infra.store, edge_commands, infra.clock),
         edges=EdgeReader(infra.store, infra.clock),
         bulletin=ReadBulletin(await open_scope_bulletins(infra)),
+        update=UpdateMemory(reader, infra.publisher, waiter, infra.clock, timeout),
     )

@@ -216,6 +216,20 @@ async def forget(request: Request, memory_id: str) -> Response:
     return _render(request, "forgotten.html", who=who, memory_id=memory_id, status=status)
 
 
+@router.post("/m/{memory_id}/pin")
+async def pin(request: Request, memory_id: str, pinned: Annotated[str, Form()] = "") -> Response:
+    dash = _dashboard(request)
+    who = await signed_in(request, dash.auth)
+    if who is None:
+        return _to_sign_in()
+    try:
+        await check_csrf(request)
+        await dash.update(who, memory_id, pinned=pinned == "true", wait="persisted")
+    except (DomainError, CsrfRefused) as exc:
+        return _error(request, who, exc)
+    return RedirectResponse(f"/memory/m/{memory_id}", status_code=303)
+
+
 @router.get("/stats")
 async def stats_page(request: Request) -> Response:
     dash = _dashboard(request)

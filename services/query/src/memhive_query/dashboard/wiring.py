@@ -13,6 +13,7 @@ from memhive_query.dashboard.stats import MemoryStats
 from memhive_query.gateway import Gateway
 from memhive_query.use_cases.bulletins import ReadBulletin
 from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
+from memhive_query.use_cases.update import UpdateMemory
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +23,7 @@ class Dashboard:
     browse: BrowseMemories
     view: ViewMemory
     forget: ForgetMemory
+    update: UpdateMemory
     bulletin: ReadBulletin
     stats: MemoryStats
 
@@ -34,6 +36,7 @@ async def build_dashboard(gw: Gateway) -> Dashboard:
         browse=BrowseMemories(gw.reader, gw.recall, gw.infra.clock),
         view=ViewMemory(gw.reader, gw.edges, gw.revisions),
         forget=gw.forget,
+        update=gw.update,
         bulletin=gw.bulletin,
         stats=MemoryStats(
             lexical, JetStreamEventCounts(gw.infra.js), gw.dead_letters, gw.infra.clock

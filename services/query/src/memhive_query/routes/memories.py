@@ -11,7 +11,7 @@ from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.recall import SelectionRequest
 
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
-from memhive_query.schemas import SaveRequest, memory_json
+from memhive_query.schemas import SaveRequest, UpdateRequest, memory_json
 from memhive_query.use_cases.save import Wait
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"])
@@ -59,6 +59,21 @@ async def list_memories(
     page = await gw.reader.list(who, selection, _offset(cursor), limit)
     next_cursor = None if page.next_offset is None else _cursor(page.next_offset)
     return {"items": [memory_json(m) for m in page.items], "next_cursor": next_cursor}
+
+
+@router.patch("/{memory_id}")
+async def update_memory(
+    memory_id: str,
+    request: UpdateRequest,
+    gw: GatewayDep,
+    who: PrincipalDep,
+    wait: Wait = "persisted",
+) -> JSONResponse:
+    """Pin or unpin: a new revision, applied through the log like every write."""
+    status = await gw.update(who, memory_id, pinned=request.pinned, wait=wait)
+    return JSONResponse(
+        {"id": memory_id, "status": status}, status_code=202 if status == "accepted" else 200
+    )
 
 
 @router.delete("/{memory_id}")

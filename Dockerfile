@@ -5,6 +5,7 @@ RUN pip install --no-cache-dir uv==0.13.9
 COPY pyproject.toml uv.lock ./
 COPY libs libs
 COPY services services
+COPY clients clients
 COPY src src
 RUN uv sync --frozen --all-packages --no-dev --no-editable
 ENV PATH=/app/.venv/bin:$PATH HF_HUB_OFFLINE=1 LITELLM_LOCAL_MODEL_COST_MAP=True \

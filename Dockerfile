@@ -11,6 +11,7 @@ WORKDIR /src
 COPY pyproject.toml uv.lock README.md ./
 COPY libs libs
 COPY services services
+COPY clients clients
 COPY src src
 RUN --mount=type=cache,target=/root/.cache/uv \
     uv sync --frozen --no-dev --all-packages --no-editable

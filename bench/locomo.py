@@ -13,7 +13,7 @@ import math
 from collections import defaultdict
 from pathlib import Path
 
-import httpx
+from memhive_client import AsyncMemhiveClient
 
 from bench.running_stack import RunningStack
 
@@ -37,38 +37,35 @@ def _jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-async def index_conversations(client: httpx.AsyncClient, concurrency: int = 8) -> int:
+async def index_conversations(client: AsyncMemhiveClient, concurrency: int = 8) -> int:
     gate = asyncio.Semaphore(concurrency)
 
     async def save(turn: dict) -> None:
-        payload = {
-            "kind": "event",
-            "body": turn_text(turn),
-            "product_id": turn["conversation"],
-            "source_ref": turn["id"],
-            "force": True,
-        }
         async with gate:
-            response = await client.post("/v1/memories?wait=indexed", json=payload)
-            response.raise_for_status()
+            await client.save(
+                "event",
+                turn_text(turn),
+                wait="indexed",
+                product_id=turn["conversation"],
+                source_ref=turn["id"],
+                force=True,
+            )
 
     turns = [t for c in conversations() for t in _jsonl(LOCOMO_DIR / f"{c}.memories.jsonl")]
     await asyncio.gather(*(save(t) for t in turns))
     return len(turns)
 
 
-async def evaluate(client: httpx.AsyncClient, lanes: list[str] | None) -> dict:
+async def evaluate(client: AsyncMemhiveClient, lanes: list[str] | None) -> dict:
     per_category: dict[str, list[dict]] = defaultdict(list)
     for conversation in conversations():
         for q in _jsonl(LOCOMO_DIR / f"{conversation}.queries.jsonl"):
             if q["adversarial"] or not q["evidence"]:
                 continue
-            payload = {"query": q["question"], "product_id": conversation, "max_results": 10}
-            if lanes:
-                payload["lanes"] = lanes
-            response = await client.post("/v1/recall", json=payload)
-            response.raise_for_status()
-            ranked = [r["source_ref"] for r in response.json()["results"]]
+            hits = await client.recall(
+                q["question"], product_id=conversation, max_results=10, lanes=lanes
+            )
+            ranked = [hit.source_ref for hit in hits]
             per_category[q["category_name"]].append(_scores(ranked, set(q["evidence"])))
     return _summarise(per_category)
 
@@ -99,7 +96,7 @@ def _summarise(per_category: dict[str, list[dict]]) -> dict:
 
 
 async def run_locomo(stack: RunningStack) -> dict:
-    async with stack.client() as client:
+    async with AsyncMemhiveClient(stack.url, stack.token, timeout_s=120) as client:
         count = await index_conversations(client)
         results = {mode: await evaluate(client, lanes) for mode, lanes in MODES.items()}
     return {"memories": count, "results": results}

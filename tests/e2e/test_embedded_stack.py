@@ -13,8 +13,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 from memhive_adapters.lexical.tantivy_index import TantivyLexicalIndex
 from memhive_adapters.vector.edge_index import EdgeVectorIndex
+from memhive_client import MemhiveClient, NotFound
 
 TOKEN = "e2e-dev-token"
 
@@ -63,14 +65,12 @@ def _wait_until_healthy(url: str, process: subprocess.Popen) -> None:
     raise AssertionError("memhive run did not become healthy")
 
 
-def _client(url: str) -> httpx.Client:
-    return httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
+def _client(url: str) -> MemhiveClient:
+    return MemhiveClient(url, TOKEN, timeout_s=30)
 
 
-def _recall(client: httpx.Client, query: str, **fields) -> list[str]:
-    response = client.post("/v1/recall", json={"query": query, **fields})
-    assert response.status_code == 200, response.text
-    return [r["id"] for r in response.json()["results"]]
+def _recall(client: MemhiveClient, query: str, **fields) -> list[str]:
+    return [hit.id for hit in client.recall(query, **fields)]
 
 
 async def _lanes_hold(data_dir: Path, ids: list[str]) -> tuple[set[str], set[str]]:
@@ -91,25 +91,24 @@ def test_save_recall_forget_and_restart(tmp_path: Path) -> None:
     http_port, nats_port = _free_port(), _free_port()
     with memhive_run(tmp_path, http_port, nats_port) as url:
         with _client(url) as writer:
-            kept = writer.post(
-                "/v1/memories?wait=indexed",
-                json={"kind": "decision", "body": "We release the iOS app every second Tuesday"},
-            ).json()
-            gone = writer.post(
-                "/v1/memories?wait=indexed",
-                json={"kind": "fact", "body": "The release manager this quarter is Priya"},
-            ).json()
-            assert kept["status"] == gone["status"] == "indexed"
+            kept = writer.save(
+                "decision", "We release the iOS app every second Tuesday", wait="indexed"
+            )
+            gone = writer.save("fact", "The release manager this quarter is Priya", wait="indexed")
+            assert kept.status == gone.status == "indexed"
         with _client(url) as reader:  # a second client, as a fresh agent session would be
-            assert _recall(reader, "how often do we ship the iPhone app?")[0] == kept["id"]
-            assert _recall(reader, "who is the release manager?")[0] == gone["id"]
-            response = reader.delete(f"/v1/memories/{gone['id']}?wait=indexed")
-            assert response.status_code == 200
+            assert _recall(reader, "how often do we ship the iPhone app?")[0] == kept.id
+            assert _recall(reader, "who is the release manager?")[0] == gone.id
+            assert reader.forget(gone.id, wait="indexed").status == "forgotten"
             for lanes in (["vector"], ["lexical"]):
-                assert gone["id"] not in _recall(reader, "release manager Priya", lanes=lanes)
-    present = asyncio.run(_lanes_hold(tmp_path, [kept["id"], gone["id"]]))
-    assert present == ({kept["id"]}, {kept["id"]})
+                assert gone.id not in _recall(reader, "release manager Priya", lanes=lanes)
+        # The dashboard and the API docs are served by the same process, offline.
+        assert httpx.get(f"{url}/memory/sign-in").status_code == 200
+        assert "swagger-ui-bundle.js" in httpx.get(f"{url}/docs").text
+    present = asyncio.run(_lanes_hold(tmp_path, [kept.id, gone.id]))
+    assert present == ({kept.id}, {kept.id})
 
     with memhive_run(tmp_path, http_port, nats_port) as url, _client(url) as client:
-        assert _recall(client, "iOS release cadence")[0] == kept["id"]
-        assert client.get(f"/v1/memories/{gone['id']}").status_code == 404
+        assert _recall(client, "iOS release cadence")[0] == kept.id
+        with pytest.raises(NotFound):
+            client.get(gone.id)

@@ -32,9 +32,9 @@ def test_reindex_swaps_generations_and_a_restart_serves_the_new_one(tmp_path: Pa
     with memhive_run(tmp_path, http_port, nats_port) as url, _client(url) as client:
         ids = []
         for body in FACTS:
-            saved = client.post("/v1/memories?wait=indexed", json={"kind": "fact", "body": body})
-            assert saved.status_code == 201, saved.text
-            ids.append(saved.json()["id"])
+            saved = client.save("fact", body, wait="indexed")
+            assert saved.status == "indexed"
+            ids.append(saved.id)
 
         done = _reindex(nats_port, tmp_path, "--embedding-model", "all-MiniLM-L6-v2")
 

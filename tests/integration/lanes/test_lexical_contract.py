@@ -101,6 +101,13 @@ async def test_list_ids_applies_the_whole_filter(lexical_index, case: FilterCase
     assert len(listed) == len(case.expected)
 
 
+@pytest.mark.parametrize("case", FILTER_CASES, ids=lambda c: c.name)
+async def test_count_matching_applies_the_whole_filter(lexical_index, case: FilterCase) -> None:
+    await lexical_index.upsert(list(population().values()))
+
+    assert await lexical_index.count_matching(case.memory_filter) == len(case.expected)
+
+
 async def test_a_small_scope_fills_its_top_k_among_many_better_outsiders(lexical_index) -> None:
     outsiders = [a_memory(f"{WORD} {WORD} {WORD} {i}", product_id="big") for i in range(300)]
     insiders = [

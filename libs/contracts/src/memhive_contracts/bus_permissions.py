@@ -122,7 +122,7 @@ SERVICES: dict[str, BusPermissions] = {
         QUERY,
         (
             *_each_workspace(subjects.SAVE_MEMORY, subjects.FORGET_MEMORY, subjects.LINK_MEMORIES),
-            *_each_workspace(subjects.MEMORIES_RECALLED),
+            *_each_workspace(subjects.UPDATE_MEMORY, subjects.MEMORIES_RECALLED),
             *_kv_read(streams.MEMORIES_BUCKET),
             *_kv_read(streams.TOKENS_BUCKET),
             *_kv_write(streams.TOKENS_BUCKET),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 SAVE_MEMORY = "memhive.cmd.memory.save"
 FORGET_MEMORY = "memhive.cmd.memory.forget"
+UPDATE_MEMORY = "memhive.cmd.memory.update"
 MEMORY_SAVED = "memhive.evt.memory.saved"
 MEMORY_INDEXED = "memhive.evt.memory.indexed"
 MEMORY_FORGOTTEN = "memhive.evt.memory.forgotten"

@@ -203,6 +203,13 @@ def forget(memory: Memory, now: datetime) -> Memory:
     )
 
 
+def set_pinned(memory: Memory, pinned: bool, now: datetime) -> Memory:
+    """Pinning changes what a scope's bulletin leads with: a new revision, unless unchanged."""
+    if memory.pinned == pinned:
+        return memory
+    return replace(memory, pinned=pinned, updated_at=now, revision=memory.revision + 1)
+
+
 def record_access(memory: Memory, hits: int, last_at: datetime) -> Memory:
     """Access statistics are bookkeeping, not a change of meaning: no new revision."""
     latest = max(filter(None, (memory.last_accessed_at, last_at)))

@@ -54,7 +54,7 @@ PERMISSIONS: Mapping[Action, frozenset[Role]] = {
 # Where each action is reached from: the doc table's last column.
 WHERE: Mapping[Action, str] = {
     Action.SAVE: "`POST /v1/memories`, MCP `save_memory`",
-    Action.UPDATE: "a new revision of a memory (no REST route yet)",
+    Action.UPDATE: "`PATCH /v1/memories/{id}` (pin, unpin), the dashboard",
     Action.FORGET: "`DELETE /v1/memories/{id}`, MCP `forget_memory`",
     Action.LINK: "`POST /v1/edges`, MCP `link_memories`",
     Action.RECALL: "`POST /v1/recall`, MCP `recall_memory`",

@@ -12,6 +12,7 @@ from memhive_ingest.forget_memory import ForgetMemoryHandler
 from memhive_ingest.link_memories import LinkMemoriesHandler
 from memhive_ingest.save_memory import SaveMemoryHandler
 from memhive_ingest.subscribers import ActivitySubscriber, CommandRouter, command_routes
+from memhive_ingest.update_memory import UpdateMemoryHandler
 from memhive_ingest.upstream_events import UpstreamEventHandler, UpstreamEventSubscriber
 
 COMMANDS_DURABLE = "ingest"
@@ -25,6 +26,7 @@ def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> Se
         save=SaveMemoryHandler(infra.store, infra.publisher, infra.products),
         forget=ForgetMemoryHandler(infra.store, infra.publisher),
         link=LinkMemoriesHandler(infra.store, infra.publisher),
+        update=UpdateMemoryHandler(infra.store, infra.publisher),
     ) | (extra_routes or {})
     commands = PullConsumer(
         infra.js,

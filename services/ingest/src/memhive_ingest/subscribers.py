@@ -67,7 +67,10 @@ class ActivitySubscriber:
 
 
 def command_routes(
-    save: CommandHandler, forget: CommandHandler, link: CommandHandler | None = None
+    save: CommandHandler,
+    forget: CommandHandler,
+    link: CommandHandler | None = None,
+    update: CommandHandler | None = None,
 ) -> dict:
     routes = {
         subjects.SAVE_MEMORY: (commands_pb2.SaveMemory, save),
@@ -75,4 +78,6 @@ def command_routes(
     }
     if link is not None:
         routes[subjects.LINK_MEMORIES] = (edges_pb2.LinkMemories, link)
+    if update is not None:
+        routes[subjects.UPDATE_MEMORY] = (commands_pb2.UpdateMemory, update)
     return routes

@@ -8,6 +8,8 @@ from fastapi import FastAPI
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_telemetry import install_telemetry
 
+from memhive_query.api_docs import install_api_docs
+from memhive_query.dashboard import mount_dashboard
 from memhive_query.errors import install_error_handlers
 from memhive_query.gateway import build_gateway
 from memhive_query.http_telemetry import http_telemetry
@@ -46,6 +48,8 @@ async def create_app(infra: Infrastructure) -> FastAPI:
         version="0.1.0",
         lifespan=lifespan,
         telemetry=http_telemetry(),
+        docs_url=None,  # served offline by install_api_docs
+        redoc_url=None,
     )
     app.state.gateway = gateway
     app.state.infra = infra
@@ -53,6 +57,8 @@ async def create_app(infra: Infrastructure) -> FastAPI:
     routers = (memories, recall, health, revisions, admin, edges, bulletins, products)
     for module in (*routers, tokens, audit):
         app.include_router(module.router)
+    await mount_dashboard(app, gateway)
+    install_api_docs(app)
     mcp_sessions, loopback = mount_mcp(app, gateway.auth)  # last: it mounts at "/"
     app.add_middleware(RequestGuards, openapi=app.openapi)  # outermost: before MCP too
     return app

@@ -23,6 +23,7 @@ from memhive_query.use_cases.audit import (
     AuditedForget,
     AuditedLink,
     AuditedSave,
+    AuditedUpdate,
     gateway_trail,
 )
 from memhive_query.use_cases.bulletins import ReadBulletin
@@ -36,6 +37,7 @@ from memhive_query.use_cases.products import Products
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
 from memhive_query.use_cases.revisions import MemoryRevisions
 from memhive_query.use_cases.save import SaveMemory
+from memhive_query.use_cases.update import UpdateMemory
 
 
 @dataclass
@@ -55,6 +57,7 @@ class Gateway:
     products: Products
     audit: AuditTrail
     tokens: TokenAdmin
+    update: AuditedUpdate
 
     @cached_property
     def context(self) -> BuildContext:
@@ -127,4 +130,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         products=Products(infra.products, infra.clock),
         audit=trail,
         tokens=TokenAdmin(infra.tokens, trail, infra.clock),
+        update=AuditedUpdate(
+            UpdateMemory(reader, infra.publisher, waiter, infra.clock, timeout), trail
+        ),
     )

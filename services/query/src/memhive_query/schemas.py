@@ -72,6 +72,12 @@ class SaveRequest(BaseModel):
         )
 
 
+class UpdateRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    pinned: bool = Field(description="pinned memories lead their scope's bulletin")
+
+
 class RecallRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 

@@ -98,6 +98,11 @@ class OpenSearchLexicalIndex:
         response = await self._client.count(index=self._index, body=body)
         return int(response["count"])
 
+    async def count_matching(self, memory_filter: MemoryFilter) -> int:
+        body = {"query": {"bool": {"filter": dsl.filter_clauses(memory_filter)}}}
+        response = await self._client.count(index=self._index, body=body)
+        return int(response["count"])
+
     async def close(self) -> None:
         await self._client.close()
 

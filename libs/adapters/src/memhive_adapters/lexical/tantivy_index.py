@@ -88,6 +88,10 @@ class TantivyLexicalIndex:
         query = tantivy.Query.term_query(index.schema, "workspace_id", workspace_id)
         return await asyncio.to_thread(_count, index, query)
 
+    async def count_matching(self, memory_filter: MemoryFilter) -> int:
+        index = await self._ready()
+        return await asyncio.to_thread(_count, index, _filter_query(index, memory_filter))
+
     async def close(self) -> None:
         async with self._write_lock:
             writer, self._writer, self._index = self._writer, None, None

@@ -8,6 +8,7 @@ it, so nothing is left behind if the reader dies.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
@@ -19,7 +20,7 @@ from memhive_domain.memory import Memory
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-from nats.js.errors import FetchTimeoutError
+from nats.js.errors import FetchTimeoutError, NotFoundError
 
 FETCH_BATCH = 256
 FETCH_TIMEOUT_S = 5.0
@@ -63,7 +64,10 @@ class RecordReplay:
             finally:
                 await sub.unsubscribe()
         finally:
-            await self._js.delete_consumer(_STREAM, info.name)
+            # A caller slower than INACTIVE_THRESHOLD_S between fetches (a reindex embedding
+            # a batch on a busy machine) finds it already dropped by the server: fine.
+            with contextlib.suppress(NotFoundError):
+                await self._js.delete_consumer(_STREAM, info.name)
 
     async def _fetch(self, sub: JetStreamContext.PullSubscription) -> list[Msg]:
         try:

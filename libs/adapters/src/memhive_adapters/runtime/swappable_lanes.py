@@ -87,6 +87,10 @@ class SwappableLexicalIndex:
         async with self._lanes.using() as (current, _):
             return await current.lexical.count(workspace_id)
 
+    async def count_matching(self, memory_filter: MemoryFilter) -> int:
+        async with self._lanes.using() as (current, _):
+            return await current.lexical.count_matching(memory_filter)
+
     async def close(self) -> None:
         """The LaneSet owns the generations and closes them."""
 

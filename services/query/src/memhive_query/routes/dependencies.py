@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from memhive_domain.principals import Principal
 
 from memhive_query.gateway import Gateway
@@ -14,10 +15,15 @@ def gateway(request: Request) -> Gateway:
     return request.app.state.gateway
 
 
+# Declares the bearer scheme in the OpenAPI document (Swagger UI's Authorize button); the
+# header itself is checked by the Authenticator, so every route answers 401 the same way.
+bearer = HTTPBearer(auto_error=False, description="a token from `memhive token create`")
+
+
 async def principal(
-    request: Request, authorization: Annotated[str | None, Header()] = None
+    request: Request, _: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 ) -> Principal:
-    return await gateway(request).auth.principal_for(authorization)
+    return await gateway(request).auth.principal_for(request.headers.get("authorization"))
 
 
 GatewayDep = Annotated[Gateway, Depends(gateway)]

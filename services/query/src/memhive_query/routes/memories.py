@@ -11,7 +11,7 @@ from memhive_domain.recall import SelectionRequest
 
 from memhive_query.openapi import ACCEPTED, NearDuplicatesBody, errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
-from memhive_query.schemas import SaveRequest, memory_json
+from memhive_query.schemas import SaveRequest, UpdateRequest, memory_json
 from memhive_query.use_cases.save import Wait
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"], responses=errors(401, 422))
@@ -74,6 +74,21 @@ async def list_memories(
     )
     page = await gw.reader.list(who, selection, cursor, limit)
     return {"items": [memory_json(m) for m in page.items], "next_cursor": page.next_cursor}
+
+
+@router.patch("/{memory_id}", responses=ACCEPTED | errors(403, 404))
+async def update_memory(
+    memory_id: str,
+    request: UpdateRequest,
+    gw: GatewayDep,
+    who: PrincipalDep,
+    wait: Wait = "persisted",
+) -> JSONResponse:
+    """Pin or unpin: a new revision, applied through the log like every write."""
+    status = await gw.update(who, memory_id, pinned=request.pinned, wait=wait)
+    return JSONResponse(
+        {"id": memory_id, "status": status}, status_code=202 if status == "accepted" else 200
+    )
 
 
 @router.delete("/{memory_id}", responses=ACCEPTED | errors(403, 404))

@@ -23,6 +23,7 @@ from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
 from memhive_query.use_cases.link import LinkMemories, LinkOutcome
 from memhive_query.use_cases.memories import ForgetMemory
 from memhive_query.use_cases.save import SaveMemory, SaveOutcome, Wait
+from memhive_query.use_cases.update import UpdateMemory
 
 
 def gateway_trail(log: AuditLog, clock: Clock) -> AuditTrail:
@@ -58,6 +59,17 @@ class AuditedForget:
     ) -> str:
         async with self._trail.recording(principal, AuditAction.FORGET, memory_id):
             return await self._forget(principal, memory_id, wait, reason)
+
+
+class AuditedUpdate:
+    def __init__(self, update: UpdateMemory, trail: AuditTrail) -> None:
+        self._update, self._trail = update, trail
+
+    async def __call__(
+        self, principal: Principal, memory_id: str, *, pinned: bool, wait: Wait
+    ) -> str:
+        async with self._trail.recording(principal, AuditAction.UPDATE, memory_id):
+            return await self._update(principal, memory_id, pinned=pinned, wait=wait)
 
 
 class AuditedLink:

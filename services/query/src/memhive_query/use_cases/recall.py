@@ -57,7 +57,10 @@ class RecallMemories:
         lanes: tuple[str, ...] = (VECTOR_LANE, LEXICAL_LANE),
         *,
         include_superseded: bool = False,
+        record_hits: bool = True,
     ) -> list[RecalledMemory]:
+        """`record_hits=False` for audits (the dashboard): a person browsing is not an agent
+        recalling, so access statistics stay the agents'."""
         require(principal, Action.RECALL)
         now = self._clock.now()
         query = plan_recall(text, selection, max_results, principal=principal, now=now)
@@ -80,7 +83,8 @@ class RecallMemories:
         recalled = await self._supersession.resolve(
             principal, ranked, records, include_superseded=include_superseded
         )
-        self._record_hits(principal, query.text, recalled[: query.limit])
+        if record_hits:
+            self._record_hits(principal, query.text, recalled[: query.limit])
         return recalled[: query.limit]
 
     async def _search_lanes(

@@ -1,0 +1,107 @@
+"""Each API call as data (method, path, query, body, how to read the answer), written once
+for the sync and the async client."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+from urllib.parse import quote
+
+import httpx
+from pydantic import TypeAdapter
+
+from memhive_client import models as m
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Call(Generic[T]):
+    method: str
+    path: str
+    read: Callable[[httpx.Response], T]
+    params: dict[str, Any] = field(default_factory=dict)
+    json: dict[str, Any] | None = None
+
+
+def _model(model: type[T], key: str | None = None) -> Callable[[httpx.Response], T]:
+    adapter = TypeAdapter(model)
+
+    def read(response: httpx.Response) -> T:
+        data = response.json()
+        return adapter.validate_python(data if key is None else data[key])
+
+    return read
+
+
+def _id(memory_id: str) -> str:
+    return quote(memory_id, safe="")
+
+
+def _params(**values: Any) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def save(request: m.SaveRequest, wait: m.Wait) -> Call[m.SaveResult]:
+    return Call("POST", "/v1/memories", _model(m.SaveResult), {"wait": wait}, request.as_json())
+
+
+def get(memory_id: str) -> Call[m.Memory]:
+    return Call("GET", f"/v1/memories/{_id(memory_id)}", _model(m.Memory))
+
+
+def list_page(
+    *,
+    kind: list[str] | None,
+    scope: str | None,
+    product_id: str | None,
+    tag: list[str] | None,
+    limit: int,
+    cursor: str | None,
+) -> Call[m.MemoryPage]:
+    params = _params(
+        kind=kind, scope=scope, product_id=product_id, tag=tag, limit=limit, cursor=cursor
+    )
+    return Call("GET", "/v1/memories", _model(m.MemoryPage), params)
+
+
+def forget(memory_id: str, wait: m.Wait) -> Call[m.ForgetResult]:
+    return Call("DELETE", f"/v1/memories/{_id(memory_id)}", _model(m.ForgetResult), {"wait": wait})
+
+
+def recall(request: m.RecallRequest) -> Call[list[m.RecalledMemory]]:
+    read = _model(list[m.RecalledMemory], "results")
+    return Call("POST", "/v1/recall", read, json=request.as_json())
+
+
+def link(request: m.EdgeRequest) -> Call[m.LinkResult]:
+    return Call("POST", "/v1/edges", _model(m.LinkResult), json=request.as_json())
+
+
+def edges(memory_id: str) -> Call[list[m.Edge]]:
+    path = f"/v1/memories/{_id(memory_id)}/edges"
+    return Call("GET", path, _model(list[m.Edge], "edges"))
+
+
+def revisions(memory_id: str) -> Call[list[m.Revision]]:
+    path = f"/v1/memories/{_id(memory_id)}/revisions"
+    return Call("GET", path, _model(list[m.Revision], "revisions"))
+
+
+def bulletin(scope: str, product_id: str | None) -> Call[m.Bulletin]:
+    path = f"/v1/bulletins/{quote(scope, safe='')}"
+    return Call("GET", path, _model(m.Bulletin), _params(product_id=product_id))
+
+
+def context(request: m.ContextRequest) -> Call[m.ContextPack]:
+    return Call("POST", "/v1/context", _model(m.ContextPack), json=request.as_json())
+
+
+def dead_letters(consumer: str | None, limit: int) -> Call[list[m.DeadLetter]]:
+    read = _model(list[m.DeadLetter], "items")
+    return Call("GET", "/v1/admin/dead-letters", read, _params(consumer=consumer, limit=limit))
+
+
+def health() -> Call[dict]:
+    return Call("GET", "/healthz", lambda r: r.json())

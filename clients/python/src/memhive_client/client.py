@@ -1,0 +1,255 @@
+"""MemhiveClient (sync) and AsyncMemhiveClient: the same methods, one over httpx.Client,
+one over httpx.AsyncClient. Each method builds a `Call` and runs it with retries."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, TypeVar
+
+import httpx
+
+from memhive_client import calls
+from memhive_client import models as m
+from memhive_client.errors import raise_for
+from memhive_client.retry import RetryPolicy
+
+T = TypeVar("T")
+DEFAULT_URL = "http://127.0.0.1:8080"
+DEFAULT_RETRY = RetryPolicy()
+
+
+def _settings(base_url: str | None, token: str | None) -> tuple[str, dict[str, str]]:
+    """Arguments first, then MEMHIVE_URL / MEMHIVE_TOKEN, then the local default."""
+    url = base_url or os.environ.get("MEMHIVE_URL") or DEFAULT_URL
+    token = token or os.environ.get("MEMHIVE_TOKEN")
+    return url, ({"Authorization": f"Bearer {token}"} if token else {})
+
+
+def _save_request(kind: str, body: str, fields: dict[str, Any]) -> m.SaveRequest:
+    return m.SaveRequest(kind=kind, body=body, **fields)
+
+
+class MemhiveClient:
+    """`MemhiveClient(base_url, token)`; use as a context manager or call `close()`."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        token: str | None = None,
+        *,
+        timeout_s: float = 60.0,
+        retry: RetryPolicy = DEFAULT_RETRY,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        url, headers = _settings(base_url, token)
+        self._http = httpx.Client(
+            base_url=url, headers=headers, timeout=timeout_s, transport=transport
+        )
+        self._retry = retry
+
+    def __enter__(self) -> MemhiveClient:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _run(self, call: calls.Call[T]) -> T:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = self._http.request(
+                    call.method, call.path, params=call.params, json=call.json
+                )
+            except httpx.ConnectError:
+                if not self._retry.should_retry(attempt, None):
+                    raise
+                time.sleep(self._retry.delay(attempt, None))
+                continue
+            if not self._retry.should_retry(attempt, response):
+                raise_for(response)
+                return call.read(response)
+            time.sleep(self._retry.delay(attempt, response))
+
+    def save(
+        self, kind: str, body: str, *, wait: m.Wait = "persisted", **fields: Any
+    ) -> m.SaveResult:
+        """Fields as in `SaveRequest` (tags, scope, product_id, visibility, supersedes, ...).
+        -> SaveResult; `wait="indexed"` returns once recall can find it."""
+        return self._run(calls.save(_save_request(kind, body, fields), wait))
+
+    def get(self, memory_id: str) -> m.Memory:
+        return self._run(calls.get(memory_id))
+
+    def list(
+        self,
+        *,
+        kind: list[str] | None = None,
+        scope: str | None = None,
+        product_id: str | None = None,
+        tag: list[str] | None = None,
+        limit: int = 20,
+        cursor: str | None = None,
+    ) -> m.MemoryPage:
+        call = calls.list_page(
+            kind=kind, scope=scope, product_id=product_id, tag=tag, limit=limit, cursor=cursor
+        )
+        return self._run(call)
+
+    def iter_memories(self, *, page_size: int = 100, **filters: Any) -> Iterator[m.Memory]:
+        """Every memory matching the filters, newest first, page after page."""
+        cursor = None
+        while True:
+            page = self.list(limit=page_size, cursor=cursor, **filters)
+            yield from page.items
+            if not (cursor := page.next_cursor):
+                return
+
+    def forget(self, memory_id: str, *, wait: m.Wait = "persisted") -> m.ForgetResult:
+        return self._run(calls.forget(memory_id, wait))
+
+    def recall(self, query: str, **fields: Any) -> list[m.RecalledMemory]:
+        """Fields as in `RecallRequest` (scope, product_id, kinds, tags, max_results, ...)."""
+        return self._run(calls.recall(m.RecallRequest(query=query, **fields)))
+
+    def link(self, src_id: str, dst_id: str, kind: str, **fields: Any) -> m.LinkResult:
+        request = m.EdgeRequest(src_id=src_id, dst_id=dst_id, kind=kind, **fields)
+        return self._run(calls.link(request))
+
+    def edges(self, memory_id: str) -> list[m.Edge]:
+        return self._run(calls.edges(memory_id))
+
+    def revisions(self, memory_id: str) -> list[m.Revision]:
+        return self._run(calls.revisions(memory_id))
+
+    def bulletin(self, scope: str = "global", product_id: str | None = None) -> m.Bulletin:
+        return self._run(calls.bulletin(scope, product_id))
+
+    def context(self, token_budget: int, **fields: Any) -> m.ContextPack:
+        return self._run(calls.context(m.ContextRequest(token_budget=token_budget, **fields)))
+
+    def dead_letters(self, consumer: str | None = None, limit: int = 100) -> list[m.DeadLetter]:
+        return self._run(calls.dead_letters(consumer, limit))
+
+    def health(self) -> dict:
+        return self._run(calls.health())
+
+
+class AsyncMemhiveClient:
+    """The same methods as MemhiveClient, to be awaited; `async with` or `await aclose()`."""
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        token: str | None = None,
+        *,
+        timeout_s: float = 60.0,
+        retry: RetryPolicy = DEFAULT_RETRY,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        url, headers = _settings(base_url, token)
+        self._http = httpx.AsyncClient(
+            base_url=url, headers=headers, timeout=timeout_s, transport=transport
+        )
+        self._retry = retry
+
+    async def __aenter__(self) -> AsyncMemhiveClient:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _run(self, call: calls.Call[T]) -> T:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = await self._http.request(
+                    call.method, call.path, params=call.params, json=call.json
+                )
+            except httpx.ConnectError:
+                if not self._retry.should_retry(attempt, None):
+                    raise
+                await asyncio.sleep(self._retry.delay(attempt, None))
+                continue
+            if not self._retry.should_retry(attempt, response):
+                raise_for(response)
+                return call.read(response)
+            await asyncio.sleep(self._retry.delay(attempt, response))
+
+    async def save(
+        self, kind: str, body: str, *, wait: m.Wait = "persisted", **fields: Any
+    ) -> m.SaveResult:
+        return await self._run(calls.save(_save_request(kind, body, fields), wait))
+
+    async def get(self, memory_id: str) -> m.Memory:
+        return await self._run(calls.get(memory_id))
+
+    async def list(
+        self,
+        *,
+        kind: list[str] | None = None,
+        scope: str | None = None,
+        product_id: str | None = None,
+        tag: list[str] | None = None,
+        limit: int = 20,
+        cursor: str | None = None,
+    ) -> m.MemoryPage:
+        call = calls.list_page(
+            kind=kind, scope=scope, product_id=product_id, tag=tag, limit=limit, cursor=cursor
+        )
+        return await self._run(call)
+
+    async def iter_memories(
+        self, *, page_size: int = 100, **filters: Any
+    ) -> AsyncIterator[m.Memory]:
+        cursor = None
+        while True:
+            page = await self.list(limit=page_size, cursor=cursor, **filters)
+            for memory in page.items:
+                yield memory
+            if not (cursor := page.next_cursor):
+                return
+
+    async def forget(self, memory_id: str, *, wait: m.Wait = "persisted") -> m.ForgetResult:
+        return await self._run(calls.forget(memory_id, wait))
+
+    async def recall(self, query: str, **fields: Any) -> list[m.RecalledMemory]:
+        return await self._run(calls.recall(m.RecallRequest(query=query, **fields)))
+
+    async def link(self, src_id: str, dst_id: str, kind: str, **fields: Any) -> m.LinkResult:
+        request = m.EdgeRequest(src_id=src_id, dst_id=dst_id, kind=kind, **fields)
+        return await self._run(calls.link(request))
+
+    async def edges(self, memory_id: str) -> list[m.Edge]:
+        return await self._run(calls.edges(memory_id))
+
+    async def revisions(self, memory_id: str) -> list[m.Revision]:
+        return await self._run(calls.revisions(memory_id))
+
+    async def bulletin(self, scope: str = "global", product_id: str | None = None) -> m.Bulletin:
+        return await self._run(calls.bulletin(scope, product_id))
+
+    async def context(self, token_budget: int, **fields: Any) -> m.ContextPack:
+        request = m.ContextRequest(token_budget=token_budget, **fields)
+        return await self._run(calls.context(request))
+
+    async def dead_letters(
+        self, consumer: str | None = None, limit: int = 100
+    ) -> list[m.DeadLetter]:
+        return await self._run(calls.dead_letters(consumer, limit))
+
+    async def health(self) -> dict:
+        return await self._run(calls.health())
+
+
+__all__ = ["AsyncMemhiveClient", "MemhiveClient"]

@@ -1,0 +1,56 @@
+"""Use case: change fields of a live memory in the record (a new revision), then announce
+it with MemorySaved so the lanes, the bulletin and the revision history follow."""
+
+from __future__ import annotations
+
+from memhive.v1 import commands_pb2
+from memhive_contracts.mapping import from_timestamp
+from memhive_domain.errors import ConcurrentUpdate
+from memhive_domain.memory import set_pinned
+from memhive_ports import EventPublisher, MemoryStore
+from memhive_ports.poison import Poison
+from memhive_ports.store import StoredMemory
+
+from memhive_ingest.announcements import Announcer
+
+MAX_ATTEMPTS = 5
+
+
+class UpdateMemoryHandler:
+    def __init__(self, store: MemoryStore, publisher: EventPublisher) -> None:
+        self._store, self._announcer = store, Announcer(publisher)
+
+    async def __call__(self, workspace_id: str, command: commands_pb2.UpdateMemory) -> None:
+        stored, changed = await self._persist(workspace_id, command)
+        if changed:
+            await self._announcer.saved(
+                stored.memory,
+                event_id=f"{command.command_id}:saved",
+                command_id=command.command_id,
+                occurred_at=command.requested_at,
+            )
+
+    async def _persist(
+        self, workspace_id: str, command: commands_pb2.UpdateMemory
+    ) -> tuple[StoredMemory, bool]:
+        when = from_timestamp(command.requested_at, command.HasField("requested_at"))
+        if when is None:
+            raise Poison("requested_at is required")
+        for _ in range(MAX_ATTEMPTS):
+            current = await self._store.get(workspace_id, command.memory_id)
+            if current is None:
+                raise Poison(f"no memory with id {command.memory_id!r} in {workspace_id}")
+            if current.last_command_id == command.command_id:
+                return current, True  # a redelivery: written, announce again (deduplicated)
+            if current.memory.forgotten:
+                raise Poison(f"memory {command.memory_id} is forgotten: it cannot change")
+            updated = current.memory
+            if command.HasField("pinned"):
+                updated = set_pinned(updated, command.pinned, when)
+            if updated is current.memory:
+                return current, False  # nothing changes: no revision, no event
+            try:
+                return await self._store.replace(current, updated, command.command_id), True
+            except ConcurrentUpdate:
+                continue  # someone wrote in between (e.g. access counts): re-read
+        raise ConcurrentUpdate(f"memory {command.memory_id} kept changing; will retry")

@@ -1,0 +1,20 @@
+"""The /memory dashboard: server-rendered pages (Jinja2, htmx) over the gateway's use cases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from memhive_query.dashboard.routes import router
+from memhive_query.dashboard.wiring import build_dashboard
+from memhive_query.gateway import Gateway
+
+STATIC_DIR = Path(__file__).parent / "static"
+
+
+async def mount_dashboard(app: FastAPI, gateway: Gateway) -> None:
+    app.state.dashboard = await build_dashboard(gateway)
+    app.include_router(router)
+    app.mount("/memory/static", StaticFiles(directory=STATIC_DIR), name="dashboard-static")

@@ -1,0 +1,279 @@
+"""/memory: the dashboard's pages. Thin like the REST routes: decode, call a use case, render.
+
+Without JavaScript every page and form works as plain HTML; htmx (shipped in static/)
+swaps only the results on search and paging, and keeps the address bar in step.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+from memhive_domain.errors import DomainError, InvalidInput, NotAllowed, NotFound
+from memhive_domain.kinds import MemoryKind
+from memhive_domain.listing import MAX_CURSOR_CHARS
+from memhive_domain.principals import Principal
+from memhive_domain.recall import SelectionRequest
+from memhive_domain.scopes import Scope, Visibility
+from memhive_domain.sources import Source
+
+from memhive_query.auth import Unauthenticated
+from memhive_query.dashboard.browse import BrowseRequest, RefinementFields, Sort
+from memhive_query.dashboard.session import (
+    CSRF_FIELD,
+    CsrfRefused,
+    check_csrf,
+    csrf_token,
+    end_session,
+    remember_csrf,
+    signed_in,
+    start_session,
+)
+from memhive_query.dashboard.wiring import Dashboard
+from memhive_query.use_cases.bulletins import ScopeBulletin
+
+TEMPLATES = Jinja2Templates(directory=Path(__file__).parent / "templates")
+router = APIRouter(prefix="/memory", include_in_schema=False)
+
+
+def _dashboard(request: Request) -> Dashboard:
+    return request.app.state.dashboard
+
+
+def _render(
+    request: Request, template: str, status_code: int = 200, **context: object
+) -> HTMLResponse:
+    context |= {
+        "csrf_field": CSRF_FIELD,
+        "csrf_token": csrf_token(request),
+        "kinds": [k.value for k in MemoryKind],
+        "sources": [s.value for s in Source],
+        "scopes": [s.value for s in Scope],
+        "visibilities": [v.value for v in Visibility],
+    }
+    response = TEMPLATES.TemplateResponse(request, template, context, status_code=status_code)
+    response.headers["Cache-Control"] = "no-store"
+    remember_csrf(request, response)
+    return response
+
+
+def _to_sign_in() -> RedirectResponse:
+    return RedirectResponse("/memory/sign-in", status_code=303)
+
+
+def _error(request: Request, who: Principal | None, exc: Exception) -> HTMLResponse:
+    status = {NotFound: 404, NotAllowed: 403, InvalidInput: 422, CsrfRefused: 403}.get(
+        type(exc), 400
+    )
+    problems = exc.problems if isinstance(exc, InvalidInput) else []
+    message = (
+        "The form was not sent from this dashboard (missing or wrong CSRF token). "
+        "Reload the page and try again."
+        if isinstance(exc, CsrfRefused)
+        else str(exc)
+    )
+    heading = "Not found" if status == 404 else "Cannot do that"
+    return _render(
+        request, "error.html", status, who=who, heading=heading, message=message, problems=problems
+    )
+
+
+@router.get("/sign-in")
+async def sign_in_page(request: Request) -> Response:
+    return _render(request, "sign_in.html", who=None, failed=False)
+
+
+@router.post("/sign-in")
+async def sign_in(request: Request, token: Annotated[str, Form()] = "") -> Response:
+    try:
+        await check_csrf(request)
+    except CsrfRefused as exc:
+        return _error(request, None, exc)
+    try:
+        await _dashboard(request).auth.principal_for(f"Bearer {token.strip()}")
+    except Unauthenticated:
+        return _render(request, "sign_in.html", 401, who=None, failed=True)
+    response = RedirectResponse("/memory", status_code=303)
+    start_session(request, response, token.strip())
+    return response
+
+
+@router.post("/sign-out")
+async def sign_out(request: Request) -> Response:
+    try:
+        await check_csrf(request)
+    except CsrfRefused as exc:
+        return _error(request, None, exc)
+    response = RedirectResponse("/memory/sign-in", status_code=303)
+    end_session(request, response)
+    return response
+
+
+@router.get("")
+async def index(
+    request: Request,
+    q: str = "",
+    kind: str = "",
+    scope: str = "",
+    product_id: str = "",
+    tag: str = "",
+    visibility: str = "",
+    source: str = "",
+    created_from: str = "",
+    created_to: str = "",
+    sort: str = "",
+    after: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
+) -> Response:
+    dash = _dashboard(request)
+    who = await signed_in(request, dash.auth)
+    if who is None:
+        return _to_sign_in()
+    filters = {
+        "q": q,
+        "kind": kind,
+        "scope": scope,
+        "product_id": product_id.strip(),
+        "tag": tag,
+        "visibility": visibility,
+        "source": source,
+        "created_from": created_from,
+        "created_to": created_to,
+        "sort": sort,
+    }
+    partial = request.headers.get("HX-Request") == "true" and not request.headers.get("HX-Boosted")
+    try:
+        request_ = _browse_request(filters, after)
+        page = await dash.browse(who, request_)
+        bulletin = await _bulletin_of(dash, who, filters)
+    except DomainError as exc:
+        if partial:
+            return _render(
+                request,
+                "_problems.html",
+                422,
+                problems=getattr(exc, "problems", []),
+                message=str(exc),
+            )
+        return _error(request, who, exc)
+    next_link = None
+    if page.next_cursor is not None:
+        next_link = "/memory?" + urlencode({**_non_empty(filters), "after": page.next_cursor})
+    return _render(
+        request,
+        "_results.html" if partial else "index.html",
+        who=who,
+        filters=filters,
+        page=page,
+        bulletin=bulletin,
+        next_link=next_link,
+        first_link="/memory?" + urlencode(_non_empty(filters)) if after else None,
+    )
+
+
+@router.get("/m/{memory_id}")
+async def memory_page(request: Request, memory_id: str) -> Response:
+    dash = _dashboard(request)
+    who = await signed_in(request, dash.auth)
+    if who is None:
+        return _to_sign_in()
+    try:
+        view = await dash.view(who, memory_id)
+    except DomainError as exc:
+        return _error(request, who, exc)
+    return _render(request, "memory.html", who=who, view=view, m=view.memory)
+
+
+@router.get("/m/{memory_id}/forget")
+async def confirm_forget(request: Request, memory_id: str) -> Response:
+    dash = _dashboard(request)
+    who = await signed_in(request, dash.auth)
+    if who is None:
+        return _to_sign_in()
+    try:
+        if not who.can_write:
+            raise NotAllowed("only workspace members can forget memories")
+        memory = await dash.reader.get(who, memory_id)
+    except DomainError as exc:
+        return _error(request, who, exc)
+    return _render(request, "forget.html", who=who, m=memory)
+
+
+@router.post("/m/{memory_id}/forget")
+async def forget(request: Request, memory_id: str) -> Response:
+    dash = _dashboard(request)
+    who = await signed_in(request, dash.auth)
+    if who is None:
+        return _to_sign_in()
+    try:
+        await check_csrf(request)
+        # indexed: once this answers, the memory is gone from search too.
+        status = await dash.forget(who, memory_id, "indexed")
+    except (DomainError, CsrfRefused) as exc:
+        return _error(request, who, exc)
+    return _render(request, "forgotten.html", who=who, memory_id=memory_id, status=status)
+
+
+@router.post("/m/{memory_id}/pin")
+async def pin(request: Request, memory_id: str, pinned: Annotated[str, Form()] = "") -> Response:
+    dash = _dashboard(request)
+    who = await signed_in(request, dash.auth)
+    if who is None:
+        return _to_sign_in()
+    try:
+        await check_csrf(request)
+        await dash.update(who, memory_id, pinned=pinned == "true", wait="persisted")
+    except (DomainError, CsrfRefused) as exc:
+        return _error(request, who, exc)
+    return RedirectResponse(f"/memory/m/{memory_id}", status_code=303)
+
+
+@router.get("/stats")
+async def stats_page(request: Request) -> Response:
+    dash = _dashboard(request)
+    who = await signed_in(request, dash.auth)
+    if who is None:
+        return _to_sign_in()
+    stats = await dash.stats(who)
+    peak = max([1] + [max(a.saves, a.recalls) for a in stats.activity or []])
+    return _render(request, "stats.html", who=who, stats=stats, peak=peak)
+
+
+def _browse_request(filters: dict[str, str], after: str | None) -> BrowseRequest:
+    searching = bool(filters["q"].strip())
+    try:
+        sort = Sort(filters["sort"]) if filters["sort"] else None
+    except ValueError:
+        sort = None
+    if sort is None:
+        sort = Sort.RELEVANCE if searching else Sort.NEWEST
+    tags = [t.strip() for t in filters["tag"].split(",") if t.strip()]
+    scope = filters["scope"].strip()
+    is_path = ":" in scope  # a node of the scope tree, e.g. product:ios/team:mobile
+    selection = SelectionRequest(
+        scope=None if is_path else scope or None,
+        scope_path=scope if is_path else None,
+        product_id=filters["product_id"] or None,
+        kinds=[filters["kind"]] if filters["kind"] else None,
+        tags=tags or None,
+    )
+    refine = RefinementFields(
+        filters["visibility"], filters["source"], filters["created_from"], filters["created_to"]
+    )
+    return BrowseRequest(filters["q"], selection, refine, sort, after)
+
+
+async def _bulletin_of(
+    dash: Dashboard, who: Principal, filters: dict[str, str]
+) -> ScopeBulletin | None:
+    """A scope view (a scope or a product chosen) opens with that scope's bulletin."""
+    if not (filters["scope"] or filters["product_id"]):
+        return None
+    return await dash.bulletin(who, filters["scope"] or None, filters["product_id"] or None)
+
+
+def _non_empty(filters: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in filters.items() if v}

@@ -1,0 +1,44 @@
+"""The dashboard's use cases, built from the gateway's own (no HTTP to itself)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memhive_adapters.nats.event_counts import JetStreamEventCounts
+
+from memhive_query.auth import Authenticator
+from memhive_query.dashboard.browse import BrowseMemories
+from memhive_query.dashboard.memory_page import ViewMemory
+from memhive_query.dashboard.stats import MemoryStats
+from memhive_query.gateway import Gateway
+from memhive_query.use_cases.bulletins import ReadBulletin
+from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
+from memhive_query.use_cases.update import UpdateMemory
+
+
+@dataclass(frozen=True, slots=True)
+class Dashboard:
+    auth: Authenticator
+    reader: MemoryReader
+    browse: BrowseMemories
+    view: ViewMemory
+    forget: ForgetMemory
+    update: UpdateMemory
+    bulletin: ReadBulletin
+    stats: MemoryStats
+
+
+async def build_dashboard(gw: Gateway) -> Dashboard:
+    _, lexical = await gw.infra.lanes()
+    return Dashboard(
+        auth=gw.auth,
+        reader=gw.reader,
+        browse=BrowseMemories(gw.reader, gw.recall, gw.infra.clock),
+        view=ViewMemory(gw.reader, gw.edges, gw.revisions),
+        forget=gw.forget,
+        update=gw.update,
+        bulletin=gw.bulletin,
+        stats=MemoryStats(
+            lexical, JetStreamEventCounts(gw.infra.js), gw.dead_letters, gw.infra.clock
+        ),
+    )

@@ -1,0 +1,196 @@
+"""The /memory dashboard in a real browser against the gateway on a real socket: sign in,
+search, filter, open a memory, follow an edge, forget with confirmation, gone from search;
+a non-member sees public memories only and no forget button."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from tests.integration.stack.browser import chromium, require_chromium, screenshot
+from tests.integration.stack.conftest import Stack, save
+
+pytestmark = pytest.mark.timeout(180)
+
+OLD = "The payments API is served from the Frankfurt region"
+NEW = "The payments API moved to the Dublin region in May"
+PRIVATE = "Dublin datacenter door code rotates every Monday"
+
+
+@pytest.fixture(autouse=True)
+def _chromium() -> None:
+    require_chromium()
+
+
+async def seed(stack: Stack) -> tuple[str, dict[str, str]]:
+    workspace = f"ws-{uuid.uuid4().hex[:12]}"
+    ids: dict[str, str] = {}
+    async with stack.client(await stack.token(workspace)) as member:
+        ids["old"] = (
+            await save(
+                member,
+                kind="fact",
+                body=OLD,
+                visibility="public",
+                tags=["infra"],
+                source="note",
+                source_ref="wiki/regions",
+            )
+        )["id"]
+        ids["new"] = (
+            await save(
+                member,
+                kind="decision",
+                body=NEW,
+                visibility="public",
+                product_id="payments",
+                tags=["infra"],
+            )
+        )["id"]
+        ids["private"] = (await save(member, kind="fact", body=PRIVATE, tags=["infra"]))["id"]
+        response = await member.post(
+            "/v1/edges",
+            json={
+                "src_id": ids["new"],
+                "dst_id": ids["old"],
+                "kind": "updates",
+                "rationale": "the region moved",
+            },
+        )
+        assert response.status_code in (200, 201), response.text
+        for _ in range(2):  # recall statistics, folded in by ingest
+            assert (await member.post("/v1/recall", json={"query": "payments region"})).is_success
+    return workspace, ids
+
+
+async def sign_in(page, gateway_url: str, token: str) -> None:
+    await page.goto(f"{gateway_url}/memory")
+    assert page.url.endswith("/memory/sign-in")
+    await screenshot(page, "dashboard-sign-in")
+    await page.get_by_label("Token").fill(token)
+    await page.get_by_role("button", name="Sign in").click()
+    await page.wait_for_url(f"{gateway_url}/memory")
+
+
+async def test_member_searches_filters_follows_an_edge_and_forgets(
+    stack: Stack, gateway_url: str
+) -> None:
+    workspace, ids = await seed(stack)
+    token = await stack.token(workspace, user="alice")
+    async with chromium() as browser:
+        page = await browser.new_page()
+        await sign_in(page, gateway_url, token)
+        cookies = {c["name"]: c for c in await browser.cookies()}
+        assert cookies["memhive_session"]["httpOnly"]
+        assert cookies["memhive_session"]["sameSite"] == "Strict"
+        results = page.locator("#results")
+        for body in (OLD, NEW, PRIVATE):
+            await results.get_by_text(body).wait_for()
+        await screenshot(page, "dashboard-index")
+
+        # Search (hybrid), then a filter narrows it.
+        await page.get_by_label("Search (hybrid: meaning and words)").fill("payments region")
+        await page.get_by_role("button", name="Search").click()
+        await page.wait_for_url(lambda url: "q=payments" in url)
+        await results.get_by_text(NEW).wait_for()
+        await page.get_by_label("Kind").select_option("decision")
+        await page.get_by_role("button", name="Search").click()
+        await page.wait_for_url(lambda url: "kind=decision" in url)
+        assert await results.get_by_text(OLD).count() == 0
+        await results.get_by_text(NEW).wait_for()
+
+        # A product scope view opens with that scope's bulletin.
+        await page.goto(f"{gateway_url}/memory?product_id=payments")
+        await page.get_by_role("heading", name="Bulletin: product · payments").wait_for()
+        await screenshot(page, "dashboard-scope")
+
+        # Open the memory, follow its `updates` edge to the one it superseded.
+        await page.goto(f"{gateway_url}/memory?q=payments+region")
+        await results.get_by_role("link", name=NEW).click()
+        await page.wait_for_url(f"**/memory/m/{ids['new']}")
+        await page.get_by_role("heading", name="Supersession chain").wait_for()
+        main = page.locator("main")
+        assert await main.get_by_text("the region moved").count() == 1
+        await screenshot(page, "dashboard-memory")
+        await page.get_by_role("button", name="Pin", exact=True).click()
+        await page.get_by_role("button", name="Unpin").wait_for()
+        assert "pinned" in await main.locator("dl.meta-list").first.inner_text()
+        await page.locator("ul.edges").get_by_role("link", name=OLD).click()
+        await page.wait_for_url(f"**/memory/m/{ids['old']}")
+        await main.get_by_text("wiki/regions").wait_for()  # provenance
+        await main.get_by_role("link", name=NEW).first.wait_for()  # newer in the chain
+
+        # Forget: a confirmation step, then gone from search.
+        await page.get_by_role("link", name="Forget…").click()
+        await page.get_by_role("heading", name="Forget this memory?").wait_for()
+        await screenshot(page, "dashboard-forget")
+        await page.get_by_role("button", name="Forget it").click()
+        await page.get_by_role("status").get_by_text("is forgotten").wait_for()
+        await page.goto(f"{gateway_url}/memory?q=Frankfurt+region")
+        await page.get_by_role("heading", name="Top").wait_for()
+        assert await results.get_by_text(OLD).count() == 0
+        await page.goto(f"{gateway_url}/memory/m/{ids['old']}")
+        await page.get_by_role("heading", name="Not found").wait_for()
+
+        await page.goto(f"{gateway_url}/memory/stats")
+        await page.get_by_role("heading", name="Memories per kind and scope").wait_for()
+        await screenshot(page, "dashboard-stats")
+
+        # Sign out ends the session.
+        await page.get_by_role("button", name="Sign out").click()
+        await page.wait_for_url("**/memory/sign-in")
+        await page.goto(f"{gateway_url}/memory")
+        assert page.url.endswith("/memory/sign-in")
+
+
+async def test_non_member_sees_public_memories_only_and_no_forget_button(
+    stack: Stack, gateway_url: str
+) -> None:
+    workspace, ids = await seed(stack)
+    token = await stack.token(workspace, member=False, user="guest")
+    async with chromium() as browser:
+        page = await browser.new_page()
+        await sign_in(page, gateway_url, token)
+        results = page.locator("#results")
+        await results.get_by_text(NEW).wait_for()
+        await results.get_by_text(OLD).wait_for()
+        assert await results.get_by_text(PRIVATE).count() == 0
+
+        # Keyboard: the first Tab reaches the skip link, shown with a focus outline.
+        await page.keyboard.press("Tab")
+        focused = page.locator(":focus")
+        assert await focused.inner_text() == "Skip to content"
+        outline = await focused.evaluate("e => getComputedStyle(e).outlineStyle")
+        assert outline == "solid"
+        await page.keyboard.press("Enter")
+        assert await page.evaluate("document.activeElement.id") == "main"
+        await page.goto(f"{gateway_url}/memory?q=door+code")
+        await page.get_by_role("heading", name="Top").wait_for()
+        assert await results.get_by_text(PRIVATE).count() == 0
+        await page.goto(f"{gateway_url}/memory/m/{ids['private']}")
+        await page.get_by_role("heading", name="Not found").wait_for()
+        await page.goto(f"{gateway_url}/memory/m/{ids['new']}")
+        await page.get_by_role("heading", name="Supersession chain").wait_for()
+        assert await page.get_by_role("link", name="Forget…").count() == 0
+        assert await page.get_by_role("button", name="Forget it").count() == 0
+        await page.goto(f"{gateway_url}/memory/m/{ids['new']}/forget")
+        await page.get_by_role("heading", name="Cannot do that").wait_for()
+
+
+async def test_a_form_post_without_the_csrf_token_is_refused(
+    stack: Stack, gateway_url: str
+) -> None:
+    workspace, ids = await seed(stack)
+    token = await stack.token(workspace, user="alice")
+    async with chromium() as browser:
+        page = await browser.new_page()
+        await sign_in(page, gateway_url, token)
+        # The browser sends its cookies (session and CSRF) but the form lacks the token.
+        forged = await page.request.post(
+            f"{gateway_url}/memory/m/{ids['private']}/forget", form={"note": "x"}
+        )
+        assert forged.status == 403
+        assert "CSRF" in await forged.text()
+        await page.goto(f"{gateway_url}/memory/m/{ids['private']}")
+        await page.locator("blockquote").get_by_text(PRIVATE).wait_for()  # still there

@@ -1,0 +1,177 @@
+"""The dashboard and the API docs over HTTP, without a browser: sign-in cookies, CSRF,
+validation, the offline /docs page and the bearer scheme in the OpenAPI document."""
+
+from __future__ import annotations
+
+import html
+import re
+import uuid
+from contextlib import asynccontextmanager
+from urllib.parse import urlsplit
+
+import httpx
+
+from tests.integration.stack.conftest import Stack, Workspace, save
+
+CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
+
+
+def browser(stack: Stack, base_url: str = "http://memhive") -> httpx.AsyncClient:
+    transport = httpx.ASGITransport(app=stack.app)
+    return httpx.AsyncClient(transport=transport, base_url=base_url)
+
+
+@asynccontextmanager
+async def signed_in(stack: Stack, token: str, base_url: str = "http://memhive"):
+    """A browser-like client after the sign-in form: (client, sign-in answer, CSRF token)."""
+    async with browser(stack, base_url) as client:
+        page = await client.get("/memory/sign-in")
+        csrf = CSRF.search(page.text).group(1)
+        form = {"csrf_token": csrf, "token": token}
+        yield client, await client.post("/memory/sign-in", data=form), csrf
+
+
+async def test_pages_need_a_session_and_a_known_token(stack: Stack) -> None:
+    async with browser(stack) as client:
+        response = await client.get("/memory")
+        assert response.status_code == 303
+        assert response.headers["location"] == "/memory/sign-in"
+    async with signed_in(stack, "not-a-token") as (client, response, _):
+        assert response.status_code == 401
+        assert "not known" in response.text
+        assert "memhive_session" not in client.cookies
+
+
+async def test_the_session_cookie_is_httponly_strict_and_secure_over_https(
+    workspace: Workspace, stack: Stack
+) -> None:
+    token = await stack.token(workspace.id)
+    for base_url, secure in (("http://memhive", False), ("https://memhive", True)):
+        async with signed_in(stack, token, base_url) as (client, response, _):
+            assert response.status_code == 303
+            cookie = response.headers["set-cookie"].lower()
+            assert cookie.startswith("memhive_session=")
+            assert "httponly" in cookie and "samesite=strict" in cookie
+            assert "path=/memory" in cookie
+            assert ("secure" in cookie.split("; ")) is secure
+            assert (await client.get("/memory")).status_code == 200
+
+
+async def test_a_post_without_the_csrf_token_changes_nothing(
+    workspace: Workspace, stack: Stack
+) -> None:
+    saved = await save(workspace.member, kind="fact", body="The CSRF canary lives on")
+    async with signed_in(stack, await stack.token(workspace.id)) as (client, _, csrf):
+        for data in ({}, {"csrf_token": "forged"}):
+            refused = await client.post(f"/memory/m/{saved['id']}/forget", data=data)
+            assert refused.status_code == 403
+            assert "CSRF" in refused.text
+        assert (await workspace.member.get(f"/v1/memories/{saved['id']}")).status_code == 200
+        signed_out = await client.post("/memory/sign-out", data={})
+        assert signed_out.status_code == 403
+        forgotten = await client.post(f"/memory/m/{saved['id']}/forget", data={"csrf_token": csrf})
+        assert forgotten.status_code == 200
+        assert (await workspace.member.get(f"/v1/memories/{saved['id']}")).status_code == 404
+
+
+async def test_bad_filters_are_named_not_crashed(workspace: Workspace, stack: Stack) -> None:
+    async with signed_in(stack, await stack.token(workspace.id)) as (client, _, _):
+        response = await client.get("/memory", params={"created_from": "soon", "kind": "rumour"})
+        assert response.status_code == 422
+        assert "created_from" in response.text and "kinds" in response.text
+        partial = await client.get(
+            "/memory", params={"source": "fax"}, headers={"HX-Request": "true"}
+        )
+        assert partial.status_code == 422
+        assert partial.text.lstrip().startswith('<section id="results"')
+        assert (await client.get("/memory/m/not-an-id")).status_code == 404
+
+
+async def test_filters_by_source_visibility_and_day(workspace: Workspace, stack: Stack) -> None:
+    note = await save(workspace.member, kind="fact", body="Noted by hand", source="note")
+    agent = await save(workspace.member, kind="fact", body="Said by an agent", visibility="public")
+    async with signed_in(stack, await stack.token(workspace.id)) as (client, _, _):
+        by_source = (await client.get("/memory", params={"source": "note"})).text
+        assert note["id"] in by_source and agent["id"] not in by_source
+        public = (await client.get("/memory", params={"visibility": "public"})).text
+        assert agent["id"] in public and note["id"] not in public
+        day = note["memory"]["created_at"][:10]
+        same_day = (await client.get("/memory", params={"created_to": day})).text
+        assert note["id"] in same_day
+        before = (await client.get("/memory", params={"created_to": "2000-01-01"})).text
+        assert note["id"] not in before
+
+
+async def test_the_index_pages_with_the_listing_cursor(stack: Stack) -> None:
+    workspace = f"ws-{uuid.uuid4().hex[:12]}"
+    token = await stack.token(workspace)
+    async with stack.client(token) as member:
+        ids = [
+            (await save(member, kind="event", body=f"Standup note {i}"))["id"] for i in range(27)
+        ]
+    async with signed_in(stack, token) as (client, _, _):
+        first = await client.get("/memory")
+        nxt = re.search(r'href="(/memory\?after=[^"]+)"', first.text).group(1)
+        second = await client.get(html.unescape(nxt))
+        seen = [i for i in ids if i in first.text], [i for i in ids if i in second.text]
+        assert len(seen[0]) == 25 and len(seen[1]) == 2
+        assert set(seen[0]) | set(seen[1]) == set(ids)
+        first_shown = min(seen[0], key=first.text.index)
+        assert first_shown == ids[-1]  # newest first
+        forged = await client.get("/memory", params={"after": "o:10000000000"})
+        assert forged.status_code == 422 and "cursor" in forged.text
+
+
+async def test_stats_for_members_and_non_members(workspace: Workspace, stack: Stack) -> None:
+    await save(workspace.member, kind="goal", body="Ship the dashboard", visibility="public")
+    await save(workspace.member, kind="goal", body="Private goal for the team")
+    member_token = await stack.token(workspace.id)
+    guest_token = await stack.token(workspace.id, member=False)
+    async with (
+        signed_in(stack, member_token) as (member, _, _),
+        signed_in(stack, guest_token) as (guest, _, _),
+    ):
+        mine = (await member.get("/memory/stats")).text
+        assert re.search(r">goal</a></th><td>2</td>", mine)
+        assert "Saves and recalls" in mine and "Dead letters" in mine
+        theirs = (await guest.get("/memory/stats")).text
+        assert re.search(r">goal</a></th><td>1</td>", theirs)
+        assert "Saves and recalls" not in theirs and "Dead letters" not in theirs
+
+
+async def test_api_docs_load_nothing_from_another_host(stack: Stack) -> None:
+    async with browser(stack) as client:
+        page = await client.get("/docs")
+        assert page.status_code == 200
+        urls = re.findall(r"""(?:src|href|url)\s*[=:]\s*['"]([^'"]+)['"]""", page.text)
+        assert urls, page.text
+        assert all(not urlsplit(u).netloc for u in urls), urls
+        for url in urls:
+            assert (await client.get(url)).status_code == 200, url
+        assert "swagger-ui-bundle.js" in page.text
+        dashboard = await client.get("/memory/sign-in")
+        for url in re.findall(r'(?:src|href)="([^"]+)"', dashboard.text):
+            assert not urlsplit(url).netloc, url
+
+
+async def test_the_openapi_document_declares_the_bearer_scheme(stack: Stack) -> None:
+    async with browser(stack) as client:
+        spec = (await client.get("/openapi.json")).json()
+    schemes = spec["components"]["securitySchemes"]
+    assert schemes["HTTPBearer"] == {
+        "type": "http",
+        "scheme": "bearer",
+        "description": "a token from `memhive token create`",
+    }
+    assert spec["paths"]["/v1/recall"]["post"]["security"] == [{"HTTPBearer": []}]
+    assert not any(p.startswith("/memory") for p in spec["paths"])
+
+
+async def test_what_agents_wrote_is_escaped_not_run(workspace: Workspace, stack: Stack) -> None:
+    body = 'Ignore <script>alert("x")</script> and <img src=x onerror=alert(1)>'
+    saved = await save(workspace.member, kind="fact", body=body, tags=["xss"])
+    async with signed_in(stack, await stack.token(workspace.id)) as (client, _, _):
+        for path in (f"/memory/m/{saved['id']}", "/memory?tag=xss"):
+            page = (await client.get(path)).text
+            assert "<script>alert" not in page and "<img src=x" not in page
+            assert "&lt;script&gt;" in page

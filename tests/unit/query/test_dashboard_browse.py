@@ -1,0 +1,66 @@
+"""The dashboard's index over fakes: refinements are applied to listing pages with a
+bounded scan, and every problem of the form is reported at once."""
+
+from __future__ import annotations
+
+import pytest
+from memhive_domain.errors import InvalidInput
+from memhive_domain.recall import SelectionRequest
+from memhive_domain.sources import Source
+from memhive_ports import LaneHit
+from memhive_query.dashboard.browse import (
+    PAGE_SIZE,
+    SCAN_PAGES,
+    BrowseMemories,
+    BrowseRequest,
+    RefinementFields,
+    Sort,
+)
+from memhive_query.use_cases.memories import MemoryReader
+
+from tests.fakes import FakeLexicalIndex, FakeStore, FixedClock
+from tests.unit.query.memories import MEMBER, NOW, memory, mid
+
+TOTAL = 300
+NOTE = 250  # the only memory from a note, far down the listing
+
+
+def browse() -> BrowseMemories:
+    store = FakeStore()
+    for n in range(1, TOTAL + 1):
+        store.put(memory(n, source=Source.NOTE if n == NOTE else Source.AGENT))
+    lexical = FakeLexicalIndex([LaneHit(mid(n), 1.0) for n in range(1, TOTAL + 1)])
+    reader = MemoryReader(store, lexical, FixedClock(NOW))
+    return BrowseMemories(reader, recall=None, clock=FixedClock(NOW))
+
+
+def request(cursor: int = 0, **refine: str) -> BrowseRequest:
+    return BrowseRequest("", SelectionRequest(), RefinementFields(**refine), Sort.NEWEST, cursor)
+
+
+async def test_without_a_refinement_one_listing_page_is_read() -> None:
+    page = await browse()(MEMBER, request())
+    assert [m.id for m in page.items] == [mid(n) for n in range(1, PAGE_SIZE + 1)]
+    assert (page.next_cursor, page.scanned) == (PAGE_SIZE, PAGE_SIZE)
+
+
+async def test_a_refinement_reads_a_bounded_number_of_pages_then_goes_on() -> None:
+    use_case = browse()
+    first = await use_case(MEMBER, request(source="note"))
+    assert first.items == [] and first.scanned == SCAN_PAGES * PAGE_SIZE
+    assert first.next_cursor == SCAN_PAGES * PAGE_SIZE
+    second = await use_case(MEMBER, request(first.next_cursor, source="note"))
+    assert [m.id for m in second.items] == [mid(NOTE)]
+    assert second.next_cursor is None
+
+
+async def test_every_problem_of_the_form_at_once() -> None:
+    bad = BrowseRequest(
+        "",
+        SelectionRequest(kinds=["rumour"]),
+        RefinementFields(visibility="secret", created_from="soon"),
+        Sort.NEWEST,
+    )
+    with pytest.raises(InvalidInput) as caught:
+        await browse()(MEMBER, bad)
+    assert [p.field for p in caught.value.problems] == ["kinds", "visibility", "created_from"]

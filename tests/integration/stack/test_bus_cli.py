@@ -16,9 +16,9 @@ from memhive_contracts import bus_permissions, streams, subjects
 from memhive_domain.upstream import upstream_memory_id
 
 from memhive_cli.bus import _do_hook_credentials
-from memhive_cli.commands import _do_token_create
 from tests.integration.stack.conftest import Stack, Workspace
 from tests.integration.stack.test_upstream_events import listed_ids, wait_for
+from tests.unit.cli.test_token_and_audit_cli import parse
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -59,8 +59,8 @@ async def test_an_issued_hook_connects_at_once_and_its_note_becomes_a_memory(
 async def test_token_create_uses_the_admins_credentials(
     stack: Stack, bus_env: None, capsys
 ) -> None:
-    args = argparse.Namespace(workspace="cli-tokens", user="ops", read_only=False)
-    assert await _do_token_create(args) == 0
+    args = parse("token", "create", "--workspace", "cli-tokens", "--user", "ops")
+    assert await args.command(args) == 0
     token = capsys.readouterr().out.strip().splitlines()[-1]
     async with stack.client(token) as client:
         assert (await client.get("/v1/memories")).status_code == 200

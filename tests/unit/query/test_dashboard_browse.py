@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from memhive_domain.errors import InvalidInput
+from memhive_domain.listing import ListPosition, encode_cursor
 from memhive_domain.recall import SelectionRequest
 from memhive_domain.sources import Source
 from memhive_ports import LaneHit
@@ -18,7 +19,7 @@ from memhive_query.dashboard.browse import (
 )
 from memhive_query.use_cases.memories import MemoryReader
 
-from tests.fakes import FakeLexicalIndex, FakeStore, FixedClock
+from tests.fakes import T0, FakeLexicalIndex, FakeStore, FixedClock
 from tests.unit.query.memories import MEMBER, NOW, memory, mid
 
 TOTAL = 300
@@ -34,21 +35,26 @@ def browse() -> BrowseMemories:
     return BrowseMemories(reader, recall=None, clock=FixedClock(NOW))
 
 
-def request(cursor: int = 0, **refine: str) -> BrowseRequest:
+def after(n: int) -> str:
+    """The listing's cursor positioned at the n-th memory (the fake lane lists at T0)."""
+    return encode_cursor(ListPosition(T0, mid(n)))
+
+
+def request(cursor: str | None = None, **refine: str) -> BrowseRequest:
     return BrowseRequest("", SelectionRequest(), RefinementFields(**refine), Sort.NEWEST, cursor)
 
 
 async def test_without_a_refinement_one_listing_page_is_read() -> None:
     page = await browse()(MEMBER, request())
     assert [m.id for m in page.items] == [mid(n) for n in range(1, PAGE_SIZE + 1)]
-    assert (page.next_cursor, page.scanned) == (PAGE_SIZE, PAGE_SIZE)
+    assert (page.next_cursor, page.scanned) == (after(PAGE_SIZE), PAGE_SIZE)
 
 
 async def test_a_refinement_reads_a_bounded_number_of_pages_then_goes_on() -> None:
     use_case = browse()
     first = await use_case(MEMBER, request(source="note"))
     assert first.items == [] and first.scanned == SCAN_PAGES * PAGE_SIZE
-    assert first.next_cursor == SCAN_PAGES * PAGE_SIZE
+    assert first.next_cursor == after(SCAN_PAGES * PAGE_SIZE)
     second = await use_case(MEMBER, request(first.next_cursor, source="note"))
     assert [m.id for m in second.items] == [mid(NOTE)]
     assert second.next_cursor is None

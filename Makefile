@@ -12,7 +12,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 export HF_HUB_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: install run test test-unit test-integration test-e2e bench proto proto-check lint clean
+.PHONY: install run test test-unit test-integration test-e2e bench proto proto-check bus-config lint clean
 
 install: $(VENV)/.synced
 
@@ -46,6 +46,10 @@ bench: install
 proto: install
 	$(RUN) python -m grpc_tools.protoc -I proto --python_out=libs/contracts/src \
 		--pyi_out=libs/contracts/src proto/memhive/v1/*.proto
+
+# The distributed NATS server's users and permissions, from memhive_contracts.bus_permissions.
+bus-config: install
+	$(RUN) python -c 'from memhive_adapters.nats.server_config import render_deployment_config as r; print(r(), end="")' > deploy/nats/nats-server.conf
 
 lint: install
 	$(RUN) ruff check .

@@ -78,7 +78,4 @@ def test_the_embedded_config_holds_public_keys_and_the_pid_file() -> None:
 
 def test_the_deployment_config_is_fresh() -> None:
     checked_in = (ROOT / "deploy" / "nats" / "nats-server.conf").read_text()
-    assert checked_in == render_deployment_config(), (
-        "regenerate: python -c 'from memhive_adapters.nats.server_config import "
-        'render_deployment_config as r; print(r(), end="")\' > deploy/nats/nats-server.conf'
-    )
+    assert checked_in == render_deployment_config(), "regenerate it: make bus-config"

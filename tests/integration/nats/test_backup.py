@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from memhive_adapters.nats.backup import BackupError, backup, memhive_stream_names, restore
 from memhive_adapters.nats.connection import connect, ensure_streams
+from memhive_adapters.nats.credentials import BusCredentials
 from memhive_adapters.nats.embedded_server import EmbeddedNatsServer
 from memhive_contracts import streams
 
@@ -51,10 +52,12 @@ async def test_backup_then_restore_on_a_fresh_server_gives_the_same_state(tmp_pa
         await nc.close()
 
 
-async def test_a_backup_goes_into_a_new_directory_only(tmp_path: Path, nats_url: str) -> None:
+async def test_a_backup_goes_into_a_new_directory_only(
+    tmp_path: Path, nats_url: str, admin: BusCredentials
+) -> None:
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / "something").write_text("kept")
-    nc = await connect(nats_url, name="backup-refused", timeout_s=5)
+    nc = await connect(nats_url, name="backup-refused", timeout_s=5, credentials=admin)
     try:
         with pytest.raises(BackupError, match="not empty"):
             await backup(nc, tmp_path / "old")

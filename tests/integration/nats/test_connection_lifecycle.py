@@ -8,17 +8,18 @@ from pathlib import Path
 
 import pytest
 from memhive_adapters.nats.connection import connect
+from memhive_adapters.nats.credentials import BusCredentials
 from memhive_adapters.nats.embedded_server import EmbeddedNatsServer
 
 from tests.integration.conftest import free_port
 
 
 async def test_a_deliberate_close_is_not_logged_as_a_disconnect(
-    nats_url: str, caplog: pytest.LogCaptureFixture
+    nats_url: str, admin: BusCredentials, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, logger="memhive_adapters.nats.connection")
     for close in ("close", "drain"):
-        client = await connect(nats_url, name=f"cli-{close}", timeout_s=5)
+        client = await connect(nats_url, name=f"cli-{close}", timeout_s=5, credentials=admin)
         await getattr(client, close)()
     assert "disconnected" not in caplog.text
 

@@ -93,14 +93,14 @@ async def test_created_tokens_are_listed_by_workspace_without_secrets(
     tokens: KvTokenDirectory,
 ) -> None:
     now = datetime.now(UTC)
-    draft = a_draft(role=Role.AGENT, name="ci hook", home="team-a", acting_for="ada")
+    draft = a_draft(role=Role.AGENT, name="ci hook", home="team:team-a", acting_for="ada")
     record, token = await tokens.create(draft, created_by="root", now=now)
     other, _ = await tokens.create(a_draft(), created_by="root", now=now)
 
     listed = await tokens.list(draft.workspace_id)
 
     assert listed == [record]
-    assert (record.name, record.created_by, record.home) == ("ci hook", "root", "team-a")
+    assert (record.name, record.created_by, record.home) == ("ci hook", "root", "team:team-a")
     assert await tokens.get(record.id) == record
     assert other in await tokens.list()
     assert (await tokens.resolve(token)).credential == f"token:{record.id}"

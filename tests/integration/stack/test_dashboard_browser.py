@@ -48,7 +48,9 @@ async def seed(stack: Stack) -> tuple[str, dict[str, str]]:
                 tags=["infra"],
             )
         )["id"]
-        ids["private"] = (await save(member, kind="fact", body=PRIVATE, tags=["infra"]))["id"]
+        ids["private"] = (
+            await save(member, kind="fact", body=PRIVATE, tags=["infra"], visibility="private")
+        )["id"]
         response = await member.post(
             "/v1/edges",
             json={

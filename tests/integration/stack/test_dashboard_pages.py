@@ -88,7 +88,9 @@ async def test_bad_filters_are_named_not_crashed(workspace: Workspace, stack: St
 
 
 async def test_filters_by_source_visibility_and_day(workspace: Workspace, stack: Stack) -> None:
-    note = await save(workspace.member, kind="fact", body="Noted by hand", source="note")
+    note = await save(
+        workspace.member, kind="fact", body="Noted by hand", source="note", visibility="private"
+    )
     agent = await save(workspace.member, kind="fact", body="Said by an agent", visibility="public")
     async with signed_in(stack, await stack.token(workspace.id)) as (client, _, _):
         by_source = (await client.get("/memory", params={"source": "note"})).text
@@ -124,7 +126,9 @@ async def test_the_index_pages_with_the_listing_cursor(stack: Stack) -> None:
 
 async def test_stats_for_members_and_non_members(workspace: Workspace, stack: Stack) -> None:
     await save(workspace.member, kind="goal", body="Ship the dashboard", visibility="public")
-    await save(workspace.member, kind="goal", body="Private goal for the team")
+    await save(
+        workspace.member, kind="goal", body="Private goal for the team", visibility="private"
+    )
     member_token = await stack.token(workspace.id)
     guest_token = await stack.token(workspace.id, member=False)
     async with (

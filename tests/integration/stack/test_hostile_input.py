@@ -141,7 +141,7 @@ async def test_bodies_with_nothing_visible_are_422(workspace: Workspace, body: s
     [
         ("TRACE", "/v1/memories", {"GET", "POST"}),
         ("PUT", "/v1/recall", {"POST"}),
-        ("PATCH", "/v1/memories/0190b2a4-0000-7000-8000-000000000000", {"GET", "DELETE"}),
+        ("PUT", "/v1/memories/0190b2a4-0000-7000-8000-000000000000", {"GET", "PATCH", "DELETE"}),
     ],
 )
 async def test_unknown_methods_on_known_paths_are_405_with_allow(

@@ -11,11 +11,10 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
-from memhive_adapters.runtime.infrastructure import open_infrastructure
+from memhive_contracts.bus_permissions import QUERY
 from memhive_domain.principals import Principal, Role
 from memhive_domain.tokens import TokenDraft
 from memhive_query.app import create_app
-from memhive_settings import MemhiveSettings
 
 from tests.integration.stack.conftest import Stack, app_running, save
 
@@ -132,11 +131,9 @@ async def test_the_dev_style_admin_token_still_works(stack: Stack) -> None:
 
 @pytest.fixture
 async def second_replica(stack: Stack, tmp_path) -> AsyncIterator[Stack]:
-    """Another gateway process's worth: its own connection, cache and watch, same NATS."""
-    settings = MemhiveSettings(
-        data_dir=tmp_path, nats={"url": stack.infra.settings.nats.url, "embedded": False}
-    )
-    infra = await open_infrastructure(settings, name="memhive-tests-replica")
+    """Another gateway process's worth: its own connection (as the gateway's bus user),
+    cache and watch, same NATS."""
+    infra = await stack.infra.connect_as(QUERY, name="memhive-tests-replica")
     app = await create_app(infra)
     try:
         async with app_running(app):

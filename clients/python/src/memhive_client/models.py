@@ -34,7 +34,8 @@ class SaveRequest(_Request):
     tags: list[str] = Field(default_factory=list)
     scope: str | None = None
     product_id: str | None = None
-    visibility: str = "private"
+    scope_path: str | None = None  # a node of the scope tree, e.g. product:ios/team:mobile
+    visibility: str | None = None  # omitted: the node's default (global is public)
     source: str = "agent"
     source_ref: str | None = None
     expires_at: datetime | None = None
@@ -46,6 +47,7 @@ class RecallRequest(_Request):
     query: str
     scope: str | None = None
     product_id: str | None = None
+    scope_path: str | None = None
     kinds: list[str] | None = None
     tags: list[str] | None = None
     max_results: int | None = None
@@ -65,6 +67,7 @@ class ContextRequest(_Request):
     query: str | None = None
     scope: str | None = None
     product_id: str | None = None
+    scope_path: str | None = None
     token_budget: int
 
 
@@ -80,6 +83,9 @@ class Memory(_Answer):
     tags: list[str]
     scope: str
     product_id: str | None
+    scope_path: str = "global"
+    team_id: str | None = None
+    agent_id: str | None = None
     visibility: str
     source: str
     source_ref: str | None

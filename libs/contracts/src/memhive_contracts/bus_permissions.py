@@ -134,7 +134,8 @@ SERVICES: dict[str, BusPermissions] = {
             *_kv_watch(streams.PRODUCTS_BUCKET),
             f"{subjects.AUDIT}.*.*",
             *_consume(streams.AUDIT_STREAM),
-            *_consume(streams.LOG_STREAM),  # revision history
+            *_consume(streams.LOG_STREAM),  # revision history, the dashboard's counts
+            *_consume(streams.ACTIVITY_STREAM),  # the dashboard's recall counts
             *_get(streams.DEAD_LETTER_STREAM),
         ),
         (subjects.ALL_MEMORY_EVENTS,),

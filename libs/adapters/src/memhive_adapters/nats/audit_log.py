@@ -11,7 +11,6 @@ that it returns what it found with a cursor to continue from.
 from __future__ import annotations
 
 import contextlib
-import uuid
 from datetime import timedelta
 
 from memhive.v1 import audit_pb2
@@ -86,8 +85,8 @@ class JetStreamAuditLog:
 
 
 def _reader(subject: str, start: int) -> ConsumerConfig:
+    # Unnamed: the server names a throwaway reader (bus users may not name consumers).
     return ConsumerConfig(
-        name=f"audit-{uuid.uuid4().hex}",
         filter_subject=subject,
         deliver_policy=DeliverPolicy.BY_START_SEQUENCE,
         opt_start_seq=start,

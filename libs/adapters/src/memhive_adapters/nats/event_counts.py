@@ -8,7 +8,6 @@ without fetching a single message, whatever the stream holds.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -27,8 +26,7 @@ class JetStreamEventCounts:
         return [await self._pending(stream, subject, moment) for moment in moments]
 
     async def _pending(self, stream: str, subject: str, moment: datetime) -> int:
-        config = ConsumerConfig(
-            name=f"count-{uuid.uuid4().hex}",
+        config = ConsumerConfig(  # unnamed: the server names it (bus users may not)
             filter_subject=subject,
             deliver_policy=DeliverPolicy.BY_START_TIME,
             opt_start_time=moment,

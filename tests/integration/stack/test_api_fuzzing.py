@@ -66,6 +66,11 @@ def fuzz(document: dict, base_url: str, token: str, modes: list[GenerationMode])
 
 
 @pytest.mark.timeout(240)
+# schemathesis's own strategy for some schemas draws from `random` (its code, not ours).
+@pytest.mark.filterwarnings(
+    "ignore:Do not use the `random` module inside strategies"
+    ":hypothesis.errors.HypothesisDeprecationWarning"
+)
 async def test_fuzzing_finds_no_server_error_and_no_undocumented_answer(
     stack: Stack, workspace: Workspace, gateway_url: str
 ) -> None:

@@ -258,10 +258,13 @@ async def test_the_gateway_reads_tokens_but_cannot_write_the_record(
     tokens = await js.key_value(streams.TOKENS_BUCKET)
     digest = token_digest(uuid.uuid4().hex)
     await tokens.put(digest, b"{}")
-    query = await connected(bus_user(bus_auth, perms.QUERY))
-    readable = await query.nc.jetstream().key_value(streams.TOKENS_BUCKET)
-    assert (await readable.get(digest)).value == b"{}"
-    assert await query.publish_refused(f"$KV.{streams.MEMORIES_BUCKET}.ws.id")
+    try:
+        query = await connected(bus_user(bus_auth, perms.QUERY))
+        readable = await query.nc.jetstream().key_value(streams.TOKENS_BUCKET)
+        assert (await readable.get(digest)).value == b"{}"
+        assert await query.publish_refused(f"$KV.{streams.MEMORIES_BUCKET}.ws.id")
+    finally:
+        await tokens.purge(digest)
 
 
 @pytest.mark.parametrize(

@@ -186,3 +186,20 @@ async def test_changes_name_each_token_changed_after_the_watch_began(
 
     assert seen == [record.id, record.id]
     assert before.id not in seen
+
+
+async def test_an_unreadable_record_authenticates_nothing_and_breaks_no_listing(
+    tokens: KvTokenDirectory, js: JetStreamContext
+) -> None:
+    kept = await tokens.create(a_draft(), "root", datetime.now(UTC))
+    bucket = await js.key_value(streams.TOKENS_BUCKET)
+    junk = {token_digest("junk-1"): b"{}", token_digest("junk-2"): b"not json", "0" * 16: b"[]"}
+    for key, value in junk.items():
+        await bucket.put(key, value)
+    try:
+        assert await tokens.resolve("junk-1") is None and await tokens.resolve("junk-2") is None
+        assert await tokens.get("0" * 16) is None
+        assert kept[0].id in [r.id for r in await tokens.list(kept[0].workspace_id)]
+    finally:
+        for key in junk:
+            await bucket.purge(key)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import secrets
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -29,6 +30,8 @@ from memhive_adapters.clock import SystemClock
 
 SECRET_BYTES = 32
 LIST_TIMEOUT_S = 5.0
+
+log = logging.getLogger(__name__)
 
 
 def token_digest(token: str) -> str:
@@ -67,9 +70,9 @@ class KvTokenDirectory:
         parsed, digest = parse_token(token), token_digest(token)
         key = parsed[0] if parsed else digest
         fields = await self._fields(key)
-        if fields is None:
+        record = None if fields is None else _record_or_none(key, fields)
+        if record is None:
             return None
-        record = _record(key, fields)
         if parsed is None or _same(fields.get("digest"), digest):
             return record
         if _same(fields.get("previous_digest"), digest):
@@ -106,17 +109,16 @@ class KvTokenDirectory:
         if not is_token_id(token_id):
             return None
         fields = await self._fields(token_id)
-        return None if fields is None else _record(token_id, fields)
+        return None if fields is None else _record_or_none(token_id, fields)
 
     async def list(self, workspace_id: str | None = None) -> list[TokenRecord]:
         watcher = await self._kv.watchall(ignore_deletes=True)
         records = []
         try:
             while (entry := await watcher.updates(LIST_TIMEOUT_S)) is not None:
-                if entry.value:
-                    record = _record(entry.key, json.loads(entry.value))
-                    if workspace_id is None or record.workspace_id == workspace_id:
-                        records.append(record)
+                record = _record_or_none(entry.key, _loads(entry.value))
+                if record is not None and workspace_id in (None, record.workspace_id):
+                    records.append(record)
         finally:
             await watcher.stop()
         return sorted(records, key=lambda r: (r.workspace_id, r.created_at is None, r.id))
@@ -166,7 +168,7 @@ class KvTokenDirectory:
             entry = await self._kv.get(key)
         except KeyNotFoundError:
             return None
-        return json.loads(entry.value or b"{}") if entry.value else None
+        return _loads(entry.value)
 
 
 async def _changed_keys(watcher: KeyValue.KeyWatcher) -> AsyncIterator[str]:
@@ -214,6 +216,26 @@ def _json(record: TokenRecord, digest: str | None) -> bytes:
 def _with_previous(value: bytes, digest: str, until: datetime) -> bytes:
     fields = json.loads(value)
     return json.dumps(fields | {"previous_digest": digest, "previous_until": _iso(until)}).encode()
+
+
+def _loads(value: bytes | None) -> dict[str, Any] | None:
+    try:
+        fields = json.loads(value) if value else None
+    except ValueError:
+        return {}  # not JSON: reported by _record_or_none
+    return fields if isinstance(fields, dict) or fields is None else {}
+
+
+def _record_or_none(key: str, fields: dict[str, Any] | None) -> TokenRecord | None:
+    """A record that cannot be read (written by hand, or by a future version) authenticates
+    nothing and is left out of listings; it is logged, never fatal to the caller."""
+    if fields is None:
+        return None
+    try:
+        return _record(key, fields)
+    except (KeyError, ValueError, TypeError) as exc:
+        log.warning("token record %s cannot be read (%r): ignored", key[:16], exc)
+        return None
 
 
 def _record(key: str, fields: dict[str, Any]) -> TokenRecord:

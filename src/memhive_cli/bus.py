@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from typing import TYPE_CHECKING
 
-from memhive_settings import MemhiveSettings
+from memhive_cli.load_settings import load_settings
+
+if TYPE_CHECKING:
+    from memhive_settings import MemhiveSettings
 
 RELOAD_WAIT_S = 5.0
 
@@ -40,7 +44,7 @@ async def _do_hook_credentials(args: argparse.Namespace) -> int:
     if not is_valid_workspace_id(args.workspace):
         print("workspace: 1-64 of a-z 0-9 _ -")
         return 2
-    settings = MemhiveSettings()
+    settings = load_settings()
     permissions = bus_permissions.hook(args.workspace)
     if not settings.nats.embedded:
         pair = new_user_nkey()
@@ -64,7 +68,7 @@ async def _revoke(public_key: str) -> int:
     from memhive_adapters.nats.credentials import bus_dir
     from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
 
-    settings = MemhiveSettings()
+    settings = load_settings()
     if not settings.nats.embedded:
         print("remove the user with this nkey from your nats-server's config, then reload it")
         return 2
@@ -121,7 +125,7 @@ async def _do_declare_streams(args: argparse.Namespace) -> int:
     from memhive_adapters.nats.credentials import bus_credentials
     from memhive_contracts.bus_permissions import ADMIN
 
-    settings = MemhiveSettings()
+    settings = load_settings()
     nc = await connect(
         settings.nats.url,
         name="memhive-declare-streams",

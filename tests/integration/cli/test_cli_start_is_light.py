@@ -82,3 +82,14 @@ def test_a_command_loads_nothing_heavy(
     heavy = sorted({h for h in HEAVY for m in modules if m == h or m.startswith(f"{h}.")})
     assert heavy == [], f"`memhive {' '.join(argv)}` imports {heavy}"
     assert len(modules) < MAX_MODULES, len(modules)
+
+
+def test_help_loads_neither_settings_nor_the_bus_client(
+    tmp_path: Path, nats_url: str, bus_auth: EmbeddedBusAuth
+) -> None:
+    """`memhive --help` parses arguments only: ~0.15 s instead of ~0.5 s with pydantic
+    settings and nats-py (aiohttp) loaded."""
+    code, modules = _imported_by(tmp_path, nats_url, bus_auth, "--help")
+    assert code == 0
+    loaded = {m.split(".")[0] for m in modules}
+    assert not loaded & {"pydantic_settings", "nats", "aiohttp", "memhive_settings"}, loaded

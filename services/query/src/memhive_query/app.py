@@ -20,6 +20,7 @@ from memhive_query.routes import (
     audit,
     bulletins,
     edges,
+    flags,
     health,
     memories,
     products,
@@ -54,7 +55,7 @@ async def create_app(infra: Infrastructure) -> FastAPI:
     app.state.gateway = gateway
     app.state.infra = infra
     install_error_handlers(app)
-    routers = (memories, recall, health, revisions, admin, edges, bulletins, products)
+    routers = (memories, flags, recall, health, revisions, admin, edges, bulletins, products)
     for module in (*routers, tokens, audit):
         app.include_router(module.router)
     await mount_dashboard(app, gateway)

@@ -83,6 +83,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
     reader = MemoryReader(infra.store, lexical, infra.clock)
     edge_commands = EdgeCommands(infra.publisher, waiter, timeout)
     trail = gateway_trail(JetStreamAuditLog(infra.js), infra.clock)
+    conflicts = ConflictCheck(vector, infra.store, settings.conflict_threshold)
     oidc = infra.settings.oidc
     return Gateway(
         infra=infra,
@@ -97,7 +98,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
                 waiter,
                 infra.clock,
                 timeout,
-                conflicts=ConflictCheck(vector, infra.store, settings.conflict_threshold),
+                conflicts=conflicts,
                 edges=edge_commands,
                 identical=IdenticalSaves(infra.store, waiter),
                 products=infra.products,
@@ -131,6 +132,15 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         audit=trail,
         tokens=TokenAdmin(infra.tokens, trail, infra.clock),
         update=AuditedUpdate(
-            UpdateMemory(reader, infra.publisher, waiter, infra.clock, timeout), trail
+            UpdateMemory(
+                reader,
+                infra.publisher,
+                waiter,
+                infra.clock,
+                timeout,
+                embedder=infra.embedder,
+                conflicts=conflicts,
+            ),
+            trail,
         ),
     )

@@ -193,3 +193,41 @@ async def test_lone_surrogates_over_mcp_are_tool_errors(
             result = response.json()["result"]
             assert result["isError"] and field in result["content"][0]["text"], result
         assert (await client.get("/healthz")).status_code == 200
+
+
+async def test_update_flag_and_confirm_through_mcp_move_the_memory_and_its_trust(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    member, reader = await _tokens(stack, workspace)
+    async with session(gateway_url, member) as agent:
+        saved = await agent.call_tool(
+            "save_memory",
+            {
+                "kind": "procedure",
+                "body": "Rotate the signing key with vault rotate",
+                "force": True,
+            },
+        )
+        memory_id = saved.structured_content["id"]
+        updated = await agent.call_tool(
+            "update_memory", {"id": memory_id, "body": "Rotate the signing key with kms rotate"}
+        )
+        flagged = await agent.call_tool(
+            "flag_memory", {"id": memory_id, "kind": "unverified", "reason": "never tried"}
+        )
+        confirmed = await agent.call_tool("confirm_memory", {"id": memory_id})
+        recalled = await agent.call_tool("recall_memory", {"query": "kms rotate signing key"})
+        bad = await agent.call_tool("update_memory", {"id": memory_id, "importance": 3})
+    assert not updated.is_error, text(updated)
+    assert updated.structured_content["memory"]["body"].endswith("kms rotate")
+    trust = flagged.structured_content["memory"]["trust"]
+    assert confirmed.structured_content["memory"]["trust"] > trust
+    top = recalled.structured_content["results"][0]
+    assert (top["id"], top["confirmations"], len(top["flags"])) == (memory_id, 1, 1)
+    assert "FLAGGED unverified" in text(recalled)
+    assert bad.is_error and "importance" in text(bad)
+    async with session(gateway_url, reader) as guest:
+        refused = await guest.call_tool(
+            "flag_memory", {"id": memory_id, "kind": "wrong", "reason": "x"}
+        )
+    assert refused.is_error

@@ -6,6 +6,7 @@ from mcp.server.mcpserver import MCPServer
 
 from memhive_query.mcp.tool_spec import ApiForRequest, MemoryTool
 from memhive_query.mcp.tools import (
+    flag_memory,
     forget_memory,
     get_context,
     get_memory,
@@ -14,6 +15,7 @@ from memhive_query.mcp.tools import (
     list_memories,
     recall_memory,
     save_memory,
+    update_memory,
 )
 
 TOOLS: tuple[MemoryTool, ...] = (
@@ -25,6 +27,9 @@ TOOLS: tuple[MemoryTool, ...] = (
     link_memories.TOOL,
     get_memory_bulletin.TOOL,
     get_context.TOOL,
+    update_memory.TOOL,
+    flag_memory.TOOL,
+    flag_memory.CONFIRM_TOOL,
 )
 
 

@@ -129,6 +129,20 @@ class FakeMemoryApi:
         memory["trust"] = round(memory["trust"] + 0.1, 2)
         return {"id": memory_id, "status": "updated", "memory": _public(memory)}
 
+    async def consolidate(self, fields: Json) -> Json:
+        self._enter("consolidate", fields)
+        self._require_member("consolidate memories")
+        sources = [self._find(i) for i in fields["ids"]]
+        memory = self._store({"kind": sources[0]["kind"], "body": fields["body"]})
+        for source in sources:
+            source["forgotten"] = True  # stands in for being superseded
+        return {
+            "id": memory["id"],
+            "status": "indexed",
+            "memory": memory,
+            "consolidated": fields["ids"],
+        }
+
     def _enter(self, name: str, payload: Any) -> None:
         self.calls.append((name, payload))
         if self.unreachable:

@@ -54,3 +54,22 @@ async def test_a_bad_flag_is_a_tool_error_naming_the_field(connect: Connect) -> 
             "flag_memory", {"id": memory_id, "kind": "suspicious", "reason": "hm"}
         )
     assert result.is_error and "kind" in text_of(result)
+
+
+async def test_consolidate_merges_and_refuses_a_single_id(
+    connect: Connect, fake_api: FakeMemoryApi
+) -> None:
+    async with connect() as client:
+        first, second = await saved_id(client), await saved_id_of(client, "Ship needs a tag")
+        merged = await call(
+            client, "consolidate_memories", ids=[first, second], body="Tag, then make ship"
+        )
+        single = await client.call_tool("consolidate_memories", {"ids": [first], "body": "x"})
+    assert merged.structured_content["consolidated"] == [first, second]
+    assert f"Consolidated {first}, {second}" in text_of(merged)
+    assert single.is_error and "ids" in text_of(single)
+
+
+async def saved_id_of(client: Client, body: str) -> str:
+    saved = await call(client, "save_memory", kind="procedure", body=body)
+    return saved.structured_content["id"]

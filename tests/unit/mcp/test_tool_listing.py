@@ -16,6 +16,7 @@ EXPECTED_TOOLS = {
     "update_memory",
     "flag_memory",
     "confirm_memory",
+    "consolidate_memories",
 }
 
 

@@ -19,6 +19,7 @@ from memhive_query.routes import (
     admin,
     audit,
     bulletins,
+    consolidation,
     edges,
     flags,
     health,
@@ -55,7 +56,18 @@ async def create_app(infra: Infrastructure) -> FastAPI:
     app.state.gateway = gateway
     app.state.infra = infra
     install_error_handlers(app)
-    routers = (memories, flags, recall, health, revisions, admin, edges, bulletins, products)
+    routers = (
+        consolidation,
+        memories,
+        flags,
+        recall,
+        health,
+        revisions,
+        admin,
+        edges,
+        bulletins,
+        products,
+    )
     for module in (*routers, tokens, audit):
         app.include_router(module.router)
     await mount_dashboard(app, gateway)

@@ -11,6 +11,7 @@ from memhive_adapters.nats.revision_log import JetStreamRevisionLog
 from memhive_adapters.oidc.jwks_verifier import JwksVerifier
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
+from memhive_adapters.runtime.llm import build_chat_model, build_spend_guard
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.tokens import TokenAdmin
@@ -28,6 +29,7 @@ from memhive_query.use_cases.audit import (
 )
 from memhive_query.use_cases.bulletins import ReadBulletin
 from memhive_query.use_cases.conflicts import ConflictCheck
+from memhive_query.use_cases.consolidate import ConsolidateMemories, Summarizer
 from memhive_query.use_cases.context import BuildContext
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
 from memhive_query.use_cases.identical import IdenticalSaves
@@ -58,6 +60,15 @@ class Gateway:
     audit: AuditTrail
     tokens: TokenAdmin
     update: AuditedUpdate
+
+    @cached_property
+    def consolidate(self) -> ConsolidateMemories:
+        llm = self.infra.settings.llm
+        chat = build_chat_model(llm)
+        summarizer = None
+        if chat is not None:
+            summarizer = Summarizer(chat, build_spend_guard(llm, self.infra.clock))
+        return ConsolidateMemories(self.reader, self.save, summarizer)
 
     @cached_property
     def context(self) -> BuildContext:

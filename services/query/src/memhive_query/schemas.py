@@ -11,8 +11,10 @@ from typing import Any, Literal
 
 from fastapi.responses import JSONResponse
 from memhive_domain.changes import MemoryChanges
+from memhive_domain.consolidation import ConsolidationRequest
 from memhive_domain.curation import Flag
 from memhive_domain.edges import Edge, EdgeDraft
+from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.memory import Memory, MemoryDraft
 from memhive_domain.ranking import RankedMemory
 from memhive_domain.trust import score
@@ -106,6 +108,34 @@ class UpdateRequest(BaseModel):
             visibility=self.visibility,
             expires_at=self.expires_at,
             clear_expiry="expires_at" in self.model_fields_set and self.expires_at is None,
+        )
+
+
+class ConsolidateRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ids: list[str] = Field(
+        description="the memories to merge, 2..20, at one scope node", max_length=100
+    )
+    body: str | None = Field(
+        None,
+        description="the merged memory; omitted with summarize: written by the configured LLM",
+        max_length=16_000,
+    )
+    summarize: bool = Field(False, description="let the configured LLM write the body")
+    kind: str | None = Field(None, description="omitted: the sources' common kind", max_length=64)
+    importance: float | None = Field(None, description="0..1; omitted: the highest source's")
+    tags: list[str] | None = Field(None, description="omitted: the sources' tags", max_length=128)
+
+    def consolidation(self) -> ConsolidationRequest:
+        if self.body is None and not self.summarize:
+            raise InvalidInput([FieldProblem("body", "required unless summarize is true")])
+        return ConsolidationRequest(
+            ids=self.ids,
+            body=self.body,
+            kind=self.kind,
+            importance=self.importance,
+            tags=None if self.tags is None else tuple(self.tags),
         )
 
 

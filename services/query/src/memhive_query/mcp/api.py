@@ -103,3 +103,8 @@ class MemoryApi(Protocol):
     async def confirm(self, memory_id: str) -> Json:
         """POST /v1/memories/{id}/confirmations?wait=indexed -> {"id", "status", "memory"}."""
         ...
+
+    async def consolidate(self, fields: Json) -> Json:
+        """POST /v1/memories/consolidate?wait=indexed: {ids, body?, summarize?, kind?,
+        importance?, tags?} -> {"id", "status", "memory", "consolidated": [ids]}."""
+        ...

@@ -6,6 +6,7 @@ from mcp.server.mcpserver import MCPServer
 
 from memhive_query.mcp.tool_spec import ApiForRequest, MemoryTool
 from memhive_query.mcp.tools import (
+    consolidate_memories,
     flag_memory,
     forget_memory,
     get_context,
@@ -30,6 +31,7 @@ TOOLS: tuple[MemoryTool, ...] = (
     update_memory.TOOL,
     flag_memory.TOOL,
     flag_memory.CONFIRM_TOOL,
+    consolidate_memories.TOOL,
 )
 
 

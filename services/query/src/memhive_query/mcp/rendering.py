@@ -160,3 +160,11 @@ def render_confirmed(result: Json) -> str:
         f"Confirmed memory {result['id']} ({memory['confirmations']} confirmations, trust "
         f"{memory['trust']:.2f})."
     )
+
+
+def render_consolidated(result: Json) -> str:
+    sources = ", ".join(result.get("consolidated", []))
+    return (
+        f"Consolidated {sources} into memory {result['id']}; recall now serves it in their "
+        f"place.\n{memory_line(result['memory'])}"
+    )

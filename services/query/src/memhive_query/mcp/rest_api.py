@@ -83,6 +83,10 @@ class RestMemoryApi:
         path = f"/v1/memories/{_segment(memory_id)}/confirmations"
         return await self._call("POST", path, params={"wait": "indexed"})
 
+    async def consolidate(self, fields: Json) -> Json:
+        params = {"wait": "indexed"}
+        return await self._call("POST", "/v1/memories/consolidate", params=params, json=fields)
+
     async def _call(self, method: str, path: str, **kwargs: Any) -> Json:
         return _result(await self._send(method, path, **kwargs))
 

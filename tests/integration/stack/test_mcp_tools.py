@@ -231,3 +231,29 @@ async def test_update_flag_and_confirm_through_mcp_move_the_memory_and_its_trust
             "flag_memory", {"id": memory_id, "kind": "wrong", "reason": "x"}
         )
     assert refused.is_error
+
+
+async def test_consolidate_and_crystallize_through_mcp(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    member, _ = await _tokens(stack, workspace)
+    async with session(gateway_url, member) as agent:
+        ids = []
+        for body in ("Release: run make release", "Release: then push the tag"):
+            saved = await agent.call_tool(
+                "save_memory", {"kind": "procedure", "body": body, "force": True}
+            )
+            ids.append(saved.structured_content["id"])
+        merged = await agent.call_tool(
+            "consolidate_memories",
+            {"ids": ids, "body": "To release: run make release. Then push the tag."},
+        )
+        assert not merged.is_error, text(merged)
+        merged_id = merged.structured_content["id"]
+        skill = await agent.call_tool("crystallize_memory", {"id": merged_id, "name": "release"})
+        recalled = await agent.call_tool("recall_memory", {"query": "how to release push tag"})
+    assert not skill.is_error, text(skill)
+    assert "name: release" in skill.structured_content["skill_md"]
+    assert "1. To release: run make release.\n2. Then push the tag." in text(skill)
+    assert recalled.structured_content["results"][0]["id"] == merged_id
+    assert skill.structured_content["memories"][0]["promoted_at"]

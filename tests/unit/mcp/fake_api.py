@@ -143,6 +143,22 @@ class FakeMemoryApi:
             "consolidated": fields["ids"],
         }
 
+    async def crystallize(self, memory_id: str, fields: Json) -> Json:
+        self._enter("crystallize", (memory_id, fields))
+        memory = self._find(memory_id)
+        if memory["kind"] != "procedure":
+            raise ApiError(422, "ids: only procedures become skills")
+        name = fields.get("name", "a-skill")
+        skill_md = f"---\nname: {name}\n---\n\n1. {memory['body']}\n"
+        return {
+            "name": name,
+            "status": "crystallized",
+            "filename": f"{name}/SKILL.md",
+            "skill_md": skill_md,
+            "download": f"/v1/memories/{memory_id}/skill",
+            "memories": [_public(memory)],
+        }
+
     def _enter(self, name: str, payload: Any) -> None:
         self.calls.append((name, payload))
         if self.unreachable:

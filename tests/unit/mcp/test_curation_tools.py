@@ -73,3 +73,13 @@ async def test_consolidate_merges_and_refuses_a_single_id(
 async def saved_id_of(client: Client, body: str) -> str:
     saved = await call(client, "save_memory", kind="procedure", body=body)
     return saved.structured_content["id"]
+
+
+async def test_crystallize_returns_the_skill_md_in_text_and_structure(connect: Connect) -> None:
+    async with connect() as client:
+        memory_id = await saved_id(client)
+        skill = await call(client, "crystallize_memory", id=memory_id, name="ship-it")
+        bad = await client.call_tool("crystallize_memory", {"id": memory_id, "name": "x" * 65})
+    assert skill.structured_content["filename"] == "ship-it/SKILL.md"
+    assert "name: ship-it" in text_of(skill) and "Deploy with make ship" in text_of(skill)
+    assert bad.is_error and "name" in text_of(bad)

@@ -17,6 +17,7 @@ EXPECTED_TOOLS = {
     "flag_memory",
     "confirm_memory",
     "consolidate_memories",
+    "crystallize_memory",
 }
 
 

@@ -27,6 +27,7 @@ from memhive_query.routes import (
     products,
     recall,
     revisions,
+    skills,
     tokens,
 )
 
@@ -60,6 +61,7 @@ async def create_app(infra: Infrastructure) -> FastAPI:
         consolidation,
         memories,
         flags,
+        skills,
         recall,
         health,
         revisions,

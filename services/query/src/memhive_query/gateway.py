@@ -39,6 +39,7 @@ from memhive_query.use_cases.products import Products
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
 from memhive_query.use_cases.revisions import MemoryRevisions
 from memhive_query.use_cases.save import SaveMemory
+from memhive_query.use_cases.skills import Skills
 from memhive_query.use_cases.update import UpdateMemory
 
 
@@ -69,6 +70,10 @@ class Gateway:
         if chat is not None:
             summarizer = Summarizer(chat, build_spend_guard(llm, self.infra.clock))
         return ConsolidateMemories(self.reader, self.save, summarizer)
+
+    @cached_property
+    def skills(self) -> Skills:
+        return Skills(self.reader, self.update, self.infra.clock)
 
     @cached_property
     def context(self) -> BuildContext:

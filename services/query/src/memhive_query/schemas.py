@@ -21,6 +21,7 @@ from memhive_domain.trust import score
 from pydantic import BaseModel, ConfigDict, Field
 
 from memhive_query.timestamps import utc_iso
+from memhive_query.use_cases.skills import SkillRequest
 from memhive_query.use_cases.update import UpdateOutcome
 
 
@@ -137,6 +138,27 @@ class ConsolidateRequest(BaseModel):
             importance=self.importance,
             tags=None if self.tags is None else tuple(self.tags),
         )
+
+
+class CrystallizeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    also: list[str] = Field(
+        default_factory=list,
+        description="more procedures for the same skill, at most 19",
+        max_length=100,
+    )
+    name: str | None = Field(
+        None,
+        description="the skill's name (lowercase words joined by '-'); omitted: from the body",
+        max_length=256,
+    )
+    description: str | None = Field(
+        None, description="when to use the skill; omitted: the body", max_length=4096
+    )
+
+    def skill(self, memory_id: str) -> SkillRequest:
+        return SkillRequest(memory_id, tuple(self.also), self.name, self.description)
 
 
 class FlagRequest(BaseModel):

@@ -108,3 +108,8 @@ class MemoryApi(Protocol):
         """POST /v1/memories/consolidate?wait=indexed: {ids, body?, summarize?, kind?,
         importance?, tags?} -> {"id", "status", "memory", "consolidated": [ids]}."""
         ...
+
+    async def crystallize(self, memory_id: str, fields: Json) -> Json:
+        """POST /v1/memories/{id}/crystallize?wait=indexed: {also?, name?, description?}
+        -> {"name", "status", "filename", "skill_md", "download", "memories"}."""
+        ...

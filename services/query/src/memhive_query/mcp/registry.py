@@ -7,6 +7,7 @@ from mcp.server.mcpserver import MCPServer
 from memhive_query.mcp.tool_spec import ApiForRequest, MemoryTool
 from memhive_query.mcp.tools import (
     consolidate_memories,
+    crystallize_memory,
     flag_memory,
     forget_memory,
     get_context,
@@ -32,6 +33,7 @@ TOOLS: tuple[MemoryTool, ...] = (
     flag_memory.TOOL,
     flag_memory.CONFIRM_TOOL,
     consolidate_memories.TOOL,
+    crystallize_memory.TOOL,
 )
 
 

@@ -87,6 +87,10 @@ class RestMemoryApi:
         params = {"wait": "indexed"}
         return await self._call("POST", "/v1/memories/consolidate", params=params, json=fields)
 
+    async def crystallize(self, memory_id: str, fields: Json) -> Json:
+        path = f"/v1/memories/{_segment(memory_id)}/crystallize"
+        return await self._call("POST", path, params={"wait": "indexed"}, json=fields)
+
     async def _call(self, method: str, path: str, **kwargs: Any) -> Json:
         return _result(await self._send(method, path, **kwargs))
 

@@ -1,8 +1,9 @@
 """Trust in recall: do flagged memories fall below equally relevant trusted ones?
 
-Our own fixture (the supersession pairs, saved side by side with no edges): each pair's
-question is asked in the stale fact's own words, so the stale fact is the best lexical and
-semantic match. Measured before and after flagging every stale fact (wrong, outdated and
+Our own fixture (the supersession pairs, saved side by side with no edges), each pair asked
+two ways: a neutral question ("What does the iOS app use?", both facts about equally
+relevant) and, the hardest case, the stale fact's own words (it is the best lexical and
+semantic match). Measured before and after flagging every stale fact (wrong, outdated and
 unverified in turn): how often the stale fact still ranks above its replacement.
 Staleness by age cannot be made through the API (memories are saved now); its ranking is
 covered by tests/unit/domain/test_trust.py with the same weights.
@@ -22,21 +23,27 @@ SCOPE = "trust-fixture"
 FLAGS = ("wrong", "outdated", "unverified")
 
 
-async def load(client: httpx.AsyncClient) -> list[tuple[str, str, str]]:
-    """(question, stale id, new id) per pair."""
+QUESTIONS = {
+    "neutral question": lambda subject, old: f"What does {subject.lower()} use?",
+    "the stale fact's own words": old_body,
+}
+
+
+async def load(client: httpx.AsyncClient) -> list[tuple[str, str, str, str]]:
+    """(subject, old value, stale id, new id) per pair."""
     rows = []
     for subject, old, new in PAIRS:
         stale = await save(client, old_body(subject, old), SCOPE, force=True)
         fresh = await save(client, new_body(subject, new), SCOPE, force=True)
-        rows.append((old_body(subject, old), stale, fresh))
+        rows.append((subject, old, stale, fresh))
     return rows
 
 
-async def stale_first(client: httpx.AsyncClient, rows) -> tuple[int, Counter]:
+async def stale_first(client: httpx.AsyncClient, rows, ask) -> tuple[int, Counter]:
     """How many questions rank the stale fact above its replacement (or it alone)."""
     above, by_flag = 0, Counter()
-    for n, (question, stale, fresh) in enumerate(rows):
-        query = {"query": question, "product_id": SCOPE, "max_results": 5}
+    for n, (subject, old, stale, fresh) in enumerate(rows):
+        query = {"query": ask(subject, old), "product_id": SCOPE, "max_results": 5}
         response = await client.post("/v1/recall", json=query)
         response.raise_for_status()
         ids = [r["id"] for r in response.json()["results"]]
@@ -47,7 +54,7 @@ async def stale_first(client: httpx.AsyncClient, rows) -> tuple[int, Counter]:
 
 
 async def flag_all(client: httpx.AsyncClient, rows) -> None:
-    for n, (_, stale, _) in enumerate(rows):
+    for n, (_, _, stale, _) in enumerate(rows):
         flag = {"kind": FLAGS[n % len(FLAGS)], "reason": "replaced (trust fixture)"}
         response = await client.post(f"/v1/memories/{stale}/flags?wait=indexed", json=flag)
         response.raise_for_status()
@@ -56,22 +63,20 @@ async def flag_all(client: httpx.AsyncClient, rows) -> None:
 async def run(stack: RunningStack) -> str:
     async with stack.client() as client:
         rows = await load(client)
-        before, before_by = await stale_first(client, rows)
+        before = {label: await stale_first(client, rows, ask) for label, ask in QUESTIONS.items()}
         await flag_all(client, rows)
-        after, after_by = await stale_first(client, rows)
+        after = {label: await stale_first(client, rows, ask) for label, ask in QUESTIONS.items()}
     per_kind = Counter(FLAGS[n % len(FLAGS)] for n in range(len(rows)))
     lines = [
-        f"{len(rows)} pairs, each question in the stale fact's words (max_results 5).",
+        f"{len(rows)} pairs (max_results 5); stale fact ranked above its replacement:",
         "",
-        "| stale fact ranked above its replacement | all | wrong | outdated | unverified |",
-        "|---|---:|---:|---:|---:|",
-        f"| before flagging | {before}/{len(rows)} | "
-        + " | ".join(f"{before_by[k]}/{per_kind[k]}" for k in FLAGS)
-        + " |",
-        f"| after flagging the stale fact | {after}/{len(rows)} | "
-        + " | ".join(f"{after_by[k]}/{per_kind[k]}" for k in FLAGS)
-        + " |",
+        "| question | flagged | all | wrong | outdated | unverified |",
+        "|---|---|---:|---:|---:|---:|",
     ]
+    for label in QUESTIONS:
+        for when, (count, by_flag) in (("before", before[label]), ("after", after[label])):
+            cells = " | ".join(f"{by_flag[k]}/{per_kind[k]}" for k in FLAGS)
+            lines.append(f"| {label} | {when} | {count}/{len(rows)} | {cells} |")
     return "\n".join(lines)
 
 

@@ -26,16 +26,17 @@ def curated(n: int = 1, **state: object):
 
 
 def test_author_sets_the_base_and_confirmations_and_corrections_raise_it_within_bounds() -> None:
-    assert trust_of(curated(author_kind=AuthorKind.USER)) == 0.8
-    assert trust_of(curated(author_kind=AuthorKind.AGENT)) == 0.6
-    assert trust_of(replace(curated(), source=Source.ISSUE)) == 0.75  # older record, upstream
-    assert trust_of(curated(author_kind=AuthorKind.AGENT, confirmations=2)) == 0.8
+    assert trust_of(curated(author_kind=AuthorKind.USER)) == 0.9
+    assert trust_of(curated(author_kind=AuthorKind.AGENT)) == 0.8
+    assert trust_of(replace(curated(), source=Source.ISSUE)) == 0.85  # older record, upstream
+    assert trust_of(curated()) == 0.8  # older record from an agent's source: the least trusted
+    assert round(trust_of(curated(author_kind=AuthorKind.AGENT, confirmations=2)), 6) == 0.9
     assert trust_of(curated(author_kind=AuthorKind.USER, confirmations=9, corrections=9)) == 1.0
 
 
 def test_flags_lower_trust_but_never_to_zero() -> None:
     user = AuthorKind.USER
-    assert round(trust_of(curated(author_kind=user, flags=(flag(FlagKind.UNVERIFIED),))), 6) == 0.6
+    assert round(trust_of(curated(author_kind=user, flags=(flag(FlagKind.UNVERIFIED),))), 6) == 0.7
     wrong_twice = (flag(FlagKind.WRONG, 1), flag(FlagKind.WRONG, 2))
     assert trust_of(curated(author_kind=user, flags=wrong_twice)) == MIN_TRUST
 

@@ -5,14 +5,15 @@ record is read: every input (a flag, a confirmation, a correction, an access) is
 record write, so the score follows it at once, and no job rescans memories when nothing
 changes. Weights (documented in docs/architecture.md, "Trust and staleness"):
 
-trust = base(author) + confirmations (+0.1 each, at most +0.3) + corrections (+0.05 each,
+trust = base(author) + confirmations (+0.05 each, at most +0.15) + corrections (+0.05 each,
 at most +0.1) - flags (wrong 0.6, outdated 0.4, unverified 0.2 each), clamped to [0.05, 1].
 
 staleness = 1 - 0.5 ** (days since the memory was last fresh / the kind's half-life), where
 fresh means changed, confirmed or recalled; an `outdated` flag makes it 1.
 
-Recall multiplies relevance by (1 - t) + t * trust (t = 0.5) and by 1 - 0.3 * staleness,
-as ToolHive's memory server does, so neither can override clear relevance on its own.
+Recall multiplies relevance by trust and by 1 - 0.3 * staleness, as ToolHive's memory server
+does. The author bases are close together (0.8..0.9), so who wrote a memory is a mild prior;
+a flag moves trust by far more, so a flagged memory falls below an equally relevant one.
 """
 
 from __future__ import annotations
@@ -27,11 +28,11 @@ from memhive_domain.memory import Memory
 # A person's memory is checked by someone who knows; an upstream system records what happened
 # but may lag; an agent's own conclusions are the most often wrong.
 AUTHOR_BASE: dict[AuthorKind, float] = {
-    AuthorKind.USER: 0.8,
-    AuthorKind.UPSTREAM: 0.75,
-    AuthorKind.AGENT: 0.6,
+    AuthorKind.USER: 0.9,
+    AuthorKind.UPSTREAM: 0.85,
+    AuthorKind.AGENT: 0.8,
 }
-CONFIRMATION_BONUS, MAX_CONFIRMATION_BONUS = 0.1, 0.3
+CONFIRMATION_BONUS, MAX_CONFIRMATION_BONUS = 0.05, 0.15
 CORRECTION_BONUS, MAX_CORRECTION_BONUS = 0.05, 0.1  # someone looked at it and fixed it
 FLAG_PENALTY: dict[FlagKind, float] = {
     FlagKind.WRONG: 0.6,
@@ -53,7 +54,6 @@ HALF_LIFE_DAYS: dict[MemoryKind, float] = {
     MemoryKind.TODO: 30,
 }
 
-TRUST_INFLUENCE = 0.5
 STALENESS_INFLUENCE = 0.3
 
 
@@ -86,6 +86,5 @@ def staleness_of(memory: Memory, now: datetime) -> float:
 
 
 def reliability_weight(memory: Memory, now: datetime) -> float:
-    """What recall multiplies relevance by: (1 - t) + t * trust, times 1 - s * staleness."""
-    trust_weight = (1.0 - TRUST_INFLUENCE) + TRUST_INFLUENCE * trust_of(memory)
-    return trust_weight * (1.0 - STALENESS_INFLUENCE * staleness_of(memory, now))
+    """What recall multiplies relevance by: trust × (1 − 0.3 × staleness)."""
+    return trust_of(memory) * (1.0 - STALENESS_INFLUENCE * staleness_of(memory, now))

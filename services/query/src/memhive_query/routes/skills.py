@@ -43,8 +43,13 @@ async def crystallize_memory(
 
 @router.get(
     "/v1/memories/{memory_id}/skill",
-    response_class=PlainTextResponse,
-    responses={200: {"content": {"text/markdown": {}}}},
+    # Errors stay JSON (ErrorBody): only the 200 is markdown.
+    responses={
+        200: {
+            "description": "the SKILL.md, as a file",
+            "content": {"text/markdown": {"schema": {"type": "string"}}},
+        }
+    },
 )
 async def download_skill(
     memory_id: str,

@@ -26,6 +26,9 @@ class CountingReindexer:
         self.rebuilds += 1
         return Progress("done", 0, 0, 1, "all-MiniLM-L6-v2")
 
+    async def close(self) -> None:
+        pass
+
 
 async def test_one_replica_takes_each_reindex_request(
     nats_client: Client, nats_url: str, bus_auth: EmbeddedBusAuth

@@ -8,8 +8,8 @@ import uuid
 
 from memhive_adapters.nats.connection import connect
 from memhive_adapters.nats.credentials import BusCredentials
-from memhive_adapters.nats.kv_spend_counters import KvSpendCounters
 from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
+from memhive_adapters.nats.kv_spend_counters import KvSpendCounters
 from memhive_application.spend_guard import SpendGuard
 from memhive_contracts.bus_permissions import BULLETIN, LINK_CLASSIFIER
 from nats.js import JetStreamContext

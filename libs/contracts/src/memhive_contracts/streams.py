@@ -52,9 +52,9 @@ KV_HISTORY = 16
 # decimal), compare-and-set; windows are minutes and days, so two days of keys suffice.
 SPEND_BUCKET = "memhive_spend"
 SPEND_MAX_AGE_S = 2 * 24 * 3600
-# Which lane generation every process serves (key LANES_CURRENT_KEY), watched by each.
+# Which lane generation every process serves (key: the lane set's collection and index
+# names), watched by each process whose lanes are on a server.
 LANES_BUCKET = "memhive_lanes"
-LANES_CURRENT_KEY = "current"
 
 
 def memory_key(workspace_id: str, memory_id: str) -> str:

@@ -75,6 +75,14 @@ class EmbedderSettings(BaseModel):
 
     batch_size: int = Field(64, ge=1, le=1000)
     max_deliveries: int = Field(5, ge=1)
+    retire_after_s: float = Field(
+        30,
+        ge=0,
+        le=24 * 3600,
+        description="after a reindex swaps, how long the old Qdrant collection and "
+        "OpenSearch index stay for replicas still moving off them (embedded lanes are "
+        "process-local and go at once)",
+    )
 
 
 class QuerySettings(BaseModel):

@@ -9,6 +9,8 @@ A repair rewrites some workspaces' memories in place in the current generation.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -16,6 +18,7 @@ from typing import Protocol
 
 from memhive_adapters.runtime.lane_generations import LaneGeneration, LaneGenerations
 from memhive_adapters.runtime.lane_set import LaneSet
+from memhive_domain.lane_generation import GenerationSpec
 from memhive_domain.memory import Memory
 from memhive_ports import Embedder
 
@@ -50,9 +53,25 @@ class Replay(Protocol):
     def batches(self, workspace_ids: Sequence[str] = ()) -> AsyncIterator[Batch]: ...
 
 
+class SharedPointer(Protocol):
+    """The generation every process follows (nats/kv_generation_pointer.py)."""
+
+    async def advance(self, spec: GenerationSpec) -> bool: ...
+
+
 class Reindexer:
-    def __init__(self, replay: Replay, lanes: LaneSet, generations: LaneGenerations) -> None:
+    def __init__(
+        self,
+        replay: Replay,
+        lanes: LaneSet,
+        generations: LaneGenerations,
+        pointer: SharedPointer | None = None,
+        *,
+        retire_after_s: float = 0.0,
+    ) -> None:
         self._replay, self._lanes, self._generations = replay, lanes, generations
+        self._pointer, self._retire_after_s = pointer, retire_after_s
+        self._retiring: set[asyncio.Task] = set()
 
     async def rebuild(self, embedding_model: str | None, report: Report) -> Progress:
         spec = self._generations.next_spec(embedding_model)
@@ -61,6 +80,8 @@ class Reindexer:
             await generation.open()
             self._lanes.begin_build(generation)
             done, total = await self._fill(generation, report)
+            if self._pointer is not None:  # every other process now moves to it
+                await self._pointer.advance(spec)
         except BaseException:
             await self._roll_back(generation)
             raise
@@ -70,6 +91,13 @@ class Reindexer:
         await self._retire(old)
         log.info("lanes rebuilt: generation %d, %d memories", spec.number, done)
         return Progress("done", done, total, spec.number, spec.embedding_model)
+
+    async def close(self) -> None:
+        """Stops waiting to drop old generations (a restart's sweep drops embedded ones)."""
+        for task in list(self._retiring):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     async def repair(self, workspace_ids: Sequence[str], report: Report) -> Progress:
         current = self._lanes.current
@@ -92,21 +120,40 @@ class Reindexer:
         return done, total
 
     async def _retire(self, old: LaneGeneration) -> None:
+        """Embedded lanes are this process's alone: gone at once. Server lanes are read by
+        every replica, each moving off within about a second of the pointer: they are
+        dropped after the grace period, in the background."""
+        if not self._generations.shared:
+            await _drop(old)
+            return
+        task = asyncio.create_task(self._drop_later(old), name=f"retire-gen-{old.spec.number}")
+        self._retiring.add(task)
+        task.add_done_callback(self._retiring.discard)
+
+    async def _drop_later(self, old: LaneGeneration) -> None:
         try:
-            await old.close()
-            self._generations.discard(old.spec.number)
-        except Exception:  # the swap is done; the next start sweeps what is left
-            log.exception("could not remove lane generation %d", old.spec.number)
+            await asyncio.sleep(self._retire_after_s)
+        except asyncio.CancelledError:
+            await old.close()  # left for the operator (or a later sweep) to drop
+            raise
+        await _drop(old)
 
     async def _roll_back(self, generation: LaneGeneration) -> None:
         if self._lanes.building is generation:
             self._lanes.abandon_build()
-        await generation.close()
-        self._generations.discard(generation.spec.number)
+        await _drop(generation)
         log.warning("reindex into generation %d rolled back", generation.spec.number)
 
     def _progress(self, state: str, done: int, total: int) -> Progress:
         return Progress(state, done, total, *_described(self._lanes.current))
+
+
+async def _drop(generation: LaneGeneration) -> None:
+    try:
+        await generation.drop()
+        log.info("lane generation %d dropped", generation.spec.number)
+    except Exception:  # the swap is done; an embedded leftover goes at the next start
+        log.exception("could not drop lane generation %d", generation.spec.number)
 
 
 def _described(generation: LaneGeneration) -> tuple[int, str]:

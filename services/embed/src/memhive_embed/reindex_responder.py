@@ -43,6 +43,7 @@ class ReindexResponder:
             self._job.cancel()  # the pointer has not moved: the old generation stays current
             with contextlib.suppress(asyncio.CancelledError):
                 await self._job
+        await self._reindexer.close()
 
     async def _on_request(self, msg: Msg) -> None:
         try:

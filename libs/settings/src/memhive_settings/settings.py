@@ -120,7 +120,7 @@ class LLMSettings(BaseModel):
     classifier, bulletin prose), e.g. MEMHIVE_LLM__MODEL=openai/gpt-4o-mini.
 
     model None: no LLM; every consumer of this falls back to its deterministic rules.
-    Each consumer process holds its own spend bound (SpendGuard) built from these.
+    Each consumer's replicas share one spend bound (SpendGuard over KV counters).
     """
 
     model: str | None = None  # a litellm model name, e.g. "openai/gpt-4o-mini"

@@ -17,11 +17,18 @@ from pathlib import Path
 
 import httpx
 import pytest
-from memhive_adapters.nats.connection import connect, ensure_streams
+from memhive_adapters.nats.connection import connect
 from memhive_adapters.nats.embedded_server import find_nats_server
 
 from memhive_cli.reindex import reindex
-from tests.e2e.cluster.processes import Process, free_port, memhive, spawn, wait_ready
+from tests.e2e.cluster.processes import (
+    Process,
+    declare_streams,
+    free_port,
+    memhive,
+    spawn,
+    wait_ready,
+)
 
 TOKEN = "generations-test-token"
 QDRANT = os.environ.get("MEMHIVE_TEST_QDRANT_URL")
@@ -79,7 +86,7 @@ async def test_query_replicas_follow_a_reindex_and_the_old_generation_is_dropped
     }
     processes: list[Process] = []
     try:
-        await _declare(url)
+        await declare_streams(url)
         queries = [memhive(f"query-{i}", ["serve", "query"], tmp_path, env) for i in (1, 2)]
         workers = [memhive(n, ["serve", n], tmp_path, env) for n in ("ingest", "embed")]
         processes = [*queries, *workers]
@@ -132,19 +139,3 @@ async def test_query_replicas_follow_a_reindex_and_the_old_generation_is_dropped
         for process in processes:
             process.stop()
         server.stop()
-
-
-async def _declare(url: str, timeout_s: float = 30) -> None:
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            nc = await connect(url, name="generations-test", timeout_s=5)
-            try:
-                await ensure_streams(nc.jetstream())
-                return
-            finally:
-                await nc.close()
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.3)

@@ -18,6 +18,8 @@ from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
+from memhive_adapters.nats.kv_watch import watch_entries
+
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 16
@@ -68,19 +70,10 @@ class KvGenerationPointer:
 
 
 async def _specs(watcher: KeyValue.KeyWatcher) -> AsyncIterator[GenerationSpec]:
-    try:
-        while True:
-            try:
-                entry = await watcher.updates(timeout=3600)
-            except TimeoutError:
-                continue
-            if entry is None:
-                continue  # the end of the initial values
-            spec = _decode(entry.value)
-            if spec is not None:
-                yield spec
-    finally:
-        await watcher.stop()
+    async for entry in watch_entries(watcher):
+        spec = None if entry is None else _decode(entry.value)  # None: initial values sent
+        if spec is not None:
+            yield spec
 
 
 def _encode(spec: GenerationSpec) -> bytes:

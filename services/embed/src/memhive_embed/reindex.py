@@ -24,6 +24,8 @@ from memhive_ports import Embedder
 
 log = logging.getLogger(__name__)
 
+# After the pointer moves, how long the other replicas get to swap before the catch-up.
+SETTLE_S = 2.0
 # The local embedder runs one call at a time: small calls let a recall's query embedding
 # in between, instead of waiting behind a whole replay batch.
 EMBED_CHUNK = 8
@@ -45,12 +47,16 @@ class Batch(Protocol):
     memories: list[Memory]
     read: int
     total: int
+    sequence: int
 
 
 class Replay(Protocol):
-    """Every memory's current record (forgotten ones too), in batches."""
+    """Every memory's current record (forgotten ones too), in batches; or, after a stream
+    sequence, every record written since."""
 
-    def batches(self, workspace_ids: Sequence[str] = ()) -> AsyncIterator[Batch]: ...
+    def batches(
+        self, workspace_ids: Sequence[str] = (), after_sequence: int | None = None
+    ) -> AsyncIterator[Batch]: ...
 
 
 class SharedPointer(Protocol):
@@ -79,7 +85,7 @@ class Reindexer:
         try:
             await generation.open()
             self._lanes.begin_build(generation)
-            done, total = await self._fill(generation, report)
+            done, total, sequence = await self._fill(generation, report)
             if self._pointer is not None:  # every other process now moves to it
                 await self._pointer.advance(spec)
         except BaseException:
@@ -88,6 +94,10 @@ class Reindexer:
         self._generations.commit(spec)  # from here on a restart serves the new generation
         old = await self._lanes.swap()
         await report(Progress("swapped", done, total, spec.number, spec.embedding_model))
+        try:
+            await self._catch_up(sequence)
+        except Exception:  # the swap is done; their next write indexes them, or a repair
+            log.exception("reindex could not catch up with writes made during the rebuild")
         await self._retire(old)
         log.info("lanes rebuilt: generation %d, %d memories", spec.number, done)
         return Progress("done", done, total, spec.number, spec.embedding_model)
@@ -108,16 +118,31 @@ class Reindexer:
             await report(self._progress("running", done, total))
         return self._progress("done", done, total)
 
-    async def _fill(self, generation: LaneGeneration, report: Report) -> tuple[int, int]:
-        done = total = 0
+    async def _fill(self, generation: LaneGeneration, report: Report) -> tuple[int, int, int]:
+        done = total = sequence = 0
         async for batch in self._replay.batches():
+            sequence = batch.sequence
             live = [m for m in batch.memories if not m.forgotten]
             if live:
                 vectors = await _embed(generation.embedder, live)
                 await self._lanes.write_rebuilt(list(zip(live, vectors, strict=True)), generation)
             done, total = batch.read, batch.total
             await report(Progress("running", done, total, *_described(generation)))
-        return done, total
+        return done, total, sequence
+
+    async def _catch_up(self, sequence: int) -> None:
+        """Records written since the replay's snapshot, rewritten into the new generation.
+        This process mirrored its own writes into the build; other embed replicas wrote
+        only into the old generation until they swapped, which the settling time lets
+        them do first. Each memory's newest record read wins."""
+        if self._pointer is not None:
+            await asyncio.sleep(SETTLE_S)
+        latest: dict[str, Memory] = {}
+        async for batch in self._replay.batches(after_sequence=sequence):
+            latest.update((m.id, m) for m in batch.memories)
+        if latest:
+            await _rewrite(self._lanes.current, list(latest.values()))
+            log.info("reindex caught up %d memories written during the rebuild", len(latest))
 
     async def _retire(self, old: LaneGeneration) -> None:
         """Embedded lanes are this process's alone: gone at once. Server lanes are read by

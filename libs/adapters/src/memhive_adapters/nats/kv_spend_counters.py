@@ -7,14 +7,19 @@ the bound. The bucket's max age expires old windows.
 
 from __future__ import annotations
 
+import asyncio
+import random
+
 from memhive_contracts.streams import SPEND_BUCKET
 from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
-# Every lost race means another replica's add succeeded, so contention ends quickly; past
-# this many lost races in a row the call is refused (the safe side of a spend bound).
+# Every lost race means another replica's add succeeded; a random pause that grows with
+# each loss spreads a burst out. Past this many losses in a row the add fails (a call is
+# refused: the safe side of a spend bound).
 MAX_ATTEMPTS = 64
+BACKOFF_S = 0.002
 
 
 class SpendContended(RuntimeError):
@@ -40,7 +45,9 @@ class KvSpendCounters:
         return (await self._read(key))[0]
 
     async def _add(self, key: str, amount: int, bound: int | None) -> bool:
-        for _ in range(MAX_ATTEMPTS):
+        for attempt in range(MAX_ATTEMPTS):
+            if attempt:
+                await asyncio.sleep(random.uniform(0, BACKOFF_S * min(attempt, 16)))
             value, revision = await self._read(key)
             if bound is not None and value + amount > bound:
                 return False

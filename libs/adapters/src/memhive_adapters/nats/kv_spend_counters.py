@@ -20,6 +20,7 @@ from nats.js.kv import KeyValue
 # refused: the safe side of a spend bound).
 MAX_ATTEMPTS = 64
 BACKOFF_S = 0.002
+_jitter = random.Random()  # its own: the global one belongs to the application (and tests)
 
 
 class SpendContended(RuntimeError):
@@ -47,7 +48,7 @@ class KvSpendCounters:
     async def _add(self, key: str, amount: int, bound: int | None) -> bool:
         for attempt in range(MAX_ATTEMPTS):
             if attempt:
-                await asyncio.sleep(random.uniform(0, BACKOFF_S * min(attempt, 16)))
+                await asyncio.sleep(_jitter.uniform(0, BACKOFF_S * min(attempt, 16)))
             value, revision = await self._read(key)
             if bound is not None and value + amount > bound:
                 return False

@@ -32,7 +32,7 @@ def guard(tokens_per_day: int = 100_000) -> SpendGuard:
 async def test_the_summary_is_the_model_reply_and_its_tokens_are_counted() -> None:
     spend = guard()
     summary = await Summarizer(ScriptedChat("merged text"), spend).summarize([memory(1), memory(2)])
-    assert summary == "merged text" and spend.tokens_today == 15
+    assert summary == "merged text" and await spend.tokens_today() == 15
 
 
 async def test_a_failing_model_or_an_exhausted_bound_is_summary_unavailable() -> None:

@@ -39,7 +39,7 @@ class Summarizer:
     async def summarize(self, sources: list[Memory]) -> str:
         messages = summary_messages(sources)
         estimate = sum(len(m["content"]) for m in messages) // 4 + SUMMARY_MAX_TOKENS
-        if not self.spend.try_acquire(estimate):
+        if not await self.spend.try_acquire(estimate):
             raise SummaryUnavailable("the LLM spend bound is reached; give the body yourself")
         try:
             reply = await self.chat.complete(messages, max_tokens=SUMMARY_MAX_TOKENS)
@@ -47,7 +47,7 @@ class Summarizer:
             raise SummaryUnavailable(
                 f"the LLM could not summarise ({error}); give the body"
             ) from error
-        self.spend.record(reply.prompt_tokens + reply.completion_tokens)
+        await self.spend.record(reply.prompt_tokens + reply.completion_tokens)
         return reply.text
 
 

@@ -193,3 +193,67 @@ async def test_lone_surrogates_over_mcp_are_tool_errors(
             result = response.json()["result"]
             assert result["isError"] and field in result["content"][0]["text"], result
         assert (await client.get("/healthz")).status_code == 200
+
+
+async def test_update_flag_and_confirm_through_mcp_move_the_memory_and_its_trust(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    member, reader = await _tokens(stack, workspace)
+    async with session(gateway_url, member) as agent:
+        saved = await agent.call_tool(
+            "save_memory",
+            {
+                "kind": "procedure",
+                "body": "Rotate the signing key with vault rotate",
+                "force": True,
+            },
+        )
+        memory_id = saved.structured_content["id"]
+        updated = await agent.call_tool(
+            "update_memory", {"id": memory_id, "body": "Rotate the signing key with kms rotate"}
+        )
+        flagged = await agent.call_tool(
+            "flag_memory", {"id": memory_id, "kind": "unverified", "reason": "never tried"}
+        )
+        confirmed = await agent.call_tool("confirm_memory", {"id": memory_id})
+        recalled = await agent.call_tool("recall_memory", {"query": "kms rotate signing key"})
+        bad = await agent.call_tool("update_memory", {"id": memory_id, "importance": 3})
+    assert not updated.is_error, text(updated)
+    assert updated.structured_content["memory"]["body"].endswith("kms rotate")
+    trust = flagged.structured_content["memory"]["trust"]
+    assert confirmed.structured_content["memory"]["trust"] > trust
+    top = recalled.structured_content["results"][0]
+    assert (top["id"], top["confirmations"], len(top["flags"])) == (memory_id, 1, 1)
+    assert "FLAGGED unverified" in text(recalled)
+    assert bad.is_error and "importance" in text(bad)
+    async with session(gateway_url, reader) as guest:
+        refused = await guest.call_tool(
+            "flag_memory", {"id": memory_id, "kind": "wrong", "reason": "x"}
+        )
+    assert refused.is_error
+
+
+async def test_consolidate_and_crystallize_through_mcp(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    member, _ = await _tokens(stack, workspace)
+    async with session(gateway_url, member) as agent:
+        ids = []
+        for body in ("Release: run make release", "Release: then push the tag"):
+            saved = await agent.call_tool(
+                "save_memory", {"kind": "procedure", "body": body, "force": True}
+            )
+            ids.append(saved.structured_content["id"])
+        merged = await agent.call_tool(
+            "consolidate_memories",
+            {"ids": ids, "body": "To release: run make release. Then push the tag."},
+        )
+        assert not merged.is_error, text(merged)
+        merged_id = merged.structured_content["id"]
+        skill = await agent.call_tool("crystallize_memory", {"id": merged_id, "name": "release"})
+        recalled = await agent.call_tool("recall_memory", {"query": "how to release push tag"})
+    assert not skill.is_error, text(skill)
+    assert "name: release" in skill.structured_content["skill_md"]
+    assert "1. To release: run make release.\n2. Then push the tag." in text(skill)
+    assert recalled.structured_content["results"][0]["id"] == merged_id
+    assert skill.structured_content["memories"][0]["promoted_at"]

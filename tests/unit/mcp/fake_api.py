@@ -102,6 +102,63 @@ class FakeMemoryApi:
         items = [{"id": m["id"], "class": "relevant"} for m in lines]
         return {"text": text, "tokens_used": used, "items": items}
 
+    async def update(self, memory_id: str, fields: Json) -> Json:
+        self._enter("update", (memory_id, fields))
+        self._require_member("change memories")
+        memory = self._find(memory_id)
+        changed = {k: v for k, v in fields.items() if k != "force" and memory.get(k) != v}
+        if not changed:
+            return {"id": memory_id, "status": "unchanged", "memory": _public(memory)}
+        memory.update(changed, revision=memory["revision"] + 1)
+        return {"id": memory_id, "status": "updated", "memory": _public(memory)}
+
+    async def flag(self, memory_id: str, fields: Json) -> Json:
+        self._enter("flag", (memory_id, fields))
+        self._require_member("flag memories")
+        memory = self._find(memory_id)
+        flag_id = f"flag_{len(memory['flags']) + 1}"
+        memory["flags"].append({"id": flag_id, **fields})
+        memory["trust"] = round(memory["trust"] - 0.4, 2)
+        return {"id": memory_id, "status": "updated", "memory": _public(memory), "flag_id": flag_id}
+
+    async def confirm(self, memory_id: str) -> Json:
+        self._enter("confirm", memory_id)
+        self._require_member("confirm memories")
+        memory = self._find(memory_id)
+        memory["confirmations"] += 1
+        memory["trust"] = round(memory["trust"] + 0.1, 2)
+        return {"id": memory_id, "status": "updated", "memory": _public(memory)}
+
+    async def consolidate(self, fields: Json) -> Json:
+        self._enter("consolidate", fields)
+        self._require_member("consolidate memories")
+        sources = [self._find(i) for i in fields["ids"]]
+        memory = self._store({"kind": sources[0]["kind"], "body": fields["body"]})
+        for source in sources:
+            source["forgotten"] = True  # stands in for being superseded
+        return {
+            "id": memory["id"],
+            "status": "indexed",
+            "memory": memory,
+            "consolidated": fields["ids"],
+        }
+
+    async def crystallize(self, memory_id: str, fields: Json) -> Json:
+        self._enter("crystallize", (memory_id, fields))
+        memory = self._find(memory_id)
+        if memory["kind"] != "procedure":
+            raise ApiError(422, "ids: only procedures become skills")
+        name = fields.get("name", "a-skill")
+        skill_md = f"---\nname: {name}\n---\n\n1. {memory['body']}\n"
+        return {
+            "name": name,
+            "status": "crystallized",
+            "filename": f"{name}/SKILL.md",
+            "skill_md": skill_md,
+            "download": f"/v1/memories/{memory_id}/skill",
+            "memories": [_public(memory)],
+        }
+
     def _enter(self, name: str, payload: Any) -> None:
         self.calls.append((name, payload))
         if self.unreachable:
@@ -181,6 +238,9 @@ class FakeMemoryApi:
             "revision": 1,
             "access_count": 0,
             "last_accessed_at": None,
+            "trust": 0.6,
+            "flags": [],
+            "confirmations": 0,
         }
         self.memories[memory["id"]] = memory
         return _public(memory)

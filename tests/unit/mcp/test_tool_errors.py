@@ -6,6 +6,7 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 from memhive_query.mcp.api import ApiError
+from memhive_query.mcp.registry import TOOLS
 from memhive_query.mcp.server import build_mcp_server
 
 from tests.unit.mcp.conftest import Connect
@@ -97,4 +98,4 @@ async def test_a_bug_behind_the_port_is_a_generic_tool_error_not_a_crash() -> No
 
     assert broken.is_error is True
     assert "internal detail" not in text_of(broken)
-    assert len(still_alive.tools) == 8
+    assert len(still_alive.tools) == len(TOOLS)

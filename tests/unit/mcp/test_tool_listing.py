@@ -13,6 +13,11 @@ EXPECTED_TOOLS = {
     "link_memories",
     "get_memory_bulletin",
     "get_context",
+    "update_memory",
+    "flag_memory",
+    "confirm_memory",
+    "consolidate_memories",
+    "crystallize_memory",
 }
 
 

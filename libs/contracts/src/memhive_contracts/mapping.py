@@ -11,6 +11,8 @@ from memhive_domain.memory import Memory, MemoryDraft
 from memhive_domain.scopes import Scope, Visibility
 from memhive_domain.sources import Source
 
+from memhive_contracts.curation_mapping import curation_from_pb, curation_to_pb
+
 _KIND = {k: getattr(pb, f"MEMORY_KIND_{k.name}") for k in MemoryKind}
 _SCOPE = {s: getattr(pb, f"SCOPE_{s.name}") for s in Scope}
 _VISIBILITY = {v: getattr(pb, f"VISIBILITY_{v.name}") for v in Visibility}
@@ -62,6 +64,7 @@ def memory_to_pb(memory: Memory) -> pb.Memory:
         access_count=memory.access_count,
         forgotten=memory.forgotten,
         revision=memory.revision,
+        curation=curation_to_pb(memory.curation),
     )
     for name in ("expires_at", "last_accessed_at", "forgotten_at", "created_at", "updated_at"):
         stamp = to_timestamp(getattr(memory, name))
@@ -96,6 +99,7 @@ def memory_from_pb(message: pb.Memory) -> Memory:
         last_accessed_at=_stamp(message, "last_accessed_at"),
         forgotten=message.forgotten,
         forgotten_at=_stamp(message, "forgotten_at"),
+        curation=curation_from_pb(message.curation),
     )
 
 

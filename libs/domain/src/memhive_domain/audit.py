@@ -23,6 +23,7 @@ class AuditAction(StrEnum):
 
     SAVE = "save"
     UPDATE = "update"
+    FLAG = "flag"  # a flag or a confirmation: a reader's verdict
     FORGET = "forget"
     LINK = "link"
     TOKEN_CREATE = "token_create"

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
+from memhive_domain.curation import Curation, author_kind_of
 from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.kinds import DEFAULT_IMPORTANCE, MemoryKind
@@ -54,6 +55,7 @@ class Memory:
     forgotten_at: datetime | None = None
     team_id: str | None = None  # with agent_id: the node below the product (or the root)
     agent_id: str | None = None
+    curation: Curation = Curation()  # flags, confirmations, corrections, promotion, author
 
     @property
     def scope_ref(self) -> ScopeRef:
@@ -114,8 +116,8 @@ def create_memory(
     source = parse_enum(Source, draft.source, "source", problems)
     body = normalise_body(draft.body, problems)
     tags = normalise_tags(draft.tags, problems)
-    importance = _check_importance(draft.importance, kind, problems)
-    expires_at = _check_expiry(draft.expires_at, now, problems)
+    importance = check_importance(draft.importance, kind, problems)
+    expires_at = check_expiry(draft.expires_at, now, problems)
     source_ref = _check_source_ref(draft.source_ref, problems)
     if problems:
         raise InvalidInput(problems)
@@ -139,6 +141,7 @@ def create_memory(
         expires_at=expires_at,
         created_at=now,
         updated_at=now,
+        curation=Curation(author_kind=author_kind_of(principal, source)),
     )
 
 
@@ -254,7 +257,7 @@ def as_utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
-def _check_importance(
+def check_importance(
     importance: float | None, kind: MemoryKind | None, problems: list[FieldProblem]
 ) -> float:
     if importance is None:
@@ -265,7 +268,7 @@ def _check_importance(
     return float(importance)
 
 
-def _check_expiry(
+def check_expiry(
     expires_at: datetime | None, now: datetime, problems: list[FieldProblem]
 ) -> datetime | None:
     if expires_at is None:

@@ -19,6 +19,7 @@ from memhive_domain.principals import ROOT_HOME, Principal, Role
 class Action(StrEnum):
     SAVE = "save"
     UPDATE = "update"
+    FLAG = "flag"
     FORGET = "forget"
     LINK = "link"
     RECALL = "recall"
@@ -39,6 +40,7 @@ _ADMINS = frozenset({Role.ADMIN})
 PERMISSIONS: Mapping[Action, frozenset[Role]] = {
     Action.SAVE: _WRITERS,
     Action.UPDATE: _WRITERS,
+    Action.FLAG: _WRITERS,
     Action.FORGET: _WRITERS,
     Action.LINK: _WRITERS,
     Action.RECALL: _EVERYONE,
@@ -54,7 +56,10 @@ PERMISSIONS: Mapping[Action, frozenset[Role]] = {
 # Where each action is reached from: the doc table's last column.
 WHERE: Mapping[Action, str] = {
     Action.SAVE: "`POST /v1/memories`, MCP `save_memory`",
-    Action.UPDATE: "`PATCH /v1/memories/{id}` (pin, unpin), the dashboard",
+    Action.UPDATE: "`PATCH /v1/memories/{id}`, MCP `update_memory`, clearing flags, "
+    "consolidate, crystallize, the dashboard's pin",
+    Action.FLAG: "`POST /v1/memories/{id}/flags`, `.../confirmations`, MCP `flag_memory`, "
+    "`confirm_memory` (any readable memory)",
     Action.FORGET: "`DELETE /v1/memories/{id}`, MCP `forget_memory`",
     Action.LINK: "`POST /v1/edges`, MCP `link_memories`",
     Action.RECALL: "`POST /v1/recall`, MCP `recall_memory`",

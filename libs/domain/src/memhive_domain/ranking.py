@@ -10,6 +10,7 @@ from memhive_domain.fusion import FusedHit
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.selection import is_selected
+from memhive_domain.trust import reliability_weight
 
 # How strongly importance bends relevance: the weight is (1 - s) + s * importance.
 # Fused RRF scores are flat (rank 1 and rank 10 differ by ~15%), so s = 1 (a raw
@@ -38,12 +39,14 @@ def rank_recalled(
     limit: int,
     importance_influence: float = DEFAULT_IMPORTANCE_INFLUENCE,
 ) -> list[RankedMemory]:
-    """Drop what is gone, forgotten, expired or not visible; weight by importance; take limit."""
+    """Drop what is gone, forgotten, expired or not visible; weight by importance and by
+    reliability (trust and staleness, `trust.py`); take limit."""
     ranked = [
         RankedMemory(
             memory=records[hit.memory_id],
             score=hit.score
-            * importance_weight(records[hit.memory_id].importance, importance_influence),
+            * importance_weight(records[hit.memory_id].importance, importance_influence)
+            * reliability_weight(records[hit.memory_id], now),
             fused_score=hit.score,
             ranks=hit.ranks,
         )

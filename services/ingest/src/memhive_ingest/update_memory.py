@@ -1,12 +1,16 @@
 """Use case: change fields of a live memory in the record (a new revision), then announce
-it with MemorySaved so the lanes, the bulletin and the revision history follow."""
+it with MemorySaved so the lanes, the bulletin and the revision history follow. A changed
+body travels with its new vector when the sender computed one (embed once)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from memhive.v1 import commands_pb2
+from memhive_contracts.curation_mapping import changes_from_pb
 from memhive_contracts.mapping import from_timestamp
+from memhive_domain.changes import MemoryChanges, apply_changes, checked_changes
 from memhive_domain.errors import ConcurrentUpdate
-from memhive_domain.memory import set_pinned
 from memhive_ports import EventPublisher, MemoryStore
 from memhive_ports.poison import Poison
 from memhive_ports.store import StoredMemory
@@ -28,6 +32,7 @@ class UpdateMemoryHandler:
                 event_id=f"{command.command_id}:saved",
                 command_id=command.command_id,
                 occurred_at=command.requested_at,
+                embedding=_travelling_vector(command, stored),
             )
 
     async def _persist(
@@ -36,6 +41,7 @@ class UpdateMemoryHandler:
         when = from_timestamp(command.requested_at, command.HasField("requested_at"))
         if when is None:
             raise Poison("requested_at is required")
+        changes = _changes_of(command, when)
         for _ in range(MAX_ATTEMPTS):
             current = await self._store.get(workspace_id, command.memory_id)
             if current is None:
@@ -44,9 +50,13 @@ class UpdateMemoryHandler:
                 return current, True  # a redelivery: written, announce again (deduplicated)
             if current.memory.forgotten:
                 raise Poison(f"memory {command.memory_id} is forgotten: it cannot change")
-            updated = current.memory
-            if command.HasField("pinned"):
-                updated = set_pinned(updated, command.pinned, when)
+            updated = apply_changes(
+                current.memory,
+                changes,
+                by=command.requested_by,
+                change_id=command.command_id,
+                now=when,
+            )
             if updated is current.memory:
                 return current, False  # nothing changes: no revision, no event
             try:
@@ -54,3 +64,20 @@ class UpdateMemoryHandler:
             except ConcurrentUpdate:
                 continue  # someone wrote in between (e.g. access counts): re-read
         raise ConcurrentUpdate(f"memory {command.memory_id} kept changing; will retry")
+
+
+def _changes_of(command: commands_pb2.UpdateMemory, when) -> MemoryChanges:
+    """Checked like the gateway's (hooks publish here too): a bad change is dead-lettered.
+    An expiry already past when the command was made is checked against that moment."""
+    changes = changes_from_pb(command.changes)
+    if command.HasField("pinned"):
+        changes = replace(changes, pinned=command.pinned)
+    return checked_changes(changes, when)
+
+
+def _travelling_vector(command: commands_pb2.UpdateMemory, stored: StoredMemory):
+    """The new body's vector, only when it is this body's (else embed computes one)."""
+    changes = command.changes
+    if changes.HasField("embedding") and changes.body == stored.memory.body:
+        return changes.embedding
+    return None

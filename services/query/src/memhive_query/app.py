@@ -19,12 +19,15 @@ from memhive_query.routes import (
     admin,
     audit,
     bulletins,
+    consolidation,
     edges,
+    flags,
     health,
     memories,
     products,
     recall,
     revisions,
+    skills,
     tokens,
 )
 
@@ -54,7 +57,19 @@ async def create_app(infra: Infrastructure) -> FastAPI:
     app.state.gateway = gateway
     app.state.infra = infra
     install_error_handlers(app)
-    routers = (memories, recall, health, revisions, admin, edges, bulletins, products)
+    routers = (
+        consolidation,
+        memories,
+        flags,
+        skills,
+        recall,
+        health,
+        revisions,
+        admin,
+        edges,
+        bulletins,
+        products,
+    )
     for module in (*routers, tokens, audit):
         app.include_router(module.router)
     await mount_dashboard(app, gateway)

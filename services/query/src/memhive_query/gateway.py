@@ -11,6 +11,7 @@ from memhive_adapters.nats.revision_log import JetStreamRevisionLog
 from memhive_adapters.oidc.jwks_verifier import JwksVerifier
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
+from memhive_adapters.runtime.llm import build_chat_model, build_spend_guard
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.tokens import TokenAdmin
@@ -28,6 +29,7 @@ from memhive_query.use_cases.audit import (
 )
 from memhive_query.use_cases.bulletins import ReadBulletin
 from memhive_query.use_cases.conflicts import ConflictCheck
+from memhive_query.use_cases.consolidate import ConsolidateMemories, Summarizer
 from memhive_query.use_cases.context import BuildContext
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
 from memhive_query.use_cases.identical import IdenticalSaves
@@ -37,6 +39,7 @@ from memhive_query.use_cases.products import Products
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
 from memhive_query.use_cases.revisions import MemoryRevisions
 from memhive_query.use_cases.save import SaveMemory
+from memhive_query.use_cases.skills import Skills
 from memhive_query.use_cases.update import UpdateMemory
 
 
@@ -58,6 +61,19 @@ class Gateway:
     audit: AuditTrail
     tokens: TokenAdmin
     update: AuditedUpdate
+
+    @cached_property
+    def consolidate(self) -> ConsolidateMemories:
+        llm = self.infra.settings.llm
+        chat = build_chat_model(llm)
+        summarizer = None
+        if chat is not None:
+            summarizer = Summarizer(chat, build_spend_guard(llm, self.infra.clock))
+        return ConsolidateMemories(self.reader, self.save, summarizer)
+
+    @cached_property
+    def skills(self) -> Skills:
+        return Skills(self.reader, self.update, self.infra.clock)
 
     @cached_property
     def context(self) -> BuildContext:
@@ -83,6 +99,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
     reader = MemoryReader(infra.store, lexical, infra.clock)
     edge_commands = EdgeCommands(infra.publisher, waiter, timeout)
     trail = gateway_trail(JetStreamAuditLog(infra.js), infra.clock)
+    conflicts = ConflictCheck(vector, infra.store, settings.conflict_threshold)
     oidc = infra.settings.oidc
     return Gateway(
         infra=infra,
@@ -97,7 +114,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
                 waiter,
                 infra.clock,
                 timeout,
-                conflicts=ConflictCheck(vector, infra.store, settings.conflict_threshold),
+                conflicts=conflicts,
                 edges=edge_commands,
                 identical=IdenticalSaves(infra.store, waiter),
                 products=infra.products,
@@ -131,6 +148,15 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         audit=trail,
         tokens=TokenAdmin(infra.tokens, trail, infra.clock),
         update=AuditedUpdate(
-            UpdateMemory(reader, infra.publisher, waiter, infra.clock, timeout), trail
+            UpdateMemory(
+                reader,
+                infra.publisher,
+                waiter,
+                infra.clock,
+                timeout,
+                embedder=infra.embedder,
+                conflicts=conflicts,
+            ),
+            trail,
         ),
     )

@@ -6,15 +6,23 @@ oversized list or string is even handed to the domain; the domain's rules are th
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
+from fastapi.responses import JSONResponse
+from memhive_domain.changes import MemoryChanges
+from memhive_domain.consolidation import ConsolidationRequest
+from memhive_domain.curation import Flag
 from memhive_domain.edges import Edge, EdgeDraft
+from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.memory import Memory, MemoryDraft
 from memhive_domain.ranking import RankedMemory
+from memhive_domain.trust import score
 from pydantic import BaseModel, ConfigDict, Field
 
 from memhive_query.timestamps import utc_iso
+from memhive_query.use_cases.skills import SkillRequest
+from memhive_query.use_cases.update import UpdateOutcome
 
 
 class SaveRequest(BaseModel):
@@ -73,9 +81,91 @@ class SaveRequest(BaseModel):
 
 
 class UpdateRequest(BaseModel):
+    """Only the fields given change; `expires_at: null` removes the expiry."""
+
     model_config = ConfigDict(extra="forbid")
 
-    pinned: bool = Field(description="pinned memories lead their scope's bulletin")
+    body: str | None = Field(
+        None,
+        description="the new text, 1..4000 characters: re-embedded, checked for "
+        "near-duplicates like a save",
+        max_length=16_000,
+    )
+    importance: float | None = Field(None, description="0..1")
+    tags: list[str] | None = Field(
+        None, description="replaces the tags; at most 32", max_length=128
+    )
+    pinned: bool | None = Field(None, description="pinned memories lead their scope's bulletin")
+    visibility: str | None = Field(None, description="private or public", max_length=64)
+    expires_at: datetime | None = Field(None, description="a future time; null: never expires")
+    force: bool = Field(False, description="change the body even when near-duplicates exist")
+
+    def changes(self) -> MemoryChanges:
+        return MemoryChanges(
+            body=self.body,
+            importance=self.importance,
+            tags=None if self.tags is None else tuple(self.tags),
+            pinned=self.pinned,
+            visibility=self.visibility,
+            expires_at=self.expires_at,
+            clear_expiry="expires_at" in self.model_fields_set and self.expires_at is None,
+        )
+
+
+class ConsolidateRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ids: list[str] = Field(
+        description="the memories to merge, 2..20, at one scope node", max_length=100
+    )
+    body: str | None = Field(
+        None,
+        description="the merged memory; omitted with summarize: written by the configured LLM",
+        max_length=16_000,
+    )
+    summarize: bool = Field(False, description="let the configured LLM write the body")
+    kind: str | None = Field(None, description="omitted: the sources' common kind", max_length=64)
+    importance: float | None = Field(None, description="0..1; omitted: the highest source's")
+    tags: list[str] | None = Field(None, description="omitted: the sources' tags", max_length=128)
+
+    def consolidation(self) -> ConsolidationRequest:
+        if self.body is None and not self.summarize:
+            raise InvalidInput([FieldProblem("body", "required unless summarize is true")])
+        return ConsolidationRequest(
+            ids=self.ids,
+            body=self.body,
+            kind=self.kind,
+            importance=self.importance,
+            tags=None if self.tags is None else tuple(self.tags),
+        )
+
+
+class CrystallizeRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    also: list[str] = Field(
+        default_factory=list,
+        description="more procedures for the same skill, at most 19",
+        max_length=100,
+    )
+    name: str | None = Field(
+        None,
+        description="the skill's name (lowercase words joined by '-'); omitted: from the body",
+        max_length=256,
+    )
+    description: str | None = Field(
+        None, description="when to use the skill; omitted: the body", max_length=4096
+    )
+
+    def skill(self, memory_id: str) -> SkillRequest:
+        return SkillRequest(memory_id, tuple(self.also), self.name, self.description)
+
+
+class FlagRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str = Field(description="wrong, outdated or unverified", max_length=64)
+    reason: str = Field(description="why, 1..500 characters", max_length=2000)
 
 
 class RecallRequest(BaseModel):
@@ -152,6 +242,29 @@ def memory_json(memory: Memory) -> dict[str, Any]:
         "revision": memory.revision,
         "access_count": memory.access_count,
         "last_accessed_at": utc_iso(memory.last_accessed_at),
+    } | curation_json(memory)
+
+
+def curation_json(memory: Memory) -> dict[str, Any]:
+    """Trust and staleness as of now (pure functions of the record: see domain/trust.py)."""
+    state, scores = memory.curation, score(memory, datetime.now(UTC))
+    return {
+        "trust": scores.trust,
+        "staleness": scores.staleness,
+        "flags": [flag_json(f) for f in state.flags],
+        "confirmations": state.confirmations,
+        "corrections": state.corrections,
+        "promoted_at": utc_iso(state.promoted_at),
+    }
+
+
+def flag_json(flag: Flag) -> dict[str, Any]:
+    return {
+        "id": flag.id,
+        "kind": flag.kind.value,
+        "reason": flag.reason,
+        "flagged_by": flag.flagged_by,
+        "flagged_at": utc_iso(flag.flagged_at),
     }
 
 
@@ -166,3 +279,13 @@ def recalled_json(ranked: RankedMemory) -> dict[str, Any]:
     if superseded_by := getattr(ranked, "superseded_by", None):
         body["superseded_by"] = superseded_by
     return body
+
+
+def update_answer(outcome: UpdateOutcome, status_code: int = 200, **extra: Any) -> JSONResponse:
+    """An update's answer: 202 while it is still on its way, else `status_code`."""
+    body = {
+        "id": outcome.memory.id,
+        "status": outcome.status,
+        "memory": memory_json(outcome.memory),
+    } | extra
+    return JSONResponse(body, status_code=202 if outcome.status == "accepted" else status_code)

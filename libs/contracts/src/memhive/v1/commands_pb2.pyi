@@ -24,20 +24,22 @@ class SaveMemory(_message.Message):
     def __init__(self, command_id: _Optional[str] = ..., memory: _Optional[_Union[_memory_pb2.Memory, _Mapping]] = ..., embedding: _Optional[_Union[_memory_pb2.Embedding, _Mapping]] = ..., requested_by: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class UpdateMemory(_message.Message):
-    __slots__ = ("command_id", "workspace_id", "memory_id", "requested_by", "requested_at", "pinned")
+    __slots__ = ("command_id", "workspace_id", "memory_id", "requested_by", "requested_at", "pinned", "changes")
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_ID_FIELD_NUMBER: _ClassVar[int]
     MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
     REQUESTED_BY_FIELD_NUMBER: _ClassVar[int]
     REQUESTED_AT_FIELD_NUMBER: _ClassVar[int]
     PINNED_FIELD_NUMBER: _ClassVar[int]
+    CHANGES_FIELD_NUMBER: _ClassVar[int]
     command_id: str
     workspace_id: str
     memory_id: str
     requested_by: str
     requested_at: _timestamp_pb2.Timestamp
     pinned: bool
-    def __init__(self, command_id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., memory_id: _Optional[str] = ..., requested_by: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., pinned: _Optional[bool] = ...) -> None: ...
+    changes: _memory_pb2.MemoryChanges
+    def __init__(self, command_id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., memory_id: _Optional[str] = ..., requested_by: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., pinned: _Optional[bool] = ..., changes: _Optional[_Union[_memory_pb2.MemoryChanges, _Mapping]] = ...) -> None: ...
 
 class ForgetMemory(_message.Message):
     __slots__ = ("command_id", "workspace_id", "memory_id", "requested_by", "reason", "requested_at")

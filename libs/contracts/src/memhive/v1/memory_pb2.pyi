@@ -45,6 +45,20 @@ class Source(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SOURCE_JOB: _ClassVar[Source]
     SOURCE_NOTE: _ClassVar[Source]
     SOURCE_KNOWLEDGE: _ClassVar[Source]
+
+class FlagKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FLAG_KIND_UNSPECIFIED: _ClassVar[FlagKind]
+    FLAG_KIND_WRONG: _ClassVar[FlagKind]
+    FLAG_KIND_OUTDATED: _ClassVar[FlagKind]
+    FLAG_KIND_UNVERIFIED: _ClassVar[FlagKind]
+
+class AuthorKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    AUTHOR_KIND_UNSPECIFIED: _ClassVar[AuthorKind]
+    AUTHOR_KIND_USER: _ClassVar[AuthorKind]
+    AUTHOR_KIND_AGENT: _ClassVar[AuthorKind]
+    AUTHOR_KIND_UPSTREAM: _ClassVar[AuthorKind]
 MEMORY_KIND_UNSPECIFIED: MemoryKind
 MEMORY_KIND_FACT: MemoryKind
 MEMORY_KIND_PREFERENCE: MemoryKind
@@ -68,9 +82,17 @@ SOURCE_COMMENT: Source
 SOURCE_JOB: Source
 SOURCE_NOTE: Source
 SOURCE_KNOWLEDGE: Source
+FLAG_KIND_UNSPECIFIED: FlagKind
+FLAG_KIND_WRONG: FlagKind
+FLAG_KIND_OUTDATED: FlagKind
+FLAG_KIND_UNVERIFIED: FlagKind
+AUTHOR_KIND_UNSPECIFIED: AuthorKind
+AUTHOR_KIND_USER: AuthorKind
+AUTHOR_KIND_AGENT: AuthorKind
+AUTHOR_KIND_UPSTREAM: AuthorKind
 
 class Memory(_message.Message):
-    __slots__ = ("id", "workspace_id", "kind", "body", "importance", "pinned", "tags", "scope", "product_id", "visibility", "source", "source_ref", "created_by", "expires_at", "access_count", "last_accessed_at", "forgotten", "forgotten_at", "revision", "created_at", "updated_at", "team_id", "agent_id")
+    __slots__ = ("id", "workspace_id", "kind", "body", "importance", "pinned", "tags", "scope", "product_id", "visibility", "source", "source_ref", "created_by", "expires_at", "access_count", "last_accessed_at", "forgotten", "forgotten_at", "revision", "created_at", "updated_at", "team_id", "agent_id", "curation")
     ID_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -94,6 +116,7 @@ class Memory(_message.Message):
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     TEAM_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    CURATION_FIELD_NUMBER: _ClassVar[int]
     id: str
     workspace_id: str
     kind: MemoryKind
@@ -117,7 +140,74 @@ class Memory(_message.Message):
     updated_at: _timestamp_pb2.Timestamp
     team_id: str
     agent_id: str
-    def __init__(self, id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., body: _Optional[str] = ..., importance: _Optional[float] = ..., pinned: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ..., scope: _Optional[_Union[Scope, str]] = ..., product_id: _Optional[str] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., source: _Optional[_Union[Source, str]] = ..., source_ref: _Optional[str] = ..., created_by: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., access_count: _Optional[int] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forgotten: _Optional[bool] = ..., forgotten_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revision: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., team_id: _Optional[str] = ..., agent_id: _Optional[str] = ...) -> None: ...
+    curation: MemoryCuration
+    def __init__(self, id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., body: _Optional[str] = ..., importance: _Optional[float] = ..., pinned: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ..., scope: _Optional[_Union[Scope, str]] = ..., product_id: _Optional[str] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., source: _Optional[_Union[Source, str]] = ..., source_ref: _Optional[str] = ..., created_by: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., access_count: _Optional[int] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forgotten: _Optional[bool] = ..., forgotten_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revision: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., team_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., curation: _Optional[_Union[MemoryCuration, _Mapping]] = ...) -> None: ...
+
+class MemoryFlag(_message.Message):
+    __slots__ = ("id", "kind", "reason", "flagged_by", "flagged_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    FLAGGED_BY_FIELD_NUMBER: _ClassVar[int]
+    FLAGGED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    kind: FlagKind
+    reason: str
+    flagged_by: str
+    flagged_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[str] = ..., kind: _Optional[_Union[FlagKind, str]] = ..., reason: _Optional[str] = ..., flagged_by: _Optional[str] = ..., flagged_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class MemoryCuration(_message.Message):
+    __slots__ = ("flags", "confirmations", "last_confirmed_at", "corrections", "promoted_at", "author_kind")
+    FLAGS_FIELD_NUMBER: _ClassVar[int]
+    CONFIRMATIONS_FIELD_NUMBER: _ClassVar[int]
+    LAST_CONFIRMED_AT_FIELD_NUMBER: _ClassVar[int]
+    CORRECTIONS_FIELD_NUMBER: _ClassVar[int]
+    PROMOTED_AT_FIELD_NUMBER: _ClassVar[int]
+    AUTHOR_KIND_FIELD_NUMBER: _ClassVar[int]
+    flags: _containers.RepeatedCompositeFieldContainer[MemoryFlag]
+    confirmations: int
+    last_confirmed_at: _timestamp_pb2.Timestamp
+    corrections: int
+    promoted_at: _timestamp_pb2.Timestamp
+    author_kind: AuthorKind
+    def __init__(self, flags: _Optional[_Iterable[_Union[MemoryFlag, _Mapping]]] = ..., confirmations: _Optional[int] = ..., last_confirmed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., corrections: _Optional[int] = ..., promoted_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., author_kind: _Optional[_Union[AuthorKind, str]] = ...) -> None: ...
+
+class TagList(_message.Message):
+    __slots__ = ("tags",)
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, tags: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class MemoryChanges(_message.Message):
+    __slots__ = ("body", "importance", "tags", "visibility", "expires_at", "clear_expiry", "embedding", "add_flag", "flag_reason", "clear_flag_ids", "clear_all_flags", "confirm", "promote")
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    VISIBILITY_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    CLEAR_EXPIRY_FIELD_NUMBER: _ClassVar[int]
+    EMBEDDING_FIELD_NUMBER: _ClassVar[int]
+    ADD_FLAG_FIELD_NUMBER: _ClassVar[int]
+    FLAG_REASON_FIELD_NUMBER: _ClassVar[int]
+    CLEAR_FLAG_IDS_FIELD_NUMBER: _ClassVar[int]
+    CLEAR_ALL_FLAGS_FIELD_NUMBER: _ClassVar[int]
+    CONFIRM_FIELD_NUMBER: _ClassVar[int]
+    PROMOTE_FIELD_NUMBER: _ClassVar[int]
+    body: str
+    importance: float
+    tags: TagList
+    visibility: Visibility
+    expires_at: _timestamp_pb2.Timestamp
+    clear_expiry: bool
+    embedding: Embedding
+    add_flag: FlagKind
+    flag_reason: str
+    clear_flag_ids: _containers.RepeatedScalarFieldContainer[str]
+    clear_all_flags: bool
+    confirm: bool
+    promote: bool
+    def __init__(self, body: _Optional[str] = ..., importance: _Optional[float] = ..., tags: _Optional[_Union[TagList, _Mapping]] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., clear_expiry: _Optional[bool] = ..., embedding: _Optional[_Union[Embedding, _Mapping]] = ..., add_flag: _Optional[_Union[FlagKind, str]] = ..., flag_reason: _Optional[str] = ..., clear_flag_ids: _Optional[_Iterable[str]] = ..., clear_all_flags: _Optional[bool] = ..., confirm: _Optional[bool] = ..., promote: _Optional[bool] = ...) -> None: ...
 
 class Embedding(_message.Message):
     __slots__ = ("model", "values")

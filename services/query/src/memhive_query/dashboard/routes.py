@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from memhive_domain.changes import MemoryChanges
 from memhive_domain.errors import DomainError, InvalidInput, NotAllowed, NotFound
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.listing import MAX_CURSOR_CHARS
@@ -225,7 +226,7 @@ async def pin(request: Request, memory_id: str, pinned: Annotated[str, Form()] =
         return _to_sign_in()
     try:
         await check_csrf(request)
-        await dash.update(who, memory_id, pinned=pinned == "true", wait="persisted")
+        await dash.update(who, memory_id, MemoryChanges(pinned=pinned == "true"), wait="persisted")
     except (DomainError, CsrfRefused) as exc:
         return _error(request, who, exc)
     return RedirectResponse(f"/memory/m/{memory_id}", status_code=303)

@@ -89,3 +89,27 @@ class MemoryApi(Protocol):
         """POST /v1/context: {query?, scope?, product_id?, token_budget}
         -> {"text", "tokens_used", "items": [{id, class}]}."""
         ...
+
+    async def update(self, memory_id: str, fields: Json) -> Json:
+        """PATCH /v1/memories/{id}?wait=indexed: {body?, importance?, tags?, pinned?,
+        visibility?, expires_at?, force?} -> {"id", "status", "memory"}."""
+        ...
+
+    async def flag(self, memory_id: str, fields: Json) -> Json:
+        """POST /v1/memories/{id}/flags?wait=indexed: {kind, reason}
+        -> {"id", "status", "memory", "flag_id"}."""
+        ...
+
+    async def confirm(self, memory_id: str) -> Json:
+        """POST /v1/memories/{id}/confirmations?wait=indexed -> {"id", "status", "memory"}."""
+        ...
+
+    async def consolidate(self, fields: Json) -> Json:
+        """POST /v1/memories/consolidate?wait=indexed: {ids, body?, summarize?, kind?,
+        importance?, tags?} -> {"id", "status", "memory", "consolidated": [ids]}."""
+        ...
+
+    async def crystallize(self, memory_id: str, fields: Json) -> Json:
+        """POST /v1/memories/{id}/crystallize?wait=indexed: {also?, name?, description?}
+        -> {"name", "status", "filename", "skill_md", "download", "memories"}."""
+        ...

@@ -6,6 +6,9 @@ from mcp.server.mcpserver import MCPServer
 
 from memhive_query.mcp.tool_spec import ApiForRequest, MemoryTool
 from memhive_query.mcp.tools import (
+    consolidate_memories,
+    crystallize_memory,
+    flag_memory,
     forget_memory,
     get_context,
     get_memory,
@@ -14,6 +17,7 @@ from memhive_query.mcp.tools import (
     list_memories,
     recall_memory,
     save_memory,
+    update_memory,
 )
 
 TOOLS: tuple[MemoryTool, ...] = (
@@ -25,6 +29,11 @@ TOOLS: tuple[MemoryTool, ...] = (
     link_memories.TOOL,
     get_memory_bulletin.TOOL,
     get_context.TOOL,
+    update_memory.TOOL,
+    flag_memory.TOOL,
+    flag_memory.CONFIRM_TOOL,
+    consolidate_memories.TOOL,
+    crystallize_memory.TOOL,
 )
 
 

@@ -43,6 +43,10 @@ def _notes(memory: Json) -> Iterable[str]:
     yield _where(memory)
     if memory.get("pinned"):
         yield "pinned"
+    if memory.get("trust") is not None:
+        yield f"trust {memory['trust']:.2f}"
+    if memory.get("flags"):
+        yield "FLAGGED " + ", ".join(sorted({f["kind"] for f in memory["flags"]}))
     if memory.get("replaces"):
         yield "replaces " + ", ".join(memory["replaces"])
     if memory.get("superseded_by"):
@@ -108,6 +112,9 @@ _DETAIL_KEYS = (
     "expires_at",
     "revision",
     "access_count",
+    "staleness",
+    "confirmations",
+    "promoted_at",
 )
 
 
@@ -132,3 +139,32 @@ def render_bulletin(bulletin: Json) -> str:
 
 def render_context(pack: Json) -> str:
     return f"{pack['text']}\n\n({pack['tokens_used']} tokens, {len(pack.get('items', []))} items)"
+
+
+def render_updated(result: Json) -> str:
+    if result.get("status") == "unchanged":
+        return f"Memory {result['id']} already says that: nothing changed."
+    return f"Updated memory {result['id']}.\n{memory_line(result['memory'])}"
+
+
+def render_flagged(result: Json) -> str:
+    return (
+        f"Flagged memory {result['id']} (flag {result.get('flag_id')}): its trust is now "
+        f"{result['memory']['trust']:.2f}.\n{memory_line(result['memory'])}"
+    )
+
+
+def render_confirmed(result: Json) -> str:
+    memory = result["memory"]
+    return (
+        f"Confirmed memory {result['id']} ({memory['confirmations']} confirmations, trust "
+        f"{memory['trust']:.2f})."
+    )
+
+
+def render_consolidated(result: Json) -> str:
+    sources = ", ".join(result.get("consolidated", []))
+    return (
+        f"Consolidated {sources} into memory {result['id']}; recall now serves it in their "
+        f"place.\n{memory_line(result['memory'])}"
+    )

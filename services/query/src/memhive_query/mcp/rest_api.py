@@ -71,6 +71,26 @@ class RestMemoryApi:
     async def context(self, fields: Json) -> Json:
         return await self._call("POST", "/v1/context", json=fields)
 
+    async def update(self, memory_id: str, fields: Json) -> Json:
+        path = f"/v1/memories/{_segment(memory_id)}"
+        return await self._call("PATCH", path, params={"wait": "indexed"}, json=fields)
+
+    async def flag(self, memory_id: str, fields: Json) -> Json:
+        path = f"/v1/memories/{_segment(memory_id)}/flags"
+        return await self._call("POST", path, params={"wait": "indexed"}, json=fields)
+
+    async def confirm(self, memory_id: str) -> Json:
+        path = f"/v1/memories/{_segment(memory_id)}/confirmations"
+        return await self._call("POST", path, params={"wait": "indexed"})
+
+    async def consolidate(self, fields: Json) -> Json:
+        params = {"wait": "indexed"}
+        return await self._call("POST", "/v1/memories/consolidate", params=params, json=fields)
+
+    async def crystallize(self, memory_id: str, fields: Json) -> Json:
+        path = f"/v1/memories/{_segment(memory_id)}/crystallize"
+        return await self._call("POST", path, params={"wait": "indexed"}, json=fields)
+
     async def _call(self, method: str, path: str, **kwargs: Any) -> Json:
         return _result(await self._send(method, path, **kwargs))
 

@@ -11,7 +11,7 @@ from memhive_domain.recall import SelectionRequest
 
 from memhive_query.openapi import ACCEPTED, NearDuplicatesBody, errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
-from memhive_query.schemas import SaveRequest, UpdateRequest, memory_json
+from memhive_query.schemas import SaveRequest, UpdateRequest, memory_json, update_answer
 from memhive_query.use_cases.save import Wait
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"], responses=errors(401, 422))
@@ -76,7 +76,9 @@ async def list_memories(
     return {"items": [memory_json(m) for m in page.items], "next_cursor": page.next_cursor}
 
 
-@router.patch("/{memory_id}", responses=ACCEPTED | errors(403, 404))
+@router.patch(
+    "/{memory_id}", responses=ACCEPTED | errors(403, 404, 409, conflict=NearDuplicatesBody)
+)
 async def update_memory(
     memory_id: str,
     request: UpdateRequest,
@@ -84,11 +86,12 @@ async def update_memory(
     who: PrincipalDep,
     wait: Wait = "persisted",
 ) -> JSONResponse:
-    """Pin or unpin: a new revision, applied through the log like every write."""
-    status = await gw.update(who, memory_id, pinned=request.pinned, wait=wait)
-    return JSONResponse(
-        {"id": memory_id, "status": status}, status_code=202 if status == "accepted" else 200
-    )
+    """Change body, importance, tags, pinned, visibility or expires_at: a new revision,
+    applied through the log like every write (a new body is re-embedded and re-indexed;
+    near-duplicates of it are refused with 409 unless `force`). Status: updated, unchanged
+    or accepted."""
+    outcome = await gw.update(who, memory_id, request.changes(), wait=wait, force=request.force)
+    return update_answer(outcome)
 
 
 @router.delete("/{memory_id}", responses=ACCEPTED | errors(403, 404))

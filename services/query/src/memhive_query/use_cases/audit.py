@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from memhive_application.audit_trail import AuditTrail
 from memhive_domain.audit import AuditAction
+from memhive_domain.changes import MemoryChanges
 from memhive_domain.edges import EdgeDraft
 from memhive_domain.errors import DomainError
 from memhive_domain.memory import MemoryDraft
@@ -23,7 +24,7 @@ from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
 from memhive_query.use_cases.link import LinkMemories, LinkOutcome
 from memhive_query.use_cases.memories import ForgetMemory
 from memhive_query.use_cases.save import SaveMemory, SaveOutcome, Wait
-from memhive_query.use_cases.update import UpdateMemory
+from memhive_query.use_cases.update import UpdateMemory, UpdateOutcome, is_verdict
 
 
 def gateway_trail(log: AuditLog, clock: Clock) -> AuditTrail:
@@ -66,10 +67,17 @@ class AuditedUpdate:
         self._update, self._trail = update, trail
 
     async def __call__(
-        self, principal: Principal, memory_id: str, *, pinned: bool, wait: Wait
-    ) -> str:
-        async with self._trail.recording(principal, AuditAction.UPDATE, memory_id):
-            return await self._update(principal, memory_id, pinned=pinned, wait=wait)
+        self,
+        principal: Principal,
+        memory_id: str,
+        changes: MemoryChanges,
+        *,
+        wait: Wait,
+        force: bool = False,
+    ) -> UpdateOutcome:
+        action = AuditAction.FLAG if is_verdict(changes) else AuditAction.UPDATE
+        async with self._trail.recording(principal, action, memory_id):
+            return await self._update(principal, memory_id, changes, wait=wait, force=force)
 
 
 class AuditedLink:

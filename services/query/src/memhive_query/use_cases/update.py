@@ -1,22 +1,42 @@
-"""Use case: change a live memory (for now: pin or unpin it) through an UpdateMemory command,
-applied by ingest like every write; the answer waits for the stage asked for."""
+"""Use case: change a live memory (body, importance, tags, pinned, visibility, expiry; flags,
+confirmations, promotion) through one UpdateMemory command, applied by ingest like every
+write; the answer waits for the stage asked for.
+
+A new body is checked like a save: embedded once here (the vector travels with the command),
+and refused with 409 when it would duplicate another memory of the scope, unless `force`.
+Flags and confirmations are a reader's verdict, not an edit: any writer who can read the
+memory may give one (`Action.FLAG`); every other change needs the memory's node writable.
+"""
 
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass, replace
 
 from memhive.v1 import commands_pb2
+from memhive.v1 import memory_pb2 as pb
 from memhive_contracts import subjects
+from memhive_contracts.curation_mapping import changes_to_pb
 from memhive_contracts.mapping import to_timestamp
-from memhive_domain.errors import NotAllowed
+from memhive_domain.changes import MemoryChanges, apply_changes, checked_changes
+from memhive_domain.errors import NotAllowed, NotFound
+from memhive_domain.memory import Memory
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.scope_tree import can_write, write_refusal
-from memhive_ports import Clock, EventPublisher
+from memhive_ports import Clock, Embedder, EventPublisher
 
 from memhive_query.event_waiter import EventWaiter
+from memhive_query.use_cases.conflicts import ConflictCheck
 from memhive_query.use_cases.memories import MemoryReader
 from memhive_query.use_cases.save import Wait
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateOutcome:
+    status: str  # unchanged, updated (the stage was reached) or accepted (still on its way)
+    memory: Memory  # as it is known now: re-read after the wait, else as it was asked to be
+    change_id: str | None = None  # the command; a flag added by it has this id
 
 
 class UpdateMemory:
@@ -27,32 +47,89 @@ class UpdateMemory:
         waiter: EventWaiter,
         clock: Clock,
         wait_timeout_s: float,
+        *,
+        embedder: Embedder | None = None,
+        conflicts: ConflictCheck | None = None,
     ) -> None:
         self._reader, self._publisher, self._waiter = reader, publisher, waiter
         self._clock, self._timeout = clock, wait_timeout_s
+        self._embedder, self._conflicts = embedder, conflicts
 
     async def __call__(
-        self, principal: Principal, memory_id: str, *, pinned: bool, wait: Wait
-    ) -> str:
-        """'unchanged', 'updated' (the stage was reached) or 'accepted' (still on its way)."""
-        require(principal, Action.UPDATE)
+        self,
+        principal: Principal,
+        memory_id: str,
+        changes: MemoryChanges,
+        *,
+        wait: Wait,
+        force: bool = False,
+    ) -> UpdateOutcome:
+        require(principal, Action.FLAG if is_verdict(changes) else Action.UPDATE)
+        now = self._clock.now()
+        checked = checked_changes(changes, now)
         memory = await self._reader.get(principal, memory_id)
-        if not can_write(principal, memory.scope_ref):
+        if not is_verdict(changes) and not can_write(principal, memory.scope_ref):
             raise NotAllowed(f"cannot change: {write_refusal(principal, memory.scope_ref)}")
-        if memory.pinned == pinned:
-            return "unchanged"
-        command_id = str(uuid.uuid4())
+        change_id = str(uuid.uuid4())
+        updated = apply_changes(memory, checked, by=principal.user_id, change_id=change_id, now=now)
+        if updated is memory:
+            return UpdateOutcome("unchanged", memory)
+        vector = await self._checked_body(principal, memory, updated, force)
+        return await self._publish(principal, updated, checked, vector, change_id, wait)
+
+    async def _checked_body(
+        self, principal: Principal, before: Memory, after: Memory, force: bool
+    ) -> list[float] | None:
+        """The new body's vector, after the save's conflict check (409 on near-duplicates)."""
+        if after.body == before.body or self._embedder is None:
+            return None
+        vector = (await self._embedder.embed([after.body]))[0]
+        if self._conflicts is not None and not force:
+            probe = replace(after, created_at=after.updated_at)
+            similar = [
+                s
+                for s in await self._conflicts.similar(principal, probe, vector)
+                if s.memory.id != after.id
+            ]
+            if similar:
+                raise self._conflicts.refusal(similar)
+        return vector
+
+    async def _publish(
+        self,
+        principal: Principal,
+        updated: Memory,
+        changes: MemoryChanges,
+        vector: list[float] | None,
+        change_id: str,
+        wait: Wait,
+    ) -> UpdateOutcome:
+        wire = changes_to_pb(changes)
+        if vector is not None and self._embedder is not None:
+            wire.embedding.CopyFrom(pb.Embedding(model=self._embedder.model_name, values=vector))
         command = commands_pb2.UpdateMemory(
-            command_id=command_id,
+            command_id=change_id,
             workspace_id=principal.workspace_id,
-            memory_id=memory.id,
+            memory_id=updated.id,
             requested_by=principal.user_id,
-            requested_at=to_timestamp(self._clock.now()),
-            pinned=pinned,
+            requested_at=to_timestamp(updated.updated_at),
+            changes=wire,
         )
-        future = None if wait == "accepted" else self._waiter.expect(memory.id, wait)
+        if changes.pinned is not None:
+            command.pinned = changes.pinned
+        future = None if wait == "accepted" else self._waiter.expect(updated.id, wait)
         subject = subjects.for_workspace(subjects.UPDATE_MEMORY, principal.workspace_id)
-        await self._publisher.publish(subject, command, msg_id=command_id)
+        await self._publisher.publish(subject, command, msg_id=change_id)
         if future is None or not await self._waiter.wait(future, self._timeout):
-            return "accepted"
-        return "updated"
+            return UpdateOutcome("accepted", updated, change_id)
+        try:
+            current = await self._reader.get(principal, updated.id)
+        except NotFound:  # the change took it out of the caller's view
+            current = updated
+        return UpdateOutcome("updated", current, change_id)
+
+
+def is_verdict(changes: MemoryChanges) -> bool:
+    """Only a new flag and/or a confirmation: what a reader may say without editing.
+    Clearing flags is an editor's decision (the node must be writable)."""
+    return not changes.is_empty and replace(changes, add_flag=None, confirm=False).is_empty

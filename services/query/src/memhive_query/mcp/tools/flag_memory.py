@@ -1,0 +1,64 @@
+"""flag_memory and confirm_memory: a reader's verdict on a recalled memory, which moves its
+trust (and so its rank in recall) for every agent."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from memhive_domain.curation import MAX_FLAG_REASON_CHARS, FlagKind
+from pydantic import Field
+
+from memhive_query.mcp.api import MemoryApi
+from memhive_query.mcp.arguments import MemoryId
+from memhive_query.mcp.rendering import render_confirmed, render_flagged
+from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
+
+FlagName = Literal[tuple(kind.value for kind in FlagKind)]  # type: ignore[valid-type]
+
+
+async def flag_memory(
+    api: MemoryApi,
+    id: MemoryId,
+    kind: Annotated[
+        FlagName,
+        Field(
+            description="wrong: it states something false; outdated: it was true once; "
+            "unverified: nobody has checked it."
+        ),
+    ],
+    reason: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=MAX_FLAG_REASON_CHARS,
+            description="What is wrong, in a sentence, for whoever fixes it.",
+        ),
+    ],
+) -> ToolReply:
+    result = await api.flag(id, {"kind": kind, "reason": reason})
+    return ToolReply(render_flagged(result), result)
+
+
+async def confirm_memory(api: MemoryApi, id: MemoryId) -> ToolReply:
+    result = await api.confirm(id)
+    return ToolReply(render_confirmed(result), result)
+
+
+TOOL = MemoryTool(
+    flag_memory,
+    title="Flag a memory",
+    description=(
+        "Mark a memory you found wrong, outdated or unverified, with the reason. It stays "
+        "readable but loses trust, so recall ranks it below trusted memories, and the flag is "
+        "shown to every agent until someone fixes the memory and clears it."
+    ),
+)
+
+CONFIRM_TOOL = MemoryTool(
+    confirm_memory,
+    title="Confirm a memory",
+    description=(
+        "Report that a memory you recalled held true (e.g. a procedure worked). It gains "
+        "trust and counts towards promoting a procedure into a skill."
+    ),
+)

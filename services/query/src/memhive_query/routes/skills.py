@@ -1,0 +1,85 @@
+"""Skills: crystallize procedures into a downloadable SKILL.md, and list the procedures that
+earned promotion (confirmed often enough; see domain/skills.py)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse, PlainTextResponse
+from memhive_domain.listing import MAX_CURSOR_CHARS
+from memhive_domain.skills import PROMOTION_THRESHOLD
+
+from memhive_query.openapi import ACCEPTED, errors
+from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
+from memhive_query.schemas import CrystallizeRequest, memory_json
+from memhive_query.use_cases.save import Wait
+from memhive_query.use_cases.skills import SkillRequest
+
+router = APIRouter(tags=["skills"], responses=errors(401, 403, 404, 422))
+
+
+@router.post("/v1/memories/{memory_id}/crystallize", status_code=201, responses=ACCEPTED)
+async def crystallize_memory(
+    memory_id: str,
+    request: CrystallizeRequest,
+    gw: GatewayDep,
+    who: PrincipalDep,
+    wait: Wait = "persisted",
+) -> JSONResponse:
+    """Turn a procedure (and the procedures in `also`) into a skill: answers its SKILL.md
+    (front matter, steps, provenance) and marks each memory promoted."""
+    skill = await gw.skills.crystallize(who, request.skill(memory_id), wait)
+    body = {
+        "name": skill.name,
+        "status": skill.status,
+        "filename": f"{skill.name}/SKILL.md",
+        "skill_md": skill.content,
+        "download": f"/v1/memories/{memory_id}/skill",
+        "memories": [memory_json(m) for m in skill.memories],
+    }
+    return JSONResponse(body, status_code=202 if skill.status == "accepted" else 201)
+
+
+@router.get(
+    "/v1/memories/{memory_id}/skill",
+    # Errors stay JSON (ErrorBody): only the 200 is markdown.
+    responses={
+        200: {
+            "description": "the SKILL.md, as a file",
+            "content": {"text/markdown": {"schema": {"type": "string"}}},
+        }
+    },
+)
+async def download_skill(
+    memory_id: str,
+    gw: GatewayDep,
+    who: PrincipalDep,
+    also: Annotated[list[str] | None, Query(max_length=19)] = None,
+    name: Annotated[str | None, Query(max_length=64)] = None,
+) -> PlainTextResponse:
+    """The skill's SKILL.md as the memories read now, as a file download."""
+    request = SkillRequest(memory_id, tuple(also or ()), name)
+    skill = await gw.skills.export(who, request)
+    disposition = f'attachment; filename="{skill.name}.SKILL.md"'
+    return PlainTextResponse(
+        skill.content, media_type="text/markdown", headers={"Content-Disposition": disposition}
+    )
+
+
+@router.get("/v1/skills/candidates")
+async def promotion_candidates(
+    gw: GatewayDep,
+    who: PrincipalDep,
+    scope_path: Annotated[str | None, Query(max_length=512)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
+) -> dict:
+    """Procedures confirmed at least `threshold` times, not flagged wrong, not yet promoted:
+    one page of procedures (newest first) filtered, so pass `next_cursor` on until it is null."""
+    page = await gw.skills.candidates(who, scope_path, cursor, limit)
+    return {
+        "items": [memory_json(m) for m in page.items],
+        "next_cursor": page.next_cursor,
+        "threshold": PROMOTION_THRESHOLD,
+    }

@@ -16,9 +16,9 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 from memhive_adapters.oidc.jwks_verifier import JwksVerifier
+from memhive_application.authentication import Authenticator, Unauthenticated
 from memhive_domain.principals import Principal, Role
 from memhive_ports import SignInRejected
-from memhive_query.auth import Authenticator, Unauthenticated
 from memhive_settings import OidcSettings
 
 ISSUER, AUDIENCE = "https://id.example.test/", "memhive"

@@ -11,6 +11,7 @@ from memhive_ports.llm import JsonChat, JsonReply, LlmUnavailable, MalformedOutp
 from memhive_ports.poison import Poison
 from memhive_ports.publisher import EventPublisher
 from memhive_ports.store import MemoryStore, StoredMemory
+from memhive_ports.token_commands import TokenCommands, TokenRequest, TokenServiceUnavailable
 from memhive_ports.token_counter import TokenCounter
 from memhive_ports.tokens import TokenDirectory
 
@@ -33,7 +34,10 @@ __all__ = [
     "MemoryStore",
     "Poison",
     "StoredMemory",
+    "TokenCommands",
     "TokenCounter",
+    "TokenRequest",
+    "TokenServiceUnavailable",
     "TokenDirectory",
     "VectorIndex",
 ]

@@ -4,7 +4,8 @@ authenticates again the credential a token request carries (it trusts no sender)
 
 Token lookups are cached for 30 s so a recall does not pay a KV read, but a revoked or
 rotated token must stop working at once on every replica: each gateway watches the token
-bucket and drops its cache on any change, and expiry is checked on every request.
+bucket and drops its cache on any change, and expiry is checked on every request. The
+token responder caches nothing (`ttl_s=0`): its requests are rare and must see a revocation.
 """
 
 from __future__ import annotations
@@ -24,10 +25,9 @@ CACHE_MAX = 10_000
 WATCH_RETRY_S = 1.0
 WATCH_START_TIMEOUT_S = 5.0
 
+__all__ = ["Authenticator", "Unauthenticated", "bearer_credential"]  # Unauthenticated: domain
+
 log = logging.getLogger(__name__)
-
-
-__all__ = ["Authenticator", "Unauthenticated", "bearer_credential"]
 
 
 class Authenticator:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+
+import httpx
 
 from tests.e2e.test_embedded_stack import _client, _free_port, _recall, memhive_run
 
@@ -42,6 +45,8 @@ def test_reindex_swaps_generations_and_a_restart_serves_the_new_one(tmp_path: Pa
         assert "reindexed 3 memories into generation 1" in done.stdout
         assert "3/3" in done.stderr  # the progress bar
         assert _recall(client, "when are payment deploys frozen")[0] == ids[0]
+        metrics = httpx.get(f"{url}/metrics", timeout=10).text
+        assert re.search(r"^memhive_lane_generation(\{[^}]*\})? 1(\.0)?$", metrics, re.M)
     pointer = json.loads((tmp_path / "lanes.json").read_text())
     assert pointer == {"generation": 1, "embedding_model": "all-MiniLM-L6-v2"}
     assert not (tmp_path / "qdrant-edge").exists() and not (tmp_path / "tantivy").exists()

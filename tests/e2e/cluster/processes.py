@@ -4,6 +4,7 @@ JetStream, and `memhive serve` / `memhive run` processes against them."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import socket
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from memhive_adapters.nats.connection import connect, ensure_streams
 from memhive_adapters.nats.embedded_server import find_nats_server
 
 
@@ -127,3 +129,20 @@ def wait_ready(processes: list[Process], timeout_s: float) -> None:
         if time.monotonic() > deadline:
             raise AssertionError("not ready:\n" + "\n".join(p.tail() for p in waiting))
         time.sleep(0.2)
+
+
+async def declare_streams(url: str, replicas: int = 1, timeout_s: float = 60) -> None:
+    """Streams and buckets, once the server (or the cluster's JetStream leader) is up."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            nc = await connect(url, name="test-declare", timeout_s=5)
+            try:
+                await ensure_streams(nc.jetstream(), replicas=replicas)
+                return
+            finally:
+                await nc.close()
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.5)

@@ -15,32 +15,20 @@ from pathlib import Path
 
 import httpx
 import pytest
-from memhive_adapters.nats.connection import connect, ensure_streams
 
-from tests.e2e.cluster.processes import NatsCluster, Process, memhive, wait_ready
+from tests.e2e.cluster.processes import (
+    NatsCluster,
+    Process,
+    declare_streams,
+    memhive,
+    wait_ready,
+)
 
 TOKEN = "cluster-test-token"
 SAVES = 48
 KILL_AFTER = 16
 CONCURRENCY = 6
 pytestmark = pytest.mark.timeout(300)
-
-
-async def _declare_r3(url: str, timeout_s: float = 60) -> None:
-    """Streams and buckets at R3, once the cluster has elected its JetStream leader."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        try:
-            nc = await connect(url, name="cluster-test", timeout_s=5)
-            try:
-                await ensure_streams(nc.jetstream(), replicas=3)
-                return
-            finally:
-                await nc.close()
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.5)
 
 
 async def _burst(url: str, tag: str, on_progress) -> dict[str, str]:
@@ -88,7 +76,7 @@ async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_repli
     processes: list[Process] = []
     try:
         cluster.start()
-        await _declare_r3(cluster.url)
+        await declare_streams(cluster.url, replicas=3)  # at R3
         env = {"MEMHIVE_NATS__URL": cluster.url, "MEMHIVE_NATS__REPLICAS": "3",
                "MEMHIVE_DEV_TOKEN": TOKEN, "MEMHIVE_QUERY__SAVE_WAIT_TIMEOUT_S": "20"}  # fmt: skip
         gateway = memhive("gateway", ["run"], tmp_path, env | {"MEMHIVE_RUN_SERVICES": '["embed"]'})

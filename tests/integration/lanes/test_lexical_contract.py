@@ -226,3 +226,16 @@ async def test_data_survives_close_and_reopen(lexical_backend: Backend) -> None:
 
     assert await ids_of(await second.search("archive", ANYWHERE, 5)) == [memory.id]
     assert [p.memory_id for p in await second.list_ids(ANYWHERE, None, 5)] == [memory.id]
+
+
+async def test_drop_deletes_the_index(
+    lexical_backend: Backend,
+) -> None:
+    first = await lexical_backend.open()
+    await first.upsert([a_memory("the archive lives in the basement")])
+
+    await first.drop()
+    again = await lexical_backend.open()  # the same name: a new, empty index
+
+    assert await again.count() == 0
+    assert await again.search("archive", ANYWHERE, 5) == []

@@ -123,3 +123,16 @@ async def test_data_survives_close_and_reopen(vector_backend: Backend) -> None:
 
     assert [h.memory_id for h in await second.search(axis(3), ANYWHERE, 5)] == [memory.id]
     assert await second.count("ws-1") == 1
+
+
+async def test_drop_deletes_the_collection(
+    vector_backend: Backend,
+) -> None:
+    first = await vector_backend.open()
+    await first.upsert([(a_memory(), axis(0))])
+
+    await first.drop()
+    again = await vector_backend.open()  # the same name: a new, empty collection
+
+    assert await again.count() == 0
+    assert await again.search(axis(0), ANYWHERE, 5) == []

@@ -4,6 +4,8 @@ generation while recall keeps being served, then swapped; failures leave the old
 from __future__ import annotations
 
 import asyncio
+import uuid
+from dataclasses import replace
 
 import pytest
 from memhive_adapters.nats.record_replay import RecordReplay
@@ -103,10 +105,50 @@ class FailingReplay:
     def __init__(self, replay: RecordReplay) -> None:
         self._replay = replay
 
-    async def batches(self, workspace_ids=()):
-        async for batch in self._replay.batches(workspace_ids):
+    async def batches(self, workspace_ids=(), after_sequence=None):
+        async for batch in self._replay.batches(workspace_ids, after_sequence):
             yield batch
             raise ConnectionError("lost the record mid-replay")
+
+
+class ReplayWithAWriteBehindIt:
+    """The record, with a memory written once the replay has read it, that this process
+    never sees as an event (as if another embed replica had indexed it into the old
+    generation only)."""
+
+    def __init__(self, replay: RecordReplay, write) -> None:
+        self._replay, self._write = replay, write
+
+    async def batches(self, workspace_ids=(), after_sequence=None):
+        async for batch in self._replay.batches(workspace_ids, after_sequence):
+            yield batch
+        if after_sequence is None:  # the snapshot is read: too late for it
+            await self._write()
+
+
+async def test_records_written_during_the_rebuild_reach_the_new_generation(
+    stack: Stack, workspace: Workspace
+) -> None:
+    ids = await _save_topics(workspace)
+    infra = stack.infra
+    template = (await infra.store.get(workspace.id, ids["deploys"])).memory
+    behind = replace(template, id=str(uuid.uuid4()), body="Canary releases go to 5% first")
+
+    async def write_behind() -> None:
+        await infra.store.create(behind, f"cmd-{behind.id}")
+
+    replay = ReplayWithAWriteBehindIt(RecordReplay(infra.js, batch=2), write_behind)
+    reindexer = Reindexer(replay, infra.lane_set, infra.generations)
+
+    async def report(progress: Progress) -> None:
+        return None
+
+    final = await reindexer.rebuild(None, report)
+
+    assert final.state == "done"
+    vector, lexical = await infra.lanes()
+    assert await vector.present(workspace.id, [behind.id]) == {behind.id}
+    assert await lexical.present(workspace.id, [behind.id]) == {behind.id}
 
 
 async def test_a_failed_reindex_leaves_the_old_generation_serving_and_a_rerun_completes(

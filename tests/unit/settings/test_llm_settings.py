@@ -29,10 +29,10 @@ def test_settings_refuse_a_bound_spend_guard_would_refuse(field: str) -> None:
         LLMSettings(**{field: 0})
 
 
-def test_the_smallest_bounds_settings_accept_build_a_spend_guard() -> None:
+async def test_the_smallest_bounds_settings_accept_build_a_spend_guard() -> None:
     guard = build_spend_guard(LLMSettings(calls_per_minute=1, tokens_per_day=1), FixedClock())
-    assert guard.try_acquire(1)
-    assert not guard.try_acquire(1)
+    assert await guard.try_acquire(1)
+    assert not await guard.try_acquire(1)
 
 
 def test_no_model_means_no_chat_model() -> None:

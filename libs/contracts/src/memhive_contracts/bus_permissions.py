@@ -28,6 +28,8 @@ _BUCKETS = (
     streams.TOKENS_BUCKET,
     streams.BULLETINS_BUCKET,
     streams.PRODUCTS_BUCKET,
+    streams.SPEND_BUCKET,
+    streams.LANES_BUCKET,
 )
 _MEMHIVE_STREAMS = (*(spec.name for spec in streams.STREAMS), *(f"KV_{b}" for b in _BUCKETS))
 
@@ -92,6 +94,16 @@ def _kv_watch(bucket: str) -> tuple[str, ...]:
     return (*_consume(f"KV_{bucket}"), f"$JS.FC.KV_{bucket}.>")
 
 
+def _spend() -> tuple[str, ...]:
+    """The LLM spend counters its replicas share (compare-and-set)."""
+    return (*_kv_read(streams.SPEND_BUCKET), *_kv_write(streams.SPEND_BUCKET))
+
+
+def _follow_lanes() -> tuple[str, ...]:
+    """Every process that opens the lanes reads and watches which generation is current."""
+    return (*_kv_read(streams.LANES_BUCKET), *_kv_watch(streams.LANES_BUCKET))
+
+
 def _each_workspace(*subject_roots: str) -> tuple[str, ...]:
     return tuple(subjects.any_workspace(s) for s in subject_roots)
 
@@ -137,6 +149,7 @@ SERVICES: dict[str, BusPermissions] = {
             *_consume(streams.LOG_STREAM),  # revision history, the dashboard's counts
             *_consume(streams.ACTIVITY_STREAM),  # the dashboard's recall counts
             *_get(streams.DEAD_LETTER_STREAM),
+            *_follow_lanes(),
         ),
         (subjects.ALL_MEMORY_EVENTS,),
     ),
@@ -170,6 +183,8 @@ SERVICES: dict[str, BusPermissions] = {
             *_kv_read(streams.MEMORIES_BUCKET),
             *_consume(streams.LOG_STREAM, DURABLES[EMBED]),
             *_consume(f"KV_{streams.MEMORIES_BUCKET}"),  # reindex replays the record
+            *_follow_lanes(),
+            *_kv_write(streams.LANES_BUCKET),  # a reindex moves every process to its generation
         ),
         (subjects.REINDEX_MEMORIES,),
         allow_responses=True,
@@ -182,6 +197,8 @@ SERVICES: dict[str, BusPermissions] = {
             *_DEAD_LETTERS,
             *_kv_read(streams.MEMORIES_BUCKET),
             *_consume(streams.LOG_STREAM, DURABLES[LINK_CLASSIFIER]),
+            *_follow_lanes(),
+            *_spend(),
         ),
     ),
     BULLETIN: _service(
@@ -193,6 +210,8 @@ SERVICES: dict[str, BusPermissions] = {
             *_kv_read(streams.BULLETINS_BUCKET),
             *_kv_write(streams.BULLETINS_BUCKET),
             *_consume(streams.LOG_STREAM, DURABLES[BULLETIN]),
+            *_follow_lanes(),
+            *_spend(),
         ),
     ),
 }

@@ -48,6 +48,13 @@ BULLETINS_HISTORY = 1
 # One record per product (key: product_key), a Product each: the visibility its memories inherit.
 PRODUCTS_BUCKET = "memhive_products"
 KV_HISTORY = 16
+# LLM spend shared by a consumer's replicas: one counter per `<consumer>.<window>` (a
+# decimal), compare-and-set; windows are minutes and days, so two days of keys suffice.
+SPEND_BUCKET = "memhive_spend"
+SPEND_MAX_AGE_S = 2 * 24 * 3600
+# Which lane generation every process serves (key: the lane set's collection and index
+# names), watched by each process whose lanes are on a server.
+LANES_BUCKET = "memhive_lanes"
 
 
 def memory_key(workspace_id: str, memory_id: str) -> str:

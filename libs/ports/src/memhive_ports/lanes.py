@@ -50,6 +50,11 @@ class VectorIndex(Protocol):
 
     async def close(self) -> None: ...
 
+    async def drop(self) -> None:
+        """Delete the index itself (collection, files) and close it: for a lane generation
+        no process reads any more. Dropping what is already gone is no error."""
+        ...
+
 
 class LexicalIndex(Protocol):
     """BM25 over memory bodies (scores: higher is more relevant, only comparable within a query).
@@ -85,3 +90,7 @@ class LexicalIndex(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+    async def drop(self) -> None:
+        """Delete the index itself and close it, like VectorIndex.drop."""
+        ...

@@ -75,6 +75,14 @@ class EmbedderSettings(BaseModel):
 
     batch_size: int = Field(64, ge=1, le=1000)
     max_deliveries: int = Field(5, ge=1)
+    retire_after_s: float = Field(
+        30,
+        ge=0,
+        le=24 * 3600,
+        description="after a reindex swaps, how long the old Qdrant collection and "
+        "OpenSearch index stay for replicas still moving off them (embedded lanes are "
+        "process-local and go at once)",
+    )
 
 
 class QuerySettings(BaseModel):
@@ -114,7 +122,7 @@ class LLMSettings(BaseModel):
     classifier, bulletin prose), e.g. MEMHIVE_LLM__MODEL=openai/gpt-4o-mini.
 
     model None: no LLM; every consumer of this falls back to its deterministic rules.
-    Each consumer process holds its own spend bound (SpendGuard) built from these.
+    Each consumer's replicas share one spend bound (SpendGuard over KV counters).
     """
 
     model: str | None = None  # a litellm model name, e.g. "openai/gpt-4o-mini"

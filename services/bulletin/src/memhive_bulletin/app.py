@@ -8,7 +8,7 @@ from datetime import timedelta
 from memhive_adapters.nats.consumer import PullConsumer
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
-from memhive_adapters.runtime.llm import build_chat_model, build_spend_guard
+from memhive_adapters.runtime.llm import build_chat_model, open_shared_spend_guard
 from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_contracts import streams, subjects
@@ -50,7 +50,7 @@ async def create_bulletin(
     settings, clock = infra.settings, clock or infra.clock
     bulletins = await open_scope_bulletins(infra, clock)
     counter = TiktokenCounter()
-    prose = _prose(settings, chat_model or _chat_model(settings), counter, clock)
+    prose = await _prose(infra, chat_model or _chat_model(settings), counter, clock)
     refresher = BulletinRefresher(bulletins, infra.publisher, prose)
     scheduler = BulletinScheduler(refresher.refresh, bulletin_schedule(settings), clock)
     consumer = PullConsumer(
@@ -73,10 +73,11 @@ def _chat_model(settings: MemhiveSettings) -> ChatModel | None:
     return build_chat_model(settings.llm) if settings.bulletin.llm_prose else None
 
 
-def _prose(
-    settings: MemhiveSettings, model: ChatModel | None, counter: TokenCounter, clock: Clock
+async def _prose(
+    infra: Infrastructure, model: ChatModel | None, counter: TokenCounter, clock: Clock
 ) -> ProseBriefing | None:
     if model is None:
         return None
-    spend = build_spend_guard(settings.llm, clock)
+    settings = infra.settings
+    spend = await open_shared_spend_guard(settings.llm, clock, infra.js, consumer=DURABLE)
     return ProseBriefing(model, counter, spend, summary_words=settings.bulletin.summary_words)

@@ -36,7 +36,7 @@ class ProseBriefing:
         self, bulletin: Bulletin, memories: list[Memory], budget: BulletinBudget
     ) -> Bulletin:
         estimate = self._counter.count(bulletin.text) + budget.total_tokens
-        if not self._spend.try_acquire(estimate):
+        if not await self._spend.try_acquire(estimate):
             return bulletin
         summary = await self._summary(bulletin, budget)
         if summary is None:
@@ -60,10 +60,10 @@ class ProseBriefing:
             completion = await self._model.complete(prompt, max_tokens=budget.total_tokens)
         except Exception as exc:  # any provider failure: the deterministic text is served
             log.warning("bulletin %s: LLM call failed: %r", bulletin.scope_key, exc)
-            self._spend.record(getattr(exc, "tokens", 0))
+            await self._spend.record(getattr(exc, "tokens", 0))
             return None
         used = completion.prompt_tokens + completion.completion_tokens
-        self._spend.record(used)
+        await self._spend.record(used)
         return completion.text.strip()
 
     def _problems(

@@ -35,4 +35,10 @@ async def create_embed(infra: Infrastructure) -> ServiceGroup:
 
 
 def create_reindexer(infra: Infrastructure) -> Reindexer:
-    return Reindexer(RecordReplay(infra.js), infra.lane_set, infra.generations)
+    return Reindexer(
+        RecordReplay(infra.js),
+        infra.lane_set,
+        infra.generations,
+        infra.generation_pointer,
+        retire_after_s=infra.settings.embedder.retire_after_s,
+    )

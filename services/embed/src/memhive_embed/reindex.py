@@ -9,6 +9,8 @@ A repair rewrites some workspaces' memories in place in the current generation.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -16,11 +18,14 @@ from typing import Protocol
 
 from memhive_adapters.runtime.lane_generations import LaneGeneration, LaneGenerations
 from memhive_adapters.runtime.lane_set import LaneSet
+from memhive_domain.lane_generation import GenerationSpec
 from memhive_domain.memory import Memory
 from memhive_ports import Embedder
 
 log = logging.getLogger(__name__)
 
+# After the pointer moves, how long the other replicas get to swap before the catch-up.
+SETTLE_S = 2.0
 # The local embedder runs one call at a time: small calls let a recall's query embedding
 # in between, instead of waiting behind a whole replay batch.
 EMBED_CHUNK = 8
@@ -42,17 +47,37 @@ class Batch(Protocol):
     memories: list[Memory]
     read: int
     total: int
+    sequence: int
 
 
 class Replay(Protocol):
-    """Every memory's current record (forgotten ones too), in batches."""
+    """Every memory's current record (forgotten ones too), in batches; or, after a stream
+    sequence, every record written since."""
 
-    def batches(self, workspace_ids: Sequence[str] = ()) -> AsyncIterator[Batch]: ...
+    def batches(
+        self, workspace_ids: Sequence[str] = (), after_sequence: int | None = None
+    ) -> AsyncIterator[Batch]: ...
+
+
+class SharedPointer(Protocol):
+    """The generation every process follows (nats/kv_generation_pointer.py)."""
+
+    async def advance(self, spec: GenerationSpec) -> bool: ...
 
 
 class Reindexer:
-    def __init__(self, replay: Replay, lanes: LaneSet, generations: LaneGenerations) -> None:
+    def __init__(
+        self,
+        replay: Replay,
+        lanes: LaneSet,
+        generations: LaneGenerations,
+        pointer: SharedPointer | None = None,
+        *,
+        retire_after_s: float = 0.0,
+    ) -> None:
         self._replay, self._lanes, self._generations = replay, lanes, generations
+        self._pointer, self._retire_after_s = pointer, retire_after_s
+        self._retiring: set[asyncio.Task] = set()
 
     async def rebuild(self, embedding_model: str | None, report: Report) -> Progress:
         spec = self._generations.next_spec(embedding_model)
@@ -60,16 +85,29 @@ class Reindexer:
         try:
             await generation.open()
             self._lanes.begin_build(generation)
-            done, total = await self._fill(generation, report)
+            done, total, sequence = await self._fill(generation, report)
+            if self._pointer is not None:  # every other process now moves to it
+                await self._pointer.advance(spec)
         except BaseException:
             await self._roll_back(generation)
             raise
         self._generations.commit(spec)  # from here on a restart serves the new generation
         old = await self._lanes.swap()
         await report(Progress("swapped", done, total, spec.number, spec.embedding_model))
+        try:
+            await self._catch_up(sequence)
+        except Exception:  # the swap is done; their next write indexes them, or a repair
+            log.exception("reindex could not catch up with writes made during the rebuild")
         await self._retire(old)
         log.info("lanes rebuilt: generation %d, %d memories", spec.number, done)
         return Progress("done", done, total, spec.number, spec.embedding_model)
+
+    async def close(self) -> None:
+        """Stops waiting to drop old generations (a restart's sweep drops embedded ones)."""
+        for task in list(self._retiring):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     async def repair(self, workspace_ids: Sequence[str], report: Report) -> Progress:
         current = self._lanes.current
@@ -80,33 +118,67 @@ class Reindexer:
             await report(self._progress("running", done, total))
         return self._progress("done", done, total)
 
-    async def _fill(self, generation: LaneGeneration, report: Report) -> tuple[int, int]:
-        done = total = 0
+    async def _fill(self, generation: LaneGeneration, report: Report) -> tuple[int, int, int]:
+        done = total = sequence = 0
         async for batch in self._replay.batches():
+            sequence = batch.sequence
             live = [m for m in batch.memories if not m.forgotten]
             if live:
                 vectors = await _embed(generation.embedder, live)
                 await self._lanes.write_rebuilt(list(zip(live, vectors, strict=True)), generation)
             done, total = batch.read, batch.total
             await report(Progress("running", done, total, *_described(generation)))
-        return done, total
+        return done, total, sequence
+
+    async def _catch_up(self, sequence: int) -> None:
+        """Records written since the replay's snapshot, rewritten into the new generation.
+        This process mirrored its own writes into the build; other embed replicas wrote
+        only into the old generation until they swapped, which the settling time lets
+        them do first. Each memory's newest record read wins."""
+        if self._pointer is not None:
+            await asyncio.sleep(SETTLE_S)
+        latest: dict[str, Memory] = {}
+        async for batch in self._replay.batches(after_sequence=sequence):
+            latest.update((m.id, m) for m in batch.memories)
+        if latest:
+            await _rewrite(self._lanes.current, list(latest.values()))
+            log.info("reindex caught up %d memories written during the rebuild", len(latest))
 
     async def _retire(self, old: LaneGeneration) -> None:
+        """Embedded lanes are this process's alone: gone at once. Server lanes are read by
+        every replica, each moving off within about a second of the pointer: they are
+        dropped after the grace period, in the background."""
+        if not self._generations.shared:
+            await _drop(old)
+            return
+        task = asyncio.create_task(self._drop_later(old), name=f"retire-gen-{old.spec.number}")
+        self._retiring.add(task)
+        task.add_done_callback(self._retiring.discard)
+
+    async def _drop_later(self, old: LaneGeneration) -> None:
         try:
-            await old.close()
-            self._generations.discard(old.spec.number)
-        except Exception:  # the swap is done; the next start sweeps what is left
-            log.exception("could not remove lane generation %d", old.spec.number)
+            await asyncio.sleep(self._retire_after_s)
+        except asyncio.CancelledError:
+            await old.close()  # left for the operator (or a later sweep) to drop
+            raise
+        await _drop(old)
 
     async def _roll_back(self, generation: LaneGeneration) -> None:
         if self._lanes.building is generation:
             self._lanes.abandon_build()
-        await generation.close()
-        self._generations.discard(generation.spec.number)
+        await _drop(generation)
         log.warning("reindex into generation %d rolled back", generation.spec.number)
 
     def _progress(self, state: str, done: int, total: int) -> Progress:
         return Progress(state, done, total, *_described(self._lanes.current))
+
+
+async def _drop(generation: LaneGeneration) -> None:
+    try:
+        await generation.drop()
+        log.info("lane generation %d dropped", generation.spec.number)
+    except Exception:  # the swap is done; an embedded leftover goes at the next start
+        log.exception("could not drop lane generation %d", generation.spec.number)
 
 
 def _described(generation: LaneGeneration) -> tuple[int, str]:

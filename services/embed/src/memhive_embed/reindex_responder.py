@@ -21,6 +21,8 @@ from memhive_embed.reindex import Progress, Reindexer
 
 log = logging.getLogger(__name__)
 
+QUEUE_GROUP = "embed"
+
 
 class ReindexResponder:
     def __init__(self, nats: NatsClient, reindexer: Reindexer) -> None:
@@ -29,7 +31,10 @@ class ReindexResponder:
         self._job: asyncio.Task | None = None
 
     async def start(self) -> None:
-        self._sub = await self._nats.subscribe(subjects.REINDEX_MEMORIES, cb=self._on_request)
+        # A queue group: with several embed replicas, one of them takes each request.
+        self._sub = await self._nats.subscribe(
+            subjects.REINDEX_MEMORIES, queue=QUEUE_GROUP, cb=self._on_request
+        )
 
     async def stop(self) -> None:
         if self._sub is not None:
@@ -38,6 +43,7 @@ class ReindexResponder:
             self._job.cancel()  # the pointer has not moved: the old generation stays current
             with contextlib.suppress(asyncio.CancelledError):
                 await self._job
+        await self._reindexer.close()
 
     async def _on_request(self, msg: Msg) -> None:
         try:

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from memhive_adapters.nats.consumer import PullConsumer
 from memhive_adapters.runtime.infrastructure import Infrastructure
-from memhive_adapters.runtime.llm import build_chat_model, build_spend_guard
+from memhive_adapters.runtime.llm import (
+    build_chat_model,
+    build_spend_guard,
+    open_shared_spend_guard,
+)
+from memhive_application.spend_guard import SpendGuard
 from memhive_contracts import streams, subjects
 from memhive_ports import Clock, LinkClassifier
 from memhive_settings import MemhiveSettings
@@ -17,6 +22,7 @@ from memhive_link_classifier.metrics import METER_NAME, ClassifierMetrics
 from memhive_link_classifier.subscribers import MemoryIndexedSubscriber
 
 DURABLE = "link-classifier"
+SPEND_CONSUMER = "link_classifier"  # its replicas share one LLM spend bound
 
 
 async def create_link_classifier(
@@ -31,10 +37,15 @@ async def create_link_classifier(
     settings = settings or infra.settings
     metrics = ClassifierMetrics(meter(METER_NAME, meter_provider))
     vector, _ = await infra.lanes()
+    spend = None
+    if settings.llm.model:
+        spend = await open_shared_spend_guard(
+            settings.llm, infra.clock, infra.js, consumer=SPEND_CONSUMER
+        )
     link = LinkNewMemory(
         infra.store,
         vector,
-        build_link_classifier(settings, infra.clock, metrics),
+        build_link_classifier(settings, infra.clock, metrics, spend),
         infra.publisher,
         infra.clock,
         metrics,
@@ -57,16 +68,20 @@ async def create_link_classifier(
 
 
 def build_link_classifier(
-    settings: MemhiveSettings, clock: Clock, metrics: ClassifierMetrics
+    settings: MemhiveSettings,
+    clock: Clock,
+    metrics: ClassifierMetrics,
+    spend: SpendGuard | None = None,
 ) -> LinkClassifier:
-    """With no LLM configured, the near-duplicate fallback alone."""
+    """With no LLM configured, the near-duplicate fallback alone. spend: this process's own
+    bound unless given (the service passes the one its replicas share)."""
     fallback = NearDuplicateClassifier(settings.link_classifier.fallback_threshold)
     chat = build_chat_model(settings.llm)
     if chat is None:
         return fallback
     return LlmLinkClassifier(
         chat,
-        build_spend_guard(settings.llm, clock),
+        spend or build_spend_guard(settings.llm, clock, consumer=SPEND_CONSUMER),
         fallback,
         metrics,
         max_output_tokens=settings.llm.max_output_tokens,

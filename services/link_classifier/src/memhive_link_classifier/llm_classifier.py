@@ -40,7 +40,7 @@ class LlmLinkClassifier:
         if not neighbours:
             return []
         question = link_question(new, neighbours)
-        if not self._guard.try_acquire(estimated_tokens(question, self._max_output_tokens)):
+        if not await self._guard.try_acquire(estimated_tokens(question, self._max_output_tokens)):
             self._metrics.budget_refusals.add(1)
             return await self._fallback.classify(new, neighbours)
         try:
@@ -56,13 +56,13 @@ class LlmLinkClassifier:
         try:
             reply = await self._chat.complete_json(SYSTEM, question)
         except MalformedOutput as malformed:
-            self._spent(malformed.tokens)
+            await self._spent(malformed.tokens)
             raise
-        self._spent(reply.tokens)
+        await self._spent(reply.tokens)
         return proposals_from_answer(reply.data, new, neighbours)
 
-    def _spent(self, tokens: int) -> None:
-        self._guard.record(tokens)
+    async def _spent(self, tokens: int) -> None:
+        await self._guard.record(tokens)
         self._metrics.llm_tokens.add(tokens)
 
 

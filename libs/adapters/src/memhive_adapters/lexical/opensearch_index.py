@@ -106,6 +106,11 @@ class OpenSearchLexicalIndex:
     async def close(self) -> None:
         await self._client.close()
 
+    async def drop(self) -> None:
+        async with self._write_lock:
+            await self._client.indices.delete(index=self._index, ignore=404)
+        await self.close()
+
 
 def _raise_on_bulk_errors(response: dict) -> None:
     if not response.get("errors"):

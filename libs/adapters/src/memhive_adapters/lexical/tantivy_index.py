@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -97,6 +98,10 @@ class TantivyLexicalIndex:
             writer, self._writer, self._index = self._writer, None, None
             if writer is not None:
                 await asyncio.to_thread(writer.wait_merging_threads)
+
+    async def drop(self) -> None:
+        await self.close()
+        await asyncio.to_thread(shutil.rmtree, self._path, True)
 
     # --- opening and writing ---------------------------------------------------------
 

@@ -96,6 +96,8 @@ async def ensure_streams(js: JetStreamContext, replicas: int = 1) -> None:
     await ensure_bucket(js, streams.TOKENS_BUCKET, TOKENS_HISTORY, replicas)
     await ensure_bucket(js, streams.BULLETINS_BUCKET, streams.BULLETINS_HISTORY, replicas)
     await ensure_bucket(js, streams.PRODUCTS_BUCKET, streams.KV_HISTORY, replicas)
+    await ensure_bucket(js, streams.SPEND_BUCKET, 1, replicas, streams.SPEND_MAX_AGE_S)
+    await ensure_bucket(js, streams.LANES_BUCKET, streams.KV_HISTORY, replicas)
 
 
 def _stream_config(spec: StreamSpec, replicas: int) -> StreamConfig:
@@ -138,12 +140,14 @@ def _merged(existing: StreamConfig, spec: StreamSpec, replicas: int) -> StreamCo
     )
 
 
-async def ensure_bucket(js: JetStreamContext, bucket: str, history: int, replicas: int) -> None:
+async def ensure_bucket(
+    js: JetStreamContext, bucket: str, history: int, replicas: int, ttl_s: float | None = None
+) -> None:
     try:
         await js.key_value(bucket)
     except BucketNotFoundError:
         config = KeyValueConfig(
-            bucket=bucket, history=history, storage=StorageType.FILE, replicas=replicas
+            bucket=bucket, history=history, storage=StorageType.FILE, replicas=replicas, ttl=ttl_s
         )
         await js.create_key_value(config)
         log.info("created KV bucket %s", bucket)

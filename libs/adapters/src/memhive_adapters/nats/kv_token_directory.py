@@ -27,6 +27,7 @@ from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
 from memhive_adapters.clock import SystemClock
+from memhive_adapters.nats.kv_watch import watch_entries
 
 SECRET_BYTES = 32
 LIST_TIMEOUT_S = 5.0
@@ -172,19 +173,12 @@ class KvTokenDirectory:
 
 
 async def _changed_keys(watcher: KeyValue.KeyWatcher) -> AsyncIterator[str]:
-    try:
-        replaying = True  # the watch first replays the current keys, then a None marker
-        while True:
-            try:
-                entry = await watcher.updates(timeout=3600)
-            except TimeoutError:
-                continue
-            if entry is None:
-                replaying = False
-            elif not replaying:
-                yield entry.key
-    finally:
-        await watcher.stop()
+    replaying = True  # the watch first replays the current keys, then a None marker
+    async for entry in watch_entries(watcher):
+        if entry is None:
+            replaying = False
+        elif not replaying:
+            yield entry.key
 
 
 def _new_id() -> str:

@@ -36,29 +36,39 @@ class RecordBatch:
     memories: list[Memory]  # forgotten ones included: the caller decides
     read: int  # records read so far, of `total`
     total: int
+    sequence: int  # the highest stream sequence read so far: where a later catch-up starts
 
 
 class RecordReplay:
     def __init__(self, js: JetStreamContext, batch: int = FETCH_BATCH) -> None:
         self._js, self._batch = js, batch
 
-    async def batches(self, workspace_ids: Sequence[str] = ()) -> AsyncIterator[RecordBatch]:
-        """Every memory of these workspaces (all when empty), in batches."""
-        info = await self._js.add_consumer(_STREAM, config=_reader(workspace_ids))
+    async def batches(
+        self, workspace_ids: Sequence[str] = (), after_sequence: int | None = None
+    ) -> AsyncIterator[RecordBatch]:
+        """Every memory of these workspaces (all when empty), in batches. after_sequence:
+        instead, every record written after that stream sequence, oldest first (a memory
+        written twice comes twice)."""
+        config = _reader(workspace_ids)
+        if after_sequence is not None:
+            config.deliver_policy = DeliverPolicy.BY_START_SEQUENCE
+            config.opt_start_seq = after_sequence + 1
+        info = await self._js.add_consumer(_STREAM, config=config)
         try:
             total = info.num_pending
             if not total:
                 return
             sub = await self._js.pull_subscribe_bind(consumer=info.name, stream=_STREAM)
             try:
-                read = 0
+                read = sequence = 0
                 while read < total:
                     msgs = await self._fetch(sub)
                     read += len(msgs)
+                    sequence = max(sequence, *(m.metadata.sequence.stream for m in msgs))
                     # Keys rewritten meanwhile come again after the snapshot: the caller's
                     # live writes cover those, and progress stays within the snapshot.
                     memories = [m for msg in msgs if (m := _memory(msg))]
-                    yield RecordBatch(memories, min(read, total), total)
+                    yield RecordBatch(memories, min(read, total), total, sequence)
                     if msgs[-1].metadata.num_pending == 0:
                         return
             finally:

@@ -21,7 +21,14 @@ async def require_streams(js: JetStreamContext) -> None:
         missing = sorted(set(spec.subjects) - set(config.subjects or ()))
         if missing:
             raise StreamsNotDeclared(_advice(f"stream {spec.name} lacks subjects {missing}"))
-    for bucket in (streams.MEMORIES_BUCKET, streams.TOKENS_BUCKET, streams.BULLETINS_BUCKET):
+    buckets = (
+        streams.MEMORIES_BUCKET,
+        streams.TOKENS_BUCKET,
+        streams.BULLETINS_BUCKET,
+        streams.SPEND_BUCKET,
+        streams.LANES_BUCKET,
+    )
+    for bucket in buckets:
         try:
             await js.key_value(bucket)
         except BucketNotFoundError:

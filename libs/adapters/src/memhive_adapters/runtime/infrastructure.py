@@ -23,11 +23,13 @@ from nats.js import JetStreamContext
 from memhive_adapters.clock import SystemClock
 from memhive_adapters.nats.connection import connect, ensure_streams
 from memhive_adapters.nats.credentials import bus_credentials
+from memhive_adapters.nats.kv_generation_pointer import KvGenerationPointer
 from memhive_adapters.nats.kv_memory_store import KvMemoryStore
 from memhive_adapters.nats.kv_product_directory import KvProductDirectory
 from memhive_adapters.nats.kv_token_directory import KvTokenDirectory
 from memhive_adapters.nats.publisher import JetStreamPublisher
 from memhive_adapters.nats.stream_check import require_streams
+from memhive_adapters.runtime.generation_follower import GenerationFollower
 from memhive_adapters.runtime.lane_generations import LaneGenerations
 from memhive_adapters.runtime.lane_set import LaneSet
 from memhive_adapters.runtime.swappable_lanes import (
@@ -48,6 +50,7 @@ class Infrastructure:
     clock: Clock = field(default_factory=SystemClock)
     _stack: AsyncExitStack = field(default_factory=AsyncExitStack)
     _lanes: tuple[VectorIndex, LexicalIndex] | None = None
+    _generation_pointer: KvGenerationPointer | None = None
     # Set on a service's connection in a shared process: the lanes are the owner's.
     _lane_owner: Infrastructure | None = None
 
@@ -61,16 +64,31 @@ class Infrastructure:
 
     async def lanes(self) -> tuple[VectorIndex, LexicalIndex]:
         """Opened on first use: only services that search or index need them. They are
-        views of `lane_set`, so a reindex can swap the generation under them."""
+        views of `lane_set`, so a reindex can swap the generation under them, here or in
+        another process (the generation pointer on the bus, followed from here on)."""
         if self._lane_owner is not None:
             return await self._lane_owner.lanes()
         if self._lanes is None:
+            if self.generations.shared:  # server lanes: the bus says which generation serves
+                pointer = await KvGenerationPointer.open(self.js, self.generations.pointer_key)
+                self.generations.learn(await pointer.read())
             self.generations.sweep()  # a reindex cut short leaves its half-built generation
             await self.lane_set.current.open()
             self._stack.push_async_callback(self.lane_set.close)
+            if self.generations.shared:
+                follower = GenerationFollower(pointer, self.generations, self.lane_set)
+                await follower.start()
+                self._stack.push_async_callback(follower.stop)
+                self._generation_pointer = pointer
             lanes = self.lane_set
             self._lanes = (SwappableVectorIndex(lanes), SwappableLexicalIndex(lanes))
         return self._lanes
+
+    @property
+    def generation_pointer(self) -> KvGenerationPointer | None:
+        """The bus pointer this process follows: None until the lanes are opened, and for
+        embedded lanes (this process's own: the pointer file alone says which serves)."""
+        return (self._lane_owner or self)._generation_pointer
 
     @property
     def lanes_opened(self) -> bool:

@@ -1,19 +1,23 @@
-"""Lane generations on disk: which one is current, building the next, dropping the rest.
+"""Lane generations: which one is current, building the next, dropping the rest.
 
 The pointer file (`<data_dir>/lanes.json`) names the current generation and the embedding
 model its vectors came from. It is replaced atomically, and only once a new generation is
 complete, so a process killed mid-reindex restarts on the old generation; `sweep()` then
-removes the half-built one (and an old one a crash left behind after its swap).
+removes the half-built one (and an old one a crash left behind after its swap). The same
+pointer on the bus (nats/kv_generation_pointer.py), which every process follows, is learnt
+with `learn()`; the newest of the two is current (a process of another machine has no file).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from memhive_domain.lane_generation import GenerationSpec, newest
 from memhive_ports import Embedder, LexicalIndex, VectorIndex
 from memhive_settings import MemhiveSettings
 
@@ -26,12 +30,7 @@ from memhive_adapters.runtime.lane_builders import (
 )
 
 POINTER_FILE = "lanes.json"
-
-
-@dataclass(frozen=True, slots=True)
-class GenerationSpec:
-    number: int
-    embedding_model: str
+__all__ = ["GenerationSpec", "LaneGeneration", "LaneGenerations", "GenerationPointer"]
 
 
 @dataclass
@@ -50,6 +49,11 @@ class LaneGeneration:
     async def close(self) -> None:
         await self.vector.close()
         await self.lexical.close()
+
+    async def drop(self) -> None:
+        """Delete both lanes (collection, index, directories): no process may read them."""
+        await self.vector.drop()
+        await self.lexical.drop()
 
 
 class GenerationPointer:
@@ -79,9 +83,29 @@ class LaneGenerations:
     def __init__(self, settings: MemhiveSettings) -> None:
         self._settings = settings
         self._pointer = GenerationPointer(settings.data_dir / POINTER_FILE)
+        self._shared: GenerationSpec | None = None
 
     def current_spec(self) -> GenerationSpec:
-        return self._pointer.read() or GenerationSpec(0, self._settings.embedding.model)
+        known = newest(self._pointer.read(), self._shared)
+        return known or GenerationSpec(0, self._settings.embedding.model)
+
+    def learn(self, shared: GenerationSpec | None) -> None:
+        """What the pointer on the bus says (read at start, and on every change)."""
+        self._shared = newest(self._shared, shared)
+
+    @property
+    def pointer_key(self) -> str:
+        """The lane set's name on the bus: its collection and index (KV-safe)."""
+        name = f"{self._settings.vector.collection}.{self._settings.lexical.index}"
+        return re.sub(r"[^-_=a-zA-Z0-9.]", "_", name)
+
+    @property
+    def shared(self) -> bool:
+        """Whether a lane lives on a server that other processes read too (Qdrant,
+        OpenSearch): its old generation may only go once they have all moved on."""
+        return (
+            self._settings.vector.backend != "edge" or self._settings.lexical.backend != "tantivy"
+        )
 
     def next_spec(self, embedding_model: str | None = None) -> GenerationSpec:
         current = self.current_spec()
@@ -97,6 +121,7 @@ class LaneGenerations:
 
     def commit(self, spec: GenerationSpec) -> None:
         self._pointer.write(spec)
+        self.learn(spec)
 
     def discard(self, number: int) -> None:
         """Remove an embedded generation's files (closed first). Server collections and

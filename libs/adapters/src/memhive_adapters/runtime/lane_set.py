@@ -63,8 +63,13 @@ class LaneSet:
         """Make the built generation current; returns the old one once no call uses it."""
         if self._building is None:
             raise RuntimeError("no lane generation is being built")
-        old, self._current = self._current, self._building
-        self._building, self._mirrored = None, {}
+        built, self._building, self._mirrored = self._building, None, {}
+        return await self.adopt(built)
+
+    async def adopt(self, generation: LaneGeneration) -> LaneGeneration:
+        """Serve from `generation` (opened; built by another process, which announced it);
+        returns the old one once no call uses it."""
+        old, self._current = self._current, generation
         async with self._idle:
             await self._idle.wait_for(lambda: self._in_flight[old.spec.number] == 0)
         return old

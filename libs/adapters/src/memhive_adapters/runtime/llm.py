@@ -6,8 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memhive_application.spend_guard import SpendGuard
-from memhive_ports import Clock
+from memhive_ports import Clock, SpendCounters
 from memhive_settings import LLMSettings
+from nats.js import JetStreamContext
+
+from memhive_adapters.nats.kv_spend_counters import KvSpendCounters
 
 if TYPE_CHECKING:
     from memhive_adapters.llm.litellm_chat import LiteLlmChat
@@ -29,8 +32,22 @@ def build_chat_model(llm: LLMSettings) -> LiteLlmChat | None:
     )
 
 
-def build_spend_guard(llm: LLMSettings, clock: Clock) -> SpendGuard:
-    """This process's spend bound for one consumer."""
+def build_spend_guard(
+    llm: LLMSettings, clock: Clock, counters: SpendCounters | None = None, *, consumer: str = "llm"
+) -> SpendGuard:
+    """One consumer's spend bound: this process's alone unless `counters` are shared."""
     return SpendGuard(
-        clock, calls_per_minute=llm.calls_per_minute, tokens_per_day=llm.tokens_per_day
+        clock,
+        calls_per_minute=llm.calls_per_minute,
+        tokens_per_day=llm.tokens_per_day,
+        counters=counters,
+        consumer=consumer,
     )
+
+
+async def open_shared_spend_guard(
+    llm: LLMSettings, clock: Clock, js: JetStreamContext, *, consumer: str
+) -> SpendGuard:
+    """The bound every replica of `consumer` shares, counted in the KV bucket."""
+    counters = await KvSpendCounters.open(js)
+    return build_spend_guard(llm, clock, counters, consumer=consumer)

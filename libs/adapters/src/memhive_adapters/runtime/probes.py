@@ -15,8 +15,12 @@ from memhive_adapters.runtime.infrastructure import Infrastructure
 
 LANE_PROBE_TIMEOUT_S = 2.0
 
-_lane_documents = metrics.get_meter("memhive.lanes").create_gauge(
+_meter = metrics.get_meter("memhive.lanes")
+_lane_documents = _meter.create_gauge(
     "memhive.lane.documents", description="memories indexed in each recall lane"
+)
+_lane_generation = _meter.create_gauge(
+    "memhive.lane.generation", description="the lane generation this process serves from"
 )
 
 
@@ -29,6 +33,8 @@ async def readiness(infra: Infrastructure) -> dict[str, bool]:
 
 
 async def record_lane_sizes(infra: Infrastructure) -> None:
+    if infra.lanes_opened:
+        _lane_generation.set(infra.lane_set.current.spec.number)
     counts = await _lane_counts(infra) if infra.lanes_opened else None
     if counts is not None:
         for lane, count in counts.items():

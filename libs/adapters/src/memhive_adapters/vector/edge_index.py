@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -98,6 +99,10 @@ class EdgeVectorIndex:
             shard, self._shard = self._shard, None
             if shard is not None:
                 await asyncio.to_thread(_flush_and_close, shard)
+
+    async def drop(self) -> None:
+        await self.close()
+        await asyncio.to_thread(shutil.rmtree, self._path, True)
 
     async def _ready(self) -> qe.EdgeShard:
         if self._shard is None:

@@ -108,6 +108,12 @@ class QdrantVectorIndex:
     async def close(self) -> None:
         await self._client.close()
 
+    async def drop(self) -> None:
+        async with self._write_lock:
+            if await self._client.collection_exists(self._collection):
+                await self._client.delete_collection(self._collection)
+        await self.close()
+
     async def _create_collection(self) -> None:
         vectors = models.VectorParams(size=self._dimensions, distance=models.Distance.COSINE)
         await self._client.create_collection(self._collection, vectors_config=vectors)

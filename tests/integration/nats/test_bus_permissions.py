@@ -258,19 +258,39 @@ async def test_a_hook_cannot_ask_for_a_reindex(
 # Service users: each does its job, and only its job
 
 
-async def test_the_gateway_reads_tokens_but_cannot_write_the_record(
+async def test_the_gateway_reads_tokens_but_cannot_write_them_or_the_record(
     connected, bus_auth: EmbeddedBusAuth, js: JetStreamContext
 ) -> None:
     tokens = await js.key_value(streams.TOKENS_BUCKET)
     digest = token_digest(uuid.uuid4().hex)
     await tokens.put(digest, b"{}")
+    forged_key = token_digest(f"forged-{uuid.uuid4().hex}")
     try:
         query = await connected(bus_user(bus_auth, perms.QUERY))
         readable = await query.nc.jetstream().key_value(streams.TOKENS_BUCKET)
         assert (await readable.get(digest)).value == b"{}"
+        forged = json.dumps({"workspace_id": "ws", "user_id": "ceo", "role": "admin"}).encode()
+        assert await query.publish_refused(f"$KV.{streams.TOKENS_BUCKET}.{forged_key}", forged)
+        assert await query.publish_refused(f"$KV.{streams.TOKENS_BUCKET}.{digest}", b"")
         assert await query.publish_refused(f"$KV.{streams.MEMORIES_BUCKET}.ws.id")
+        with pytest.raises(KeyNotFoundError):
+            await tokens.get(forged_key)
+        assert (await tokens.get(digest)).value == b"{}"
     finally:
         await tokens.purge(digest)
+
+
+async def test_only_ingest_answers_token_requests(connected, bus_auth: EmbeddedBusAuth) -> None:
+    """The gateway may ask for token changes; only ingest may listen for them (and answer)."""
+    query = await connected(bus_user(bus_auth, perms.QUERY))
+    assert not await query.publish_refused(subjects.CREATE_TOKEN, b"")
+    assert await query.subscribe_refused(f"{subjects.TOKEN_REQUESTS}.*")
+    for user in (perms.EMBED, perms.LINK_CLASSIFIER, perms.BULLETIN):
+        service = await connected(bus_user(bus_auth, user))
+        assert await service.subscribe_refused(f"{subjects.TOKEN_REQUESTS}.*")
+        assert await service.publish_refused(subjects.CREATE_TOKEN, b"")
+    ingest = await connected(bus_user(bus_auth, perms.INGEST))
+    assert not await ingest.subscribe_refused(f"{subjects.TOKEN_REQUESTS}.*")
 
 
 @pytest.mark.parametrize(
@@ -279,12 +299,17 @@ async def test_the_gateway_reads_tokens_but_cannot_write_the_record(
         (
             perms.QUERY,
             [f"{subjects.SAVE_MEMORY}.ws", f"{subjects.FORGET_MEMORY}.ws"],
-            [f"{subjects.MEMORY_SAVED}.ws", f"{subjects.NOTE_ADDED}.ws", subjects.dead_letter("x")],
+            [
+                f"{subjects.MEMORY_SAVED}.ws",
+                f"{subjects.NOTE_ADDED}.ws",
+                subjects.dead_letter("x"),
+                f"$KV.{streams.TOKENS_BUCKET}.k",
+            ],
         ),
         (
             perms.INGEST,
             [f"{subjects.MEMORY_SAVED}.ws", subjects.dead_letter("ws")],
-            [f"{subjects.SAVE_MEMORY}.ws", f"$KV.{streams.TOKENS_BUCKET}.k"],
+            [f"{subjects.SAVE_MEMORY}.ws", f"$KV.{streams.BULLETINS_BUCKET}.k"],
         ),
         (
             perms.EMBED,

@@ -16,9 +16,13 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 from memhive_adapters.oidc.jwks_verifier import JwksVerifier
+from memhive_application.audit_trail import AuditTrail
+from memhive_application.authentication import Authenticator, Unauthenticated
+from memhive_application.token_requests import AuthenticatedTokenAdmin
+from memhive_application.tokens import TokenAdmin
+from memhive_domain.errors import NotAllowed
 from memhive_domain.principals import Principal, Role
-from memhive_ports import SignInRejected
-from memhive_query.auth import Authenticator, Unauthenticated
+from memhive_ports import SignInRejected, TokenRequest
 from memhive_settings import OidcSettings
 
 ISSUER, AUDIENCE = "https://id.example.test/", "memhive"
@@ -227,3 +231,47 @@ async def test_the_gateway_authenticator_answers_401_for_a_bad_jwt_and_accepts_a
         await auth.principal_for(f"Bearer {idp.sign(aud='x')}")
     with pytest.raises(Unauthenticated, match="unknown token"):
         await auth.principal_for("Bearer mh_0123456789abcdef_secret")
+
+
+class OneTokenDirectory:
+    """What the token responder's use case needs of the directory: lookup and create."""
+
+    def __init__(self) -> None:
+        self.created = []
+
+    async def lookup(self, token: str):
+        return None
+
+    async def create(self, draft, created_by: str, now: datetime):
+        self.created.append((draft, created_by))
+        return draft.record("0123456789abcdef", created_by, now), "mh_0123456789abcdef_s"
+
+
+class Entries:
+    def __init__(self) -> None:
+        self.entries = []
+
+    async def append(self, entry) -> None:
+        self.entries.append(entry)
+
+
+async def test_the_token_responder_authenticates_a_forwarded_jwt_itself(provider) -> None:
+    """The gateway forwards a person's JWT as received; the responder verifies it against
+    the JWKS and applies the JWT's own workspace and role."""
+    idp, url = provider
+    directory, audit = OneTokenDirectory(), Entries()
+    auth = Authenticator(directory, Clock(), ttl_s=0, identity=verifier(url))
+    admin = TokenAdmin(directory, AuditTrail(audit, Clock()), Clock())
+    tokens = AuthenticatedTokenAdmin(auth, admin, Clock())
+
+    record, _ = await tokens.create(idp.sign(), TokenRequest(user_id="bot", role="agent"))
+    assert (record.workspace_id, record.created_by) == ("acme", "ada@example.test")
+    with pytest.raises(NotAllowed):
+        await tokens.create(idp.sign(memhive_role="member"), TokenRequest(user_id="x"))
+    with pytest.raises(Unauthenticated, match="sign-in token rejected"):
+        await tokens.create(idp.sign(aud="elsewhere"), TokenRequest(user_id="y"))
+    assert [d.user_id for d, _ in directory.created] == ["bot"]
+    assert [(e.credential, e.outcome.value) for e in audit.entries] == [
+        ("oidc:user-42", "ok"),
+        ("oidc:user-42", "denied"),
+    ]

@@ -8,6 +8,7 @@ Run with MEMHIVE_FUZZ_EXAMPLES=200 for a deeper search.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import os
 
 import httpx
@@ -81,6 +82,9 @@ async def test_fuzzing_finds_no_server_error_and_no_undocumented_answer(
     # first use, and CPython 3.11 can fail ("AST constructor recursion depth mismatch")
     # when pytest rewrites a module in one thread while another compiles.
     schema = schemathesis.openapi.from_dict(document)
+    # The same for the module its strategies import lazily (pytest rewrites schemathesis,
+    # a plugin, on import): imported here, the fuzzing thread finds it loaded.
+    importlib.import_module("schemathesis.generation.dictionaries")
 
     calls = await asyncio.to_thread(fuzz, schema, gateway_url, member, both)
     calls += await asyncio.to_thread(fuzz, schema, gateway_url, reader, both[:1])

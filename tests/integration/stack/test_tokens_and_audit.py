@@ -89,6 +89,7 @@ async def test_bad_token_requests_name_the_field(admin) -> None:
     for fields, field in [
         ({"user": "bot", "expires_in": "forever"}, "expires_in"),
         ({"user": "bot", "expires_at": "2020-01-01T00:00:00Z"}, "expires_at"),
+        ({"user": "bot", "expires_at": "2030-01-01T00:00:00"}, "expires_at"),  # no zone
         ({"user": "bad user"}, "user"),
         ({"user": "bot", "role": "root"}, "role"),
     ]:

@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from memhive_application.authentication import Authenticator, Unauthenticated
 from memhive_domain.principals import Principal, Role
 from memhive_domain.tokens import TokenRecord
-from memhive_query.auth import Authenticator, Unauthenticated
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
@@ -114,7 +114,7 @@ class BrokenWatch(Directory):
 
 
 async def test_a_refused_watch_does_not_stop_the_gateway(monkeypatch) -> None:
-    monkeypatch.setattr("memhive_query.auth.WATCH_START_TIMEOUT_S", 0.05)
+    monkeypatch.setattr("memhive_application.authentication.WATCH_START_TIMEOUT_S", 0.05)
     directory = BrokenWatch()
     directory.records["t"] = record()
     auth = Authenticator(directory, Clock())

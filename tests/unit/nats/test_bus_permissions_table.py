@@ -43,15 +43,23 @@ def _writers(bucket: str) -> set[str]:
     return {u for u, p in perms.SERVICES.items() if f"$KV.{bucket}.>" in p.publish} - {perms.ADMIN}
 
 
-def test_only_ingest_writes_the_record_and_only_the_gateway_writes_tokens() -> None:
-    """The gateway authenticates callers and serves the admin token routes (see
-    docs/architecture.md, "The bus"); no background service touches tokens."""
+def test_only_ingest_writes_the_record_and_the_tokens() -> None:
+    """The gateway reads and watches tokens but asks ingest (the token responder) to change
+    them (docs/architecture.md, "The bus"); no other service touches tokens."""
     assert _writers("memhive_memories") == {perms.INGEST}
-    assert _writers("memhive_tokens") == {perms.QUERY}
+    assert _writers("memhive_tokens") == {perms.INGEST}
     readers = {u for u, p in perms.SERVICES.items()
                if any("KV_memhive_tokens" in s and ".STREAM.INFO." not in s
                       for s in p.publish)} - {perms.ADMIN}  # fmt: skip
-    assert readers == {perms.QUERY}
+    assert readers == {perms.QUERY, perms.INGEST}
+
+
+def test_the_gateway_asks_for_token_changes_and_only_ingest_answers_them() -> None:
+    requests = "memhive.admin.tokens.*"
+    assert requests in perms.SERVICES[perms.QUERY].publish
+    answering = {u for u, p in perms.SERVICES.items() if requests in p.subscribe}
+    assert answering - {perms.ADMIN} == {perms.INGEST}
+    assert perms.SERVICES[perms.INGEST].allow_responses
 
 
 def test_a_hook_may_publish_its_workspaces_upstream_events_and_nothing_else() -> None:

@@ -1,4 +1,5 @@
-"""Use case: a workspace's admins manage its tokens (the CLI uses it too, as an operator).
+"""Use case: a workspace's admins manage its tokens. Used where tokens are written: by
+ingest's token responder (for the admin routes, `token_requests.py`) and by the CLI.
 
 A token is shown once, when created or rotated; listings carry metadata only. Tokens of
 another workspace look like unknown ones (404).

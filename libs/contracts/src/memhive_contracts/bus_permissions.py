@@ -126,10 +126,10 @@ def _service(user: str, publish: tuple[str, ...], subscribe: tuple[str, ...] = (
 SERVICES: dict[str, BusPermissions] = {
     ADMIN: BusPermissions(ADMIN, (">",), (">",)),
     # The gateway: publishes commands, reads the record (never writes it), waits for memory
-    # events, reads the log for revision history and the dead letters. It is the one place
-    # that authenticates callers (tokens and OIDC), so the admin token routes write the token
-    # bucket from here and every gateway watches it to drop revoked tokens; it appends to
-    # the audit log and keeps the products' records.
+    # events, reads the log for revision history and the dead letters. It reads the token
+    # bucket (authentication) and watches it (to drop revoked tokens at once), but token
+    # changes are requests to ingest, which writes them; it appends to the audit log and
+    # keeps the products' records.
     QUERY: _service(
         QUERY,
         (
@@ -137,8 +137,8 @@ SERVICES: dict[str, BusPermissions] = {
             *_each_workspace(subjects.UPDATE_MEMORY, subjects.MEMORIES_RECALLED),
             *_kv_read(streams.MEMORIES_BUCKET),
             *_kv_read(streams.TOKENS_BUCKET),
-            *_kv_write(streams.TOKENS_BUCKET),
             *_kv_watch(streams.TOKENS_BUCKET),
+            f"{subjects.TOKEN_REQUESTS}.*",  # token changes: ingest answers
             *_kv_read(streams.BULLETINS_BUCKET),
             *_kv_write(streams.BULLETINS_BUCKET),  # a bulletin rendered on demand
             *_kv_read(streams.PRODUCTS_BUCKET),
@@ -153,7 +153,9 @@ SERVICES: dict[str, BusPermissions] = {
         ),
         (subjects.ALL_MEMORY_EVENTS,),
     ),
-    # Ingest: applies commands and upstream events to the record, announces the result.
+    # Ingest: applies commands and upstream events to the record, announces the result. It
+    # is also the only service that writes tokens: it answers the gateway's token requests
+    # (authenticating each request's credential itself) and records them in the audit log.
     INGEST: _service(
         INGEST,
         (
@@ -162,9 +164,14 @@ SERVICES: dict[str, BusPermissions] = {
             *_kv_read(streams.MEMORIES_BUCKET),
             *_kv_write(streams.MEMORIES_BUCKET),
             *_kv_read(streams.PRODUCTS_BUCKET),  # the visibility a product's memories inherit
+            *_kv_read(streams.TOKENS_BUCKET),
+            *_kv_write(streams.TOKENS_BUCKET),
+            f"{subjects.AUDIT}.*.*",
             *_consume(streams.LOG_STREAM, DURABLES[INGEST]),
             *_consume(streams.ACTIVITY_STREAM, DURABLES[INGEST]),
         ),
+        (f"{subjects.TOKEN_REQUESTS}.*",),
+        allow_responses=True,
     ),
     # Embed: indexes what the record holds, answers reindex requests (it owns the lanes).
     EMBED: _service(

@@ -36,6 +36,14 @@ ALL_MEMORY_EVENTS = "memhive.evt.memory.>"
 REINDEX_MEMORIES = "memhive.admin.reindex"
 REINDEX_PROGRESS = "memhive.admin.reindex.progress"
 
+# Token changes (core NATS request/reply): memhive.admin.tokens.<op>, answered by the one
+# service allowed to write the token bucket, one replica per request (a queue group).
+TOKEN_REQUESTS = "memhive.admin.tokens"
+CREATE_TOKEN = "memhive.admin.tokens.create"
+REVOKE_TOKEN = "memhive.admin.tokens.revoke"
+ROTATE_TOKEN = "memhive.admin.tokens.rotate"
+TOKEN_RESPONDERS = "token-responders"
+
 # The audit log: memhive.audit.<action>.<workspace> (stream MEMHIVE_AUDIT).
 AUDIT = "memhive.audit"
 

@@ -38,3 +38,7 @@ class NotAllowed(DomainError):
 
 class ConcurrentUpdate(DomainError):
     """Someone else changed the record since it was read; re-read and retry."""
+
+
+class Unauthenticated(DomainError):
+    """No credential, or one memhive does not accept (unknown, revoked, expired, forged)."""

@@ -12,6 +12,7 @@ from memhive_ports.poison import Poison
 from memhive_ports.publisher import EventPublisher
 from memhive_ports.spend import SpendCounters
 from memhive_ports.store import MemoryStore, StoredMemory
+from memhive_ports.token_commands import TokenCommands, TokenRequest, TokenServiceUnavailable
 from memhive_ports.token_counter import TokenCounter
 from memhive_ports.tokens import TokenDirectory
 
@@ -35,7 +36,10 @@ __all__ = [
     "Poison",
     "SpendCounters",
     "StoredMemory",
+    "TokenCommands",
     "TokenCounter",
+    "TokenRequest",
+    "TokenServiceUnavailable",
     "TokenDirectory",
     "VectorIndex",
 ]

@@ -87,6 +87,8 @@ class EmbedderSettings(BaseModel):
 
 class QuerySettings(BaseModel):
     save_wait_timeout_s: float = Field(10.0, gt=0)
+    # How long a token change waits for the token responder (ingest) before a 503.
+    token_request_timeout_s: float = Field(5.0, gt=0, le=60)
     # relative_score keeps score gaps; rrf uses ranks only (docs/architecture.md, "Fusion").
     fusion: Literal["relative_score", "rrf"] = "relative_score"
     importance_influence: float = Field(0.3, ge=0, le=1)

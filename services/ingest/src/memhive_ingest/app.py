@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from memhive_adapters.nats.audit_log import JetStreamAuditLog
 from memhive_adapters.nats.consumer import PullConsumer
+from memhive_adapters.oidc.jwks_verifier import JwksVerifier
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
+from memhive_application.audit_trail import AuditTrail
+from memhive_application.authentication import Authenticator
+from memhive_application.token_requests import AuthenticatedTokenAdmin
+from memhive_application.tokens import TokenAdmin
 from memhive_contracts import streams, subjects
 
 from memhive_ingest.access_counts import AccessCounter
@@ -12,6 +18,7 @@ from memhive_ingest.forget_memory import ForgetMemoryHandler
 from memhive_ingest.link_memories import LinkMemoriesHandler
 from memhive_ingest.save_memory import SaveMemoryHandler
 from memhive_ingest.subscribers import ActivitySubscriber, CommandRouter, command_routes
+from memhive_ingest.token_responder import TokenResponder
 from memhive_ingest.update_memory import UpdateMemoryHandler
 from memhive_ingest.upstream_events import UpstreamEventHandler, UpstreamEventSubscriber
 
@@ -57,4 +64,17 @@ def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> Se
         batch_size=settings.batch_size,
         max_deliveries=settings.max_deliveries,
     )
-    return ServiceGroup([commands, activity, upstream])
+    return ServiceGroup([commands, activity, upstream, token_responder(infra)])
+
+
+def token_responder(infra: Infrastructure) -> TokenResponder:
+    """Ingest, the record writer, is also the only token writer: the gateway forwards
+    token changes with the caller's credential, which is checked again here (no cache, so
+    a revoked admin token stops at once)."""
+    oidc = infra.settings.oidc
+    auth = Authenticator(
+        infra.tokens, infra.clock, ttl_s=0, identity=JwksVerifier(oidc) if oidc.issuer else None
+    )
+    trail = AuditTrail(JetStreamAuditLog(infra.js), infra.clock)
+    admin = TokenAdmin(infra.tokens, trail, infra.clock)
+    return TokenResponder(infra.nats, AuthenticatedTokenAdmin(auth, admin, infra.clock))

@@ -13,10 +13,11 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from memhive_application.authentication import Unauthenticated
 from memhive_domain.errors import ConcurrentUpdate, InvalidInput, NotAllowed, NotFound
+from memhive_ports import TokenServiceUnavailable
 from starlette.exceptions import HTTPException
 
-from memhive_query.auth import Unauthenticated
 from memhive_query.schemas import memory_json
 from memhive_query.use_cases.conflicts import NearDuplicates
 from memhive_query.use_cases.consolidate import SummaryUnavailable
@@ -42,6 +43,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(Unauthenticated, _unauthenticated)
     app.add_exception_handler(NearDuplicates, _near_duplicates)
     app.add_exception_handler(SummaryUnavailable, _status(503))
+    app.add_exception_handler(TokenServiceUnavailable, _status(503))
 
 
 def error_response(

@@ -8,16 +8,16 @@ from functools import cached_property
 from memhive_adapters.nats.audit_log import JetStreamAuditLog
 from memhive_adapters.nats.dead_letters import DeadLetters
 from memhive_adapters.nats.revision_log import JetStreamRevisionLog
+from memhive_adapters.nats.token_requests import BusTokenCommands
 from memhive_adapters.oidc.jwks_verifier import JwksVerifier
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.llm import build_chat_model, build_spend_guard
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_application.audit_trail import AuditTrail
-from memhive_application.tokens import TokenAdmin
+from memhive_application.authentication import Authenticator
 from memhive_domain.fusion import FusionMethod
 
-from memhive_query.auth import Authenticator
 from memhive_query.event_waiter import EventWaiter
 from memhive_query.use_cases.audit import (
     AuditedDeadLetters,
@@ -40,6 +40,7 @@ from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemo
 from memhive_query.use_cases.revisions import MemoryRevisions
 from memhive_query.use_cases.save import SaveMemory
 from memhive_query.use_cases.skills import Skills
+from memhive_query.use_cases.tokens import GatewayTokens
 from memhive_query.use_cases.update import UpdateMemory
 
 
@@ -59,7 +60,7 @@ class Gateway:
     bulletin: ReadBulletin
     products: Products
     audit: AuditTrail
-    tokens: TokenAdmin
+    tokens: GatewayTokens
     update: AuditedUpdate
 
     @cached_property
@@ -146,7 +147,9 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         bulletin=ReadBulletin(await open_scope_bulletins(infra)),
         products=Products(infra.products, infra.clock),
         audit=trail,
-        tokens=TokenAdmin(infra.tokens, trail, infra.clock),
+        tokens=GatewayTokens(
+            infra.tokens, BusTokenCommands(infra.nats, settings.token_request_timeout_s)
+        ),
         update=AuditedUpdate(
             UpdateMemory(
                 reader,

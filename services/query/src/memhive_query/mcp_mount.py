@@ -11,10 +11,10 @@ from contextvars import ContextVar
 
 import httpx
 from fastapi import FastAPI
+from memhive_application.authentication import Authenticator, Unauthenticated
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from memhive_query.auth import Authenticator, Unauthenticated
 from memhive_query.mcp.api import MemoryApi
 from memhive_query.mcp.rest_api import RestMemoryApi
 from memhive_query.mcp.server import build_mcp_server, mcp_asgi_app

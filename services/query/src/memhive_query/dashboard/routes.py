@@ -13,6 +13,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from memhive_application.authentication import Unauthenticated
 from memhive_domain.changes import MemoryChanges
 from memhive_domain.errors import DomainError, InvalidInput, NotAllowed, NotFound
 from memhive_domain.kinds import MemoryKind
@@ -22,7 +23,6 @@ from memhive_domain.recall import SelectionRequest
 from memhive_domain.scopes import Scope, Visibility
 from memhive_domain.sources import Source
 
-from memhive_query.auth import Unauthenticated
 from memhive_query.dashboard.browse import BrowseRequest, RefinementFields, Sort
 from memhive_query.dashboard.session import (
     CSRF_FIELD,

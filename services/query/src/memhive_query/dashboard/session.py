@@ -17,9 +17,8 @@ import secrets
 
 from fastapi import Request
 from fastapi.responses import Response
+from memhive_application.authentication import Authenticator, Unauthenticated
 from memhive_domain.principals import Principal
-
-from memhive_query.auth import Authenticator, Unauthenticated
 
 SESSION_COOKIE = "memhive_session"
 CSRF_COOKIE = "memhive_csrf"

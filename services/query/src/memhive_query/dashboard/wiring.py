@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memhive_adapters.nats.event_counts import JetStreamEventCounts
+from memhive_application.authentication import Authenticator
 
-from memhive_query.auth import Authenticator
 from memhive_query.dashboard.browse import BrowseMemories
 from memhive_query.dashboard.memory_page import ViewMemory
 from memhive_query.dashboard.stats import MemoryStats

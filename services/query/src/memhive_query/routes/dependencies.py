@@ -6,6 +6,7 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from memhive_application.authentication import bearer_credential
 from memhive_domain.principals import Principal
 
 from memhive_query.gateway import Gateway
@@ -26,5 +27,14 @@ async def principal(
     return await gateway(request).auth.principal_for(request.headers.get("authorization"))
 
 
-GatewayDep = Annotated[Gateway, Depends(gateway)]
 PrincipalDep = Annotated[Principal, Depends(principal)]
+
+
+def credential(_: PrincipalDep, request: Request) -> str:
+    """The caller's credential as received, once the gateway accepted it (401 otherwise),
+    for a service that authenticates the caller again (the token responder)."""
+    return bearer_credential(request.headers.get("authorization"))
+
+
+GatewayDep = Annotated[Gateway, Depends(gateway)]
+CredentialDep = Annotated[str, Depends(credential)]

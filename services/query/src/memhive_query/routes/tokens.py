@@ -7,15 +7,19 @@ from datetime import datetime
 from typing import Any, Literal
 
 from fastapi import APIRouter
-from memhive_domain.principals import ROOT_HOME, Role
-from memhive_domain.tokens import TokenDraft, TokenRecord, expiry
+from memhive_domain.principals import ROOT_HOME
+from memhive_domain.tokens import TokenRecord
+from memhive_ports import TokenRequest
 from pydantic import BaseModel, ConfigDict, Field
 
 from memhive_query.openapi import errors
-from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
+from memhive_query.routes.dependencies import CredentialDep, GatewayDep, PrincipalDep
 from memhive_query.timestamps import utc_iso
 
-router = APIRouter(prefix="/v1/admin/tokens", tags=["admin"], responses=errors(401, 403, 413, 422))
+# Changes are carried out by the token responder (ingest), which answers 503 if unreachable.
+router = APIRouter(
+    prefix="/v1/admin/tokens", tags=["admin"], responses=errors(401, 403, 413, 422, 503)
+)
 
 
 class CreateTokenRequest(BaseModel):
@@ -39,19 +43,21 @@ class RotateTokenRequest(BaseModel):
 
 
 @router.post("", status_code=201)
-async def create_token(request: CreateTokenRequest, gw: GatewayDep, who: PrincipalDep) -> dict:
+async def create_token(
+    request: CreateTokenRequest, gw: GatewayDep, credential: CredentialDep
+) -> dict:
     """Issue a token of the caller's workspace (admins only)."""
-    now = gw.infra.clock.now()
-    draft = TokenDraft(
-        workspace_id=who.workspace_id,
+    at = request.expires_at.isoformat() if request.expires_at else None
+    asked = TokenRequest(
         user_id=request.user,
-        role=Role(request.role),
+        role=request.role,
         name=request.name,
         home=request.home,
         acting_for=request.acting_for,
-        expires_at=expiry(now, request.expires_in, request.expires_at),
+        expires_in=request.expires_in,
+        expires_at=at,
     )
-    record, token = await gw.tokens.create(who, draft)
+    record, token = await gw.tokens.commands.create(credential, asked)
     return token_json(record) | {"token": token}
 
 
@@ -62,18 +68,22 @@ async def list_tokens(gw: GatewayDep, who: PrincipalDep) -> dict:
 
 
 @router.delete("/{token_id}", responses=errors(404))
-async def revoke_token(token_id: str, gw: GatewayDep, who: PrincipalDep) -> dict:
+async def revoke_token(token_id: str, gw: GatewayDep, credential: CredentialDep) -> dict:
     """Every replica refuses the token within about a second."""
-    record = await gw.tokens.revoke(who, token_id)
+    record = await gw.tokens.commands.revoke(credential, token_id)
     return token_json(record) | {"status": "revoked"}
 
 
 @router.post("/{token_id}/rotate", responses=errors(404))
 async def rotate_token(
-    token_id: str, gw: GatewayDep, who: PrincipalDep, request: RotateTokenRequest | None = None
+    token_id: str,
+    gw: GatewayDep,
+    credential: CredentialDep,
+    request: RotateTokenRequest | None = None,
 ) -> dict:
     """A new secret, same id and metadata; the old secret stops (after `grace`, if given)."""
-    record, token = await gw.tokens.rotate(who, token_id, request.grace if request else None)
+    grace = request.grace if request else None
+    record, token = await gw.tokens.commands.rotate(credential, token_id, grace)
     return token_json(record) | {"token": token}
 
 

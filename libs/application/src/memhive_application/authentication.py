@@ -1,9 +1,11 @@
 """Bearer credentials to principals: memhive tokens (agents, hooks) and, when configured,
-OIDC JWTs (people).
+OIDC JWTs (people). The gateway authenticates every request with it; the token responder
+authenticates again the credential a token request carries (it trusts no sender).
 
 Token lookups are cached for 30 s so a recall does not pay a KV read, but a revoked or
 rotated token must stop working at once on every replica: each gateway watches the token
-bucket and drops its cache on any change, and expiry is checked on every request.
+bucket and drops its cache on any change, and expiry is checked on every request. The
+token responder caches nothing (`ttl_s=0`): its requests are rare and must see a revocation.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import contextlib
 import logging
 import time
 
-from memhive_domain.errors import DomainError
+from memhive_domain.errors import Unauthenticated
 from memhive_domain.principals import Principal
 from memhive_domain.tokens import TokenRecord
 from memhive_ports import Clock, IdentityVerifier, SignInRejected, TokenDirectory
@@ -23,11 +25,9 @@ CACHE_MAX = 10_000
 WATCH_RETRY_S = 1.0
 WATCH_START_TIMEOUT_S = 5.0
 
+__all__ = ["Authenticator", "Unauthenticated", "bearer_credential"]  # Unauthenticated: domain
+
 log = logging.getLogger(__name__)
-
-
-class Unauthenticated(DomainError):
-    """No credential, or one memhive does not accept (unknown, revoked, expired, forged)."""
 
 
 class Authenticator:
@@ -58,7 +58,13 @@ class Authenticator:
                 await self._watch
 
     async def principal_for(self, authorization: str | None) -> Principal:
-        credential = _bearer(authorization)
+        """The principal of an `Authorization` header."""
+        return await self.principal_of(bearer_credential(authorization))
+
+    async def principal_of(self, credential: str) -> Principal:
+        """The principal of a bare credential (a memhive token or an OIDC JWT)."""
+        if not credential:
+            raise Unauthenticated("missing credential")
         if self._identity is not None and self._identity.claims_to_be(credential):
             try:
                 return await self._identity.verify(credential)
@@ -79,8 +85,8 @@ class Authenticator:
         if cached and cached[0] > time.monotonic():
             return cached[1]
         record = await self._tokens.lookup(token)
-        if record is None:
-            return None
+        if record is None or self._ttl <= 0:
+            return record
         if len(self._cache) >= CACHE_MAX:
             self._cache.clear()
         self._cache[token] = (time.monotonic() + self._ttl, record)
@@ -103,7 +109,7 @@ class Authenticator:
             await asyncio.sleep(WATCH_RETRY_S)
 
 
-def _bearer(authorization: str | None) -> str:
+def bearer_credential(authorization: str | None) -> str:
     scheme, _, token = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise Unauthenticated("missing bearer token: send 'Authorization: Bearer <token>'")

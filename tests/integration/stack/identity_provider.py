@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import json
 import secrets
 import threading
@@ -40,6 +41,9 @@ class StubProvider:
     key: rsa.RSAPrivateKey
     person: Person | None = None
     consent: bool = True
+    # A consent page with an "Allow" link instead of an immediate redirect: the way back is
+    # then a navigation started by the provider's site, as with a real person at a real one.
+    interactive: bool = False
     # Claims to override in the next id_tokens (e.g. a wrong aud, nonce or exp).
     tweak: dict = field(default_factory=dict)
     token_status: int | None = None  # e.g. 503: the token endpoint is down
@@ -124,6 +128,9 @@ def stub_provider(host: str = "127.0.0.1") -> Iterator[StubProvider]:
                 self._json(200, provider.discovery())
             elif url.path == "/jwks":
                 self._json(200, provider.jwks())
+            elif url.path == "/authorize" and provider.interactive:
+                back = html.escape(provider.authorize(query))
+                self._send(200, "text/html", f'<a href="{back}">Allow</a>'.encode())
             elif url.path == "/authorize":
                 self.send_response(302)
                 self.send_header("Location", provider.authorize(query))
@@ -138,9 +145,11 @@ def stub_provider(host: str = "127.0.0.1") -> Iterator[StubProvider]:
             self._json(*provider.token(form) if self.path == "/token" else (404, {}))
 
         def _json(self, status: int, document: dict) -> None:
-            body = json.dumps(document).encode()
+            self._send(status, "application/json", json.dumps(document).encode())
+
+        def _send(self, status: int, content_type: str, body: bytes) -> None:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)

@@ -17,7 +17,8 @@ from memhive_contracts.bus_permissions import QUERY
 from memhive_query.app import create_app
 from memhive_settings import OidcSettings
 
-from tests.integration.stack.conftest import Stack, app_running, save
+from tests.integration.stack.browser import chromium, require_chromium, screenshot
+from tests.integration.stack.conftest import Stack, app_running, save, served_on_loopback
 from tests.integration.stack.identity_provider import (
     CLIENT_ID,
     Person,
@@ -242,3 +243,35 @@ async def test_without_oidc_there_is_no_provider_button(stack: Stack) -> None:
         assert page.status_code == 200 and "Sign in with" not in page.text
         assert (await client.get("/memory/oidc/login")).status_code == 404
         assert (await client.get("/memory/oidc/callback?code=x&state=y")).status_code == 404
+
+
+async def test_click_through_in_a_browser(stack: Stack, workspace_id: str) -> None:
+    """Chromium clicks "Sign in with ..." and lands on the memories. The provider is named
+    `localhost` and the gateway 127.0.0.1: two sites, as in real life, so the login cookie
+    must come back on a navigation the provider's page starts (SameSite=Lax), and the Strict
+    session cookie is set by a page whose own move to /memory is same-site."""
+    require_chromium()
+    with stub_provider(host="localhost") as provider:
+        provider.person = Person("ada", workspace_id, "member")
+        provider.interactive = True
+        async with (
+            gateway_with_oidc(stack, provider.issuer) as app,
+            served_on_loopback(app) as url,
+            chromium() as browser,
+        ):
+            page = await browser.new_page()
+            await page.goto(f"{url}/memory")
+            assert page.url == f"{url}/memory/sign-in"
+            await screenshot(page, "dashboard-sign-in-oidc")
+            await page.get_by_role("link", name="Sign in with Stub IdP").click()
+            await page.get_by_role("link", name="Allow").click()  # at the provider
+            await page.wait_for_url(f"{url}/memory")
+            assert provider.authorize_requests[-1]["redirect_uri"] == (
+                f"{url}/memory/oidc/callback"
+            )
+            text = await page.locator("main").inner_text()
+            assert PUBLIC in text and PRIVATE in text
+            header = await page.locator("header").inner_text()
+            assert f"ada · {workspace_id} · member" in header
+            await page.get_by_role("button", name="Sign out").click()
+            await page.wait_for_url(f"{url}/memory/sign-in")

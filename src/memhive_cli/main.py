@@ -28,7 +28,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     from memhive_cli.failures import expected_failures, report
+    from memhive_cli.lean_bus_client import hide_websocket_transport
 
+    hide_websocket_transport(args.command.__module__)
     try:
         return asyncio.run(args.command(args)) or 0
     except KeyboardInterrupt:

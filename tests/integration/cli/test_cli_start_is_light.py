@@ -27,7 +27,8 @@ HEAVY = (
     "starlette",
     "uvicorn",
     "mcp",
-    "opentelemetry.sdk",  # the API is fine: publishing carries the trace context
+    "opentelemetry.sdk",
+    "aiohttp",  # nats-py's WebSocket transport only (memhive_cli/lean_bus_client.py)  # the API is fine: publishing carries the trace context
     "memhive_query",
     "memhive_ingest",
     "memhive_embed",
@@ -46,7 +47,7 @@ try:
 except SystemExit as exit:
     code = exit.code
 with open(sys.argv[1], "w") as out:
-    json.dump({"code": code, "modules": sorted(sys.modules)}, out)
+    json.dump({"code": code, "modules": sorted(m for m, v in sys.modules.items() if v)}, out)
 """
 
 

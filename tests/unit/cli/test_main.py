@@ -35,3 +35,23 @@ def test_an_unreachable_bus_is_one_line_and_exit_code_2(
         err = capsys.readouterr().err
         assert err.startswith("memhive: could not reach NATS at nats://127.0.0.1:"), err
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_only_operator_commands_hide_the_websocket_transport(monkeypatch) -> None:
+    import sys
+
+    from memhive_cli.lean_bus_client import hide_websocket_transport
+
+    saved = sys.modules.pop("aiohttp", None)
+    try:
+        monkeypatch.setenv("MEMHIVE_NATS__URL", "nats://127.0.0.1:4222")
+        assert not hide_websocket_transport("memhive_cli.commands")  # run, serve, mcp
+        monkeypatch.setenv("MEMHIVE_NATS__URL", "ws://nats:8080")
+        assert not hide_websocket_transport("memhive_cli.tokens")
+        monkeypatch.setenv("MEMHIVE_NATS__URL", "nats://127.0.0.1:4222")
+        assert hide_websocket_transport("memhive_cli.tokens")
+        assert sys.modules["aiohttp"] is None
+    finally:
+        sys.modules.pop("aiohttp", None)
+        if saved is not None:
+            sys.modules["aiohttp"] = saved

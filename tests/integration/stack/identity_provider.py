@@ -47,12 +47,14 @@ class StubProvider:
     # Claims to override in the next id_tokens (e.g. a wrong aud, nonce or exp).
     tweak: dict = field(default_factory=dict)
     token_status: int | None = None  # e.g. 503: the token endpoint is down
+    client_secret: str | None = None  # set: a confidential client, HTTP Basic required
+    discovered_issuer: str | None = None  # set: discovery names this issuer instead
     codes: dict[str, dict] = field(default_factory=dict)
     authorize_requests: list[dict] = field(default_factory=list)
 
     def discovery(self) -> dict:
         return {
-            "issuer": self.issuer,
+            "issuer": self.discovered_issuer or self.issuer,
             "authorization_endpoint": f"{self.issuer}/authorize",
             "token_endpoint": f"{self.issuer}/token",
             "jwks_uri": f"{self.issuer}/jwks",
@@ -78,12 +80,18 @@ class StubProvider:
             back["code"] = code
         return f"{query['redirect_uri']}?{urlencode(back)}"
 
-    def token(self, form: dict[str, str]) -> tuple[int, dict]:
+    def token(self, form: dict[str, str], authorization: str) -> tuple[int, dict]:
         if self.token_status is not None:
             return self.token_status, {"error": "temporarily_unavailable"}
+        if self.client_secret is not None:
+            basic = base64.b64encode(f"{CLIENT_ID}:{self.client_secret}".encode()).decode()
+            if authorization != f"Basic {basic}":
+                return 401, {"error": "invalid_client"}
+        elif form.get("client_id") != CLIENT_ID:
+            return 401, {"error": "invalid_client"}
         grant = self.codes.pop(form.get("code", ""), None)  # a code works once
-        if grant is None or form.get("client_id") != CLIENT_ID:
-            return 400, {"error": "invalid_grant"}
+        if grant is None:
+            return 400, {"error": "invalid_grant", "error_description": "unknown or used code"}
         challenge = base64.urlsafe_b64encode(
             hashlib.sha256(form.get("code_verifier", "").encode()).digest()
         )
@@ -142,7 +150,11 @@ def stub_provider(host: str = "127.0.0.1") -> Iterator[StubProvider]:
         def do_POST(self) -> None:  # noqa: N802
             length = int(self.headers.get("Content-Length", "0"))
             form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
-            self._json(*provider.token(form) if self.path == "/token" else (404, {}))
+            authorization = self.headers.get("Authorization", "")
+            if self.path != "/token":
+                self._json(404, {})
+            else:
+                self._json(*provider.token(form, authorization))
 
         def _json(self, status: int, document: dict) -> None:
             self._send(status, "application/json", json.dumps(document).encode())

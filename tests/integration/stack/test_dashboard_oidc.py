@@ -13,8 +13,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
+from memhive_adapters.oidc.jwks_verifier import JwksVerifier
+from memhive_adapters.oidc.provider import HttpIdentityProvider
 from memhive_contracts.bus_permissions import QUERY
 from memhive_query.app import create_app
+from memhive_query.dashboard.oidc_flow import OidcSignIn, SignInFailed
 from memhive_settings import OidcSettings
 
 from tests.integration.stack.browser import chromium, require_chromium, screenshot
@@ -221,20 +224,26 @@ async def test_denied_consent_and_a_provider_that_is_down(
         assert "identity provider is unavailable" in answer.text
 
 
-async def test_an_unreachable_provider_gives_503_and_the_token_form_still_works(
-    stack: Stack, workspace_id: str
-) -> None:
+async def test_an_unreachable_provider_gives_503() -> None:
     with stub_provider() as gone:
-        issuer = gone.issuer
-    async with gateway_with_oidc(stack, issuer) as app, dashboard(app) as client:
+        settings = oidc_settings(gone.issuer).model_copy(update={"provider_timeout_s": 2})
+    provider = HttpIdentityProvider(settings)
+    sign_in = OidcSignIn(provider, JwksVerifier(settings, provider), settings)
+    with pytest.raises(SignInFailed, match="identity provider is unavailable") as failed:
+        await sign_in.begin("http://memhive/memory/oidc/callback")
+    assert failed.value.status == 503
+
+
+async def test_the_token_form_still_works_beside_oidc(
+    stack: Stack, oidc_app: object, workspace_id: str
+) -> None:
+    async with dashboard(oidc_app) as client:
         page = await client.get("/memory/sign-in")
         assert "Sign in with Stub IdP" in page.text and 'name="token"' in page.text
-        answer = await client.get("/memory/oidc/login")
-        assert answer.status_code == 503
-        assert "identity provider is unavailable" in answer.text
         token = await stack.token(workspace_id)
         form = {"csrf_token": client.cookies["memhive_csrf"], "token": token}
         assert (await client.post("/memory/sign-in", data=form)).status_code == 303
+        assert PRIVATE in (await client.get("/memory")).text
 
 
 async def test_without_oidc_there_is_no_provider_button(stack: Stack) -> None:

@@ -42,16 +42,25 @@ class Stack:
 @pytest.fixture(scope="session")
 async def gateway_url(stack: Stack) -> AsyncIterator[str]:
     """The stack's gateway over real HTTP on loopback (its lifespan already runs)."""
+    async with served_on_loopback(stack.app) as url:
+        yield url
+
+
+@asynccontextmanager
+async def served_on_loopback(app) -> AsyncIterator[str]:
+    """An app over real HTTP on a free loopback port; its lifespan is the caller's."""
     server = uvicorn.Server(
-        uvicorn.Config(stack.app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
+        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
     )
     task = asyncio.create_task(server.serve())
     while not server.started:
         assert not task.done(), "uvicorn did not start"
         await asyncio.sleep(0.01)
-    yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
-    server.should_exit = True
-    await task
+    try:
+        yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        await task
 
 
 @pytest.fixture(scope="session")

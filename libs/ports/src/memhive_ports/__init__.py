@@ -4,7 +4,14 @@ fakes in tests/fakes.py implement them for unit tests."""
 from memhive_ports.audit import AuditLog, AuditPage
 from memhive_ports.clock import Clock
 from memhive_ports.embedder import Embedder
-from memhive_ports.identity import IdentityVerifier, SignInRejected
+from memhive_ports.identity import (
+    CodeRefused,
+    IdentityProvider,
+    IdentityVerifier,
+    ProviderEndpoints,
+    ProviderUnavailable,
+    SignInRejected,
+)
 from memhive_ports.lanes import LaneHit, LexicalIndex, VectorIndex
 from memhive_ports.link_classifier import EdgeProposal, LinkClassifier
 from memhive_ports.llm import JsonChat, JsonReply, LlmUnavailable, MalformedOutput
@@ -22,7 +29,11 @@ __all__ = [
     "Clock",
     "EdgeProposal",
     "Embedder",
+    "CodeRefused",
+    "IdentityProvider",
     "IdentityVerifier",
+    "ProviderEndpoints",
+    "ProviderUnavailable",
     "SignInRejected",
     "EventPublisher",
     "JsonChat",

@@ -151,7 +151,7 @@ class OidcSettings(BaseModel):
 
     issuer: str | None = None  # e.g. https://login.example.com/realms/acme
     audience: str | None = None  # the client id the provider puts in `aud`
-    jwks_url: str | None = None  # the provider's jwks_uri
+    jwks_url: str | None = None  # the provider's jwks_uri; None: from discovery
     user_claim: str = "sub"
     workspace_claim: str = "memhive_workspace"
     role_claim: str = "memhive_role"
@@ -166,6 +166,29 @@ class OidcSettings(BaseModel):
     # An unknown `kid` refetches the key set at most this often (a forged kid cannot make
     # every request fetch).
     jwks_min_refresh_s: float = Field(10.0, ge=0)
+    # The dashboard's "Sign in with <provider>" (authorization code + PKCE). On when issuer and
+    # client_id (or audience) are set. The id_token's `aud` is the client id, so audience
+    # must equal it for the session's token to pass the verifier.
+    client_id: str | None = None  # None: the audience
+    client_secret: SecretStr | None = None  # None: a public client (PKCE only)
+    redirect_url: str | None = None  # None: <this request's origin>/memory/oidc/callback
+    scopes: list[str] = ["openid", "profile", "email"]
+    display_name: str | None = None  # "Sign in with ..."; None: the issuer's host
+    # The discovery document (<issuer>/.well-known/openid-configuration) is kept this long.
+    discovery_cache_s: float = Field(3600.0, gt=0)
+    provider_timeout_s: float = Field(5.0, gt=0, le=30)  # discovery and the code exchange
+    login_max_age_s: int = Field(600, ge=30, le=3600)  # from the redirect to the callback
+    # Signs the short-lived login cookie (state, nonce, PKCE verifier). None: a random key
+    # per process, so with several gateway replicas behind one address set it.
+    cookie_secret: SecretStr | None = None
+
+    @property
+    def dashboard_client_id(self) -> str | None:
+        return self.client_id or self.audience
+
+    @property
+    def dashboard_sign_in(self) -> bool:
+        return bool(self.issuer and self.dashboard_client_id)
 
 
 class TelemetrySettings(BaseModel):

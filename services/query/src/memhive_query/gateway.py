@@ -10,6 +10,7 @@ from memhive_adapters.nats.dead_letters import DeadLetters
 from memhive_adapters.nats.revision_log import JetStreamRevisionLog
 from memhive_adapters.nats.token_requests import BusTokenCommands
 from memhive_adapters.oidc.jwks_verifier import JwksVerifier
+from memhive_adapters.oidc.provider import HttpIdentityProvider
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.llm import build_chat_model, build_spend_guard
@@ -17,6 +18,7 @@ from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
 from memhive_domain.fusion import FusionMethod
+from memhive_ports import IdentityProvider, IdentityVerifier
 
 from memhive_query.event_waiter import EventWaiter
 from memhive_query.use_cases.audit import (
@@ -62,6 +64,9 @@ class Gateway:
     audit: AuditTrail
     tokens: GatewayTokens
     update: AuditedUpdate
+    # OIDC: the JWT verifier (API and dashboard) and, for the dashboard's sign-in, the provider.
+    identity: IdentityVerifier | None = None
+    identity_provider: IdentityProvider | None = None
 
     @cached_property
     def consolidate(self) -> ConsolidateMemories:
@@ -102,11 +107,13 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
     trail = gateway_trail(JetStreamAuditLog(infra.js), infra.clock)
     conflicts = ConflictCheck(vector, infra.store, settings.conflict_threshold)
     oidc = infra.settings.oidc
+    provider = HttpIdentityProvider(oidc) if oidc.dashboard_sign_in else None
+    identity = JwksVerifier(oidc, provider) if oidc.issuer else None
     return Gateway(
         infra=infra,
-        auth=Authenticator(
-            infra.tokens, infra.clock, identity=JwksVerifier(oidc) if oidc.issuer else None
-        ),
+        auth=Authenticator(infra.tokens, infra.clock, identity=identity),
+        identity=identity,
+        identity_provider=provider,
         waiter=waiter,
         save=AuditedSave(
             SaveMemory(

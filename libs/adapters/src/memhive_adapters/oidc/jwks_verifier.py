@@ -7,11 +7,15 @@ blocking urllib, so it runs in a worker thread.
 
 The algorithm is pinned to the key: only RS256/ES256 (as configured) and only the one the
 JWKS key is for, so `alg: none` and HS256 signed with the public key are refused.
+
+Without `jwks_url` the key set's address comes from the provider's discovery document on
+first use. An id_token from the dashboard's sign-in is verified with its `nonce`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 
 import jwt
@@ -22,28 +26,24 @@ from memhive_domain.principals import (
     is_valid_user_id,
     is_valid_workspace_id,
 )
-from memhive_ports import SignInRejected
+from memhive_ports import IdentityProvider, ProviderUnavailable, SignInRejected
 from memhive_settings import OidcSettings
 
 
 class JwksVerifier:
-    def __init__(self, settings: OidcSettings) -> None:
-        if not (settings.issuer and settings.audience and settings.jwks_url):
-            raise ValueError("OIDC needs issuer, audience and jwks_url")
+    def __init__(self, settings: OidcSettings, provider: IdentityProvider | None = None) -> None:
+        if not (settings.issuer and settings.audience and (settings.jwks_url or provider)):
+            raise ValueError("OIDC needs issuer, audience and jwks_url (or discovery)")
         self._settings = settings
-        self._jwks = jwt.PyJWKClient(
-            settings.jwks_url,
-            cache_jwk_set=True,
-            lifespan=settings.jwks_cache_s,
-            timeout=settings.jwks_timeout_s,
-        )
+        self._provider = provider
+        self._jwks: jwt.PyJWKClient | None = None
         self._last_refresh = float("-inf")
         self._refreshing = asyncio.Lock()
 
     def claims_to_be(self, credential: str) -> bool:
         return credential.startswith("eyJ") and credential.count(".") == 2
 
-    async def verify(self, credential: str) -> Principal:
+    async def verify(self, credential: str, *, nonce: str | None = None) -> Principal:
         try:
             header = jwt.get_unverified_header(credential)
         except jwt.InvalidTokenError:
@@ -54,7 +54,10 @@ class JwksVerifier:
         key = await self._key(header.get("kid"))
         if key.algorithm_name != algorithm:
             raise SignInRejected(f"key {key.key_id!r} is not a {algorithm} key")
-        return self._principal(self._claims(credential, key, algorithm))
+        claims = self._claims(credential, key, algorithm)
+        if nonce is not None and not _same(claims.get("nonce"), nonce):
+            raise SignInRejected("the token's nonce is not the one this sign-in sent")
+        return self._principal(claims)
 
     async def _key(self, kid: str | None) -> jwt.PyJWK:
         if not kid:
@@ -70,11 +73,27 @@ class JwksVerifier:
         return key
 
     async def _find(self, kid: str, *, refresh: bool) -> jwt.PyJWK | None:
+        jwks = await self._client()
         try:
-            keys = await asyncio.to_thread(self._jwks.get_signing_keys, refresh)
+            keys = await asyncio.to_thread(jwks.get_signing_keys, refresh)
         except jwt.PyJWKClientError as exc:
             raise SignInRejected(f"the identity provider's keys are unavailable ({exc})") from None
-        return self._jwks.match_kid(keys, kid)
+        return jwks.match_kid(keys, kid)
+
+    async def _client(self) -> jwt.PyJWKClient:
+        if self._jwks is None:
+            s = self._settings
+            url = s.jwks_url
+            if url is None and self._provider is not None:
+                try:
+                    url = (await self._provider.endpoints()).jwks_uri
+                except ProviderUnavailable as exc:
+                    message = f"the identity provider's keys are unavailable ({exc})"
+                    raise SignInRejected(message) from None
+            self._jwks = jwt.PyJWKClient(
+                url or "", cache_jwk_set=True, lifespan=s.jwks_cache_s, timeout=s.jwks_timeout_s
+            )
+        return self._jwks
 
     def _claims(self, credential: str, key: jwt.PyJWK, algorithm: str) -> dict:
         s = self._settings
@@ -112,3 +131,7 @@ class JwksVerifier:
         if not isinstance(home, str) or not is_valid_user_id(home):
             raise SignInRejected(f"claim {s.home_claim!r} is not a scope-tree node")
         return Principal(workspace, user, Role(role), home, credential=f"oidc:{claims['sub']}")
+
+
+def _same(sent: object, expected: str) -> bool:
+    return isinstance(sent, str) and secrets.compare_digest(sent.encode(), expected.encode())

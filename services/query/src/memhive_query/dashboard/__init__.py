@@ -7,6 +7,7 @@ from pathlib import Path
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
+from memhive_query.dashboard import oidc_routes
 from memhive_query.dashboard.routes import router
 from memhive_query.dashboard.wiring import build_dashboard
 from memhive_query.gateway import Gateway
@@ -17,4 +18,5 @@ STATIC_DIR = Path(__file__).parent / "static"
 async def mount_dashboard(app: FastAPI, gateway: Gateway) -> None:
     app.state.dashboard = await build_dashboard(gateway)
     app.include_router(router)
+    app.include_router(oidc_routes.router)
     app.mount("/memory/static", StaticFiles(directory=STATIC_DIR), name="dashboard-static")

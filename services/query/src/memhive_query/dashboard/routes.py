@@ -6,38 +6,30 @@ swaps only the results on search and paging, and keeps the address bar in step.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from fastapi.templating import Jinja2Templates
 from memhive_application.authentication import Unauthenticated
 from memhive_domain.changes import MemoryChanges
 from memhive_domain.errors import DomainError, InvalidInput, NotAllowed, NotFound
-from memhive_domain.kinds import MemoryKind
 from memhive_domain.listing import MAX_CURSOR_CHARS
 from memhive_domain.principals import Principal
 from memhive_domain.recall import SelectionRequest
-from memhive_domain.scopes import Scope, Visibility
-from memhive_domain.sources import Source
 
 from memhive_query.dashboard.browse import BrowseRequest, RefinementFields, Sort
+from memhive_query.dashboard.pages import render as _render
 from memhive_query.dashboard.session import (
-    CSRF_FIELD,
     CsrfRefused,
     check_csrf,
-    csrf_token,
     end_session,
-    remember_csrf,
     signed_in,
     start_session,
 )
 from memhive_query.dashboard.wiring import Dashboard
 from memhive_query.use_cases.bulletins import ScopeBulletin
 
-TEMPLATES = Jinja2Templates(directory=Path(__file__).parent / "templates")
 router = APIRouter(prefix="/memory", include_in_schema=False)
 
 
@@ -45,21 +37,10 @@ def _dashboard(request: Request) -> Dashboard:
     return request.app.state.dashboard
 
 
-def _render(
-    request: Request, template: str, status_code: int = 200, **context: object
-) -> HTMLResponse:
-    context |= {
-        "csrf_field": CSRF_FIELD,
-        "csrf_token": csrf_token(request),
-        "kinds": [k.value for k in MemoryKind],
-        "sources": [s.value for s in Source],
-        "scopes": [s.value for s in Scope],
-        "visibilities": [v.value for v in Visibility],
-    }
-    response = TEMPLATES.TemplateResponse(request, template, context, status_code=status_code)
-    response.headers["Cache-Control"] = "no-store"
-    remember_csrf(request, response)
-    return response
+def _oidc_name(request: Request) -> str | None:
+    """The provider's name for "Sign in with ...", when OIDC sign-in is configured."""
+    oidc = _dashboard(request).oidc
+    return oidc.display_name if oidc else None
 
 
 def _to_sign_in() -> RedirectResponse:
@@ -85,7 +66,7 @@ def _error(request: Request, who: Principal | None, exc: Exception) -> HTMLRespo
 
 @router.get("/sign-in")
 async def sign_in_page(request: Request) -> Response:
-    return _render(request, "sign_in.html", who=None, failed=False)
+    return _render(request, "sign_in.html", who=None, failed=False, oidc=_oidc_name(request))
 
 
 @router.post("/sign-in")
@@ -97,7 +78,9 @@ async def sign_in(request: Request, token: Annotated[str, Form()] = "") -> Respo
     try:
         await _dashboard(request).auth.principal_for(f"Bearer {token.strip()}")
     except Unauthenticated:
-        return _render(request, "sign_in.html", 401, who=None, failed=True)
+        return _render(
+            request, "sign_in.html", 401, who=None, failed=True, oidc=_oidc_name(request)
+        )
     response = RedirectResponse("/memory", status_code=303)
     start_session(request, response, token.strip())
     return response

@@ -8,7 +8,9 @@ from memhive_adapters.nats.event_counts import JetStreamEventCounts
 from memhive_application.authentication import Authenticator
 
 from memhive_query.dashboard.browse import BrowseMemories
+from memhive_query.dashboard.login_cookie import LoginCookies
 from memhive_query.dashboard.memory_page import ViewMemory
+from memhive_query.dashboard.oidc_flow import OidcSignIn
 from memhive_query.dashboard.stats import MemoryStats
 from memhive_query.gateway import Gateway
 from memhive_query.use_cases.bulletins import ReadBulletin
@@ -26,10 +28,17 @@ class Dashboard:
     update: UpdateMemory
     bulletin: ReadBulletin
     stats: MemoryStats
+    oidc: OidcSignIn | None  # None: OIDC sign-in is not configured (tokens only)
+    login_cookies: LoginCookies
+    oidc_redirect_url: str | None
 
 
 async def build_dashboard(gw: Gateway) -> Dashboard:
     _, lexical = await gw.infra.lanes()
+    oidc = gw.infra.settings.oidc
+    sign_in = None
+    if gw.identity_provider is not None and gw.identity is not None:
+        sign_in = OidcSignIn(gw.identity_provider, gw.identity, oidc)
     return Dashboard(
         auth=gw.auth,
         reader=gw.reader,
@@ -41,4 +50,7 @@ async def build_dashboard(gw: Gateway) -> Dashboard:
         stats=MemoryStats(
             lexical, JetStreamEventCounts(gw.infra.js), gw.dead_letters, gw.infra.clock
         ),
+        oidc=sign_in,
+        login_cookies=LoginCookies(oidc),
+        oidc_redirect_url=oidc.redirect_url,
     )

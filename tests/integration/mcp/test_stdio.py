@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 from mcp import Client, StdioServerParameters
+from memhive_query.mcp.registry import TOOLS
 
 from tests.integration.mcp.http_server import serving
 from tests.integration.mcp.rest_gateway_app import REST_TOKEN, build_rest_gateway
@@ -36,7 +37,7 @@ async def test_tools_work_over_stdio_through_the_rest_api(rest_url: str) -> None
         )
         recalled = await client.call_tool("recall_memory", {"query": "how many cores in CI"})
 
-    assert len(tools.tools) == 8
+    assert [t.name for t in tools.tools] == [t.name for t in TOOLS]
     assert saved.is_error is False
     assert [r["id"] for r in recalled.structured_content["results"]] == [
         saved.structured_content["id"]

@@ -13,6 +13,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
+from memhive_query.mcp.registry import TOOLS
 
 from tests.integration.mcp.gateway_app import MEMBER_TOKEN, READER_TOKEN, build_gateway
 from tests.integration.mcp.http_server import serving
@@ -98,7 +99,7 @@ async def test_malformed_arguments_over_http_are_tool_errors(gateway_url: str) -
         listing = await client.list_tools()
 
     assert result.is_error is True and "max_results" in text_of(result)
-    assert len(listing.tools) == 8
+    assert [t.name for t in listing.tools] == [t.name for t in TOOLS]
 
 
 async def test_unknown_token_is_refused_before_mcp(gateway_url: str) -> None:

@@ -13,6 +13,8 @@ from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 
+from memhive_adapters.nats.kv_watch import current_entries
+
 
 class KvProductDirectory:
     """One key per `<workspace>.<unpadded urlsafe base64 of the product id>` (a product id may
@@ -37,16 +39,8 @@ class KvProductDirectory:
 
     async def list(self, workspace_id: str) -> list[Product]:
         """One watch over the workspace's keys (the server filters them), values included."""
-        kv = await self._bucket()
-        watcher = await kv.watch(product_key(workspace_id, "*"), ignore_deletes=True)
-        found: list[Product] = []
-        try:
-            async for entry in watcher:
-                if entry is None:  # the initial values are all delivered
-                    break
-                found.append(product_from_pb(decode(entry.value or b"", ProductRecord)))
-        finally:
-            await watcher.stop()
+        entries = await current_entries(await self._bucket(), product_key(workspace_id, "*"))
+        found = [product_from_pb(decode(e.value or b"", ProductRecord)) for e in entries]
         return sorted(found, key=lambda p: p.product_id)
 
     async def _bucket(self) -> KeyValue:

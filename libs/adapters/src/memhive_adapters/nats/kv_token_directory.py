@@ -27,10 +27,9 @@ from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
 from memhive_adapters.clock import SystemClock
-from memhive_adapters.nats.kv_watch import watch_entries
+from memhive_adapters.nats.kv_watch import current_entries, watch_entries
 
 SECRET_BYTES = 32
-LIST_TIMEOUT_S = 5.0
 
 log = logging.getLogger(__name__)
 
@@ -113,16 +112,11 @@ class KvTokenDirectory:
         return None if fields is None else _record_or_none(token_id, fields)
 
     async def list(self, workspace_id: str | None = None) -> list[TokenRecord]:
-        watcher = await self._kv.watchall(ignore_deletes=True)
-        records = []
-        try:
-            while (entry := await watcher.updates(LIST_TIMEOUT_S)) is not None:
-                record = _record_or_none(entry.key, _loads(entry.value))
-                if record is not None and workspace_id in (None, record.workspace_id):
-                    records.append(record)
-        finally:
-            await watcher.stop()
-        return sorted(records, key=lambda r: (r.workspace_id, r.created_at is None, r.id))
+        records = [_record_or_none(e.key, _loads(e.value)) for e in await current_entries(self._kv)]
+        return sorted(
+            (r for r in records if r is not None and workspace_id in (None, r.workspace_id)),
+            key=lambda r: (r.workspace_id, r.created_at is None, r.id),
+        )
 
     async def revoke(self, token_id: str) -> TokenRecord | None:
         record = await self.get(token_id)

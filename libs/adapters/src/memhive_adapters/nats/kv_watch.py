@@ -1,10 +1,47 @@
-"""A KV watch as an endless async iterator of its entries."""
+"""KV watches: a snapshot of the current entries, and an endless iterator of changes."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from nats.js.kv import KeyValue
+from nats.js.kv import KV_DEL, KV_PURGE, KeyValue
+
+SNAPSHOT_TIMEOUT_S = 5.0
+
+
+async def current_entries(
+    kv: KeyValue, keys: str = ">", timeout_s: float = SNAPSHOT_TIMEOUT_S
+) -> list[KeyValue.Entry]:
+    """The live entries under `keys` (deleted and purged keys left out), in key order.
+
+    Not nats-py's "None once the initial values are delivered" marker: it decides "nothing
+    pending" from consumer info that can arrive after the server has already sent every
+    value, and then marks the end before the first value (seen as an empty token list on a
+    busy CI machine). Instead the snapshot ends at the entry the server sent with nothing
+    pending after it; deletes are read too, since the last entry may be one."""
+    watcher = await kv.watch(keys)
+    live: dict[str, KeyValue.Entry] = {}
+    try:
+        while True:
+            entry = await watcher.updates(timeout_s)
+            if entry is None:
+                if await _nothing_delivered(watcher):
+                    break
+                continue  # an early marker: the values are on their way
+            if entry.operation in (KV_DEL, KV_PURGE):
+                live.pop(entry.key, None)
+            else:
+                live[entry.key] = entry
+            if entry.delta == 0:
+                break
+    finally:
+        await watcher.stop()
+    return [live[key] for key in sorted(live)]
+
+
+async def _nothing_delivered(watcher: KeyValue.KeyWatcher) -> bool:
+    info = await watcher._sub.consumer_info()  # nats-py exposes no public way to ask
+    return info.delivered.consumer_seq == 0 and info.num_pending == 0
 
 
 async def watch_entries(watcher: KeyValue.KeyWatcher) -> AsyncIterator[KeyValue.Entry | None]:

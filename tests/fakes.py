@@ -11,9 +11,11 @@ from google.protobuf.message import Message
 from memhive.v1 import edges_pb2
 from memhive_domain.edges import Edge
 from memhive_domain.errors import ConcurrentUpdate
+from memhive_domain.kv import KvAddress, KvEntry, KvPage, KvWrite, Precondition, RevisionMismatch
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
+from memhive_domain.scopes import ScopeRef
 from memhive_ports import LaneHit
 from memhive_ports.store import StoredMemory
 
@@ -157,3 +159,61 @@ class FakeWaiter:
 
     def cancel(self, future: tuple[str, str]) -> None:
         self.expected.remove(future)
+
+
+class FakeKeyValueStore:
+    """KeyValueStore with the bucket's semantics: one revision counter for every key, never
+    reused; expired entries absent; listing in write order."""
+
+    def __init__(self, clock: FixedClock) -> None:
+        self.clock = clock
+        self.entries: dict[KvAddress, KvEntry] = {}
+        self.revision = 0
+
+    async def get(self, address: KvAddress) -> KvEntry | None:
+        entry = self.entries.get(address)
+        return entry if entry is not None and entry.is_live(self.clock.now()) else None
+
+    async def put(self, write: KvWrite, updated_by: str) -> KvEntry:
+        self._check(write.address, write.precondition)
+        self.revision += 1
+        entry = KvEntry(
+            write.address,
+            write.value_json,
+            self.revision,
+            updated_by,
+            self.clock.now(),
+            write.expires_at,
+        )
+        self.entries.pop(write.address, None)  # re-inserted last: the write order
+        self.entries[write.address] = entry
+        return entry
+
+    async def delete(self, address: KvAddress, precondition: Precondition) -> bool:
+        if await self.get(address) is None:
+            return False
+        self._check(address, precondition)
+        self.revision += 1
+        del self.entries[address]
+        return True
+
+    async def list(
+        self, workspace_id: str, node: ScopeRef, after: int | None, limit: int
+    ) -> KvPage:
+        live = [
+            e
+            for a, e in self.entries.items()
+            if (a.workspace_id, a.node) == (workspace_id, node)
+            and e.is_live(self.clock.now())
+            and e.revision > (after or 0)
+        ]
+        more = len(live) > limit
+        return KvPage(live[:limit], live[limit - 1].revision if more else None)
+
+    def _check(self, address: KvAddress, precondition: Precondition) -> None:
+        current = self.entries.get(address)
+        live = current.revision if current and current.is_live(self.clock.now()) else None
+        if (precondition.absent and live is not None) or (
+            precondition.revision is not None and precondition.revision != live
+        ):
+            raise RevisionMismatch(address, live, precondition)

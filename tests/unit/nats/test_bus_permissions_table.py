@@ -54,6 +54,14 @@ def test_only_ingest_writes_the_record_and_the_tokens() -> None:
     assert readers == {perms.QUERY, perms.INGEST}
 
 
+def test_only_the_gateway_touches_key_value_memory() -> None:
+    assert _writers("memhive_kv") == {perms.QUERY}
+    readers = {u for u, p in perms.SERVICES.items()
+               if any("KV_memhive_kv" in s and ".STREAM.INFO." not in s
+                      for s in p.publish)} - {perms.ADMIN}  # fmt: skip
+    assert readers == {perms.QUERY}
+
+
 def test_the_gateway_asks_for_token_changes_and_only_ingest_answers_them() -> None:
     requests = "memhive.admin.tokens.*"
     assert requests in perms.SERVICES[perms.QUERY].publish

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_domain.errors import DomainError, FieldProblem, InvalidInput
 from memhive_domain.scopes import ScopeRef, parse_scope_path
 from memhive_domain.text import is_encodable
 
@@ -103,7 +103,7 @@ class KvPage:
     next_after: int | None  # the revision a next page starts after; None: no more
 
 
-class RevisionMismatch(Exception):
+class RevisionMismatch(DomainError):
     """The entry is not what the precondition asked for (409): `current` is its revision
     now, None when it does not exist."""
 
@@ -238,12 +238,62 @@ def plan_write(
     now: datetime,
 ) -> KvWrite:
     problems: list[FieldProblem] = []
-    text = value_json(value, problems)
-    ttl = checked_ttl(ttl_s, problems)
+    text, ttl, expires_at = _value_and_expiry(value, ttl_s, now, problems)
     if problems:
         raise InvalidInput(problems)
-    expires_at = None if ttl is None else now + timedelta(seconds=ttl)
     return KvWrite(address, text, precondition, ttl, expires_at)
+
+
+@dataclass(frozen=True, slots=True)
+class WriteRequest:
+    """A write as a caller asks for it, before any rule has been checked."""
+
+    scope: object
+    key: object
+    value: Any
+    ttl_s: object = None
+    revision: object = None  # compare-and-set on this revision
+    if_match: str | None = None  # the same, as the If-Match header
+    create_only: bool = False  # If-None-Match: *
+
+
+def plan_kv_write(workspace_id: str, request: WriteRequest, now: datetime) -> KvWrite:
+    """Every problem of the request at once (InvalidInput), else the write to make."""
+    problems: list[FieldProblem] = []
+    node = parse_node(request.scope, problems)
+    key = checked_key(request.key, problems)
+    precondition = _precondition(request, problems)
+    text, ttl, expires_at = _value_and_expiry(request.value, request.ttl_s, now, problems)
+    if problems or node is None:
+        raise InvalidInput(problems)
+    return KvWrite(KvAddress(workspace_id, node, key), text, precondition, ttl, expires_at)
+
+
+def plan_kv_delete(
+    workspace_id: str, scope: object, key: object, revision: object, if_match: str | None
+) -> tuple[KvAddress, Precondition]:
+    problems: list[FieldProblem] = []
+    node = parse_node(scope, problems)
+    checked = checked_key(key, problems)
+    request = WriteRequest(scope, key, None, revision=revision, if_match=if_match)
+    precondition = _precondition(request, problems)
+    if problems or node is None:
+        raise InvalidInput(problems)
+    return KvAddress(workspace_id, node, checked), precondition
+
+
+def _precondition(request: WriteRequest, problems: list[FieldProblem]) -> Precondition:
+    revision = checked_revision(request.revision, problems, "revision")
+    if_match = parse_if_match(request.if_match, problems)
+    return precondition_of(revision, if_match, request.create_only, problems)
+
+
+def _value_and_expiry(
+    value: Any, ttl_s: object, now: datetime, problems: list[FieldProblem]
+) -> tuple[str, int | None, datetime | None]:
+    text = value_json(value, problems)
+    ttl = checked_ttl(ttl_s, problems)
+    return text, ttl, None if ttl is None else now + timedelta(seconds=ttl)
 
 
 def page_limit(limit: object, problems: list[FieldProblem]) -> int:

@@ -26,6 +26,8 @@ class Action(StrEnum):
     READ = "read"
     READ_BULLETIN = "read_bulletin"
     READ_CONTEXT = "read_context"
+    READ_STATE = "read_state"
+    WRITE_STATE = "write_state"
     LIST_DEAD_LETTERS = "list_dead_letters"
     MANAGE_TOKENS = "manage_tokens"
     READ_AUDIT = "read_audit"
@@ -47,6 +49,10 @@ PERMISSIONS: Mapping[Action, frozenset[Role]] = {
     Action.READ: _EVERYONE,
     Action.READ_BULLETIN: _EVERYONE,
     Action.READ_CONTEXT: _EVERYONE,
+    # Key/value entries have no visibility of their own: they are the workspace's, so a
+    # viewer (a public-only reader) reads none of them (memhive_domain.kv).
+    Action.READ_STATE: _WRITERS,
+    Action.WRITE_STATE: _WRITERS,
     Action.LIST_DEAD_LETTERS: _PEOPLE,
     Action.MANAGE_TOKENS: _ADMINS,
     Action.READ_AUDIT: _ADMINS,
@@ -66,6 +72,9 @@ WHERE: Mapping[Action, str] = {
     Action.READ: "`GET /v1/memories[/{id}[/edges,/revisions]]`, MCP `get_memory`, `list_memories`",
     Action.READ_BULLETIN: "`GET /v1/bulletins/{scope}`, MCP `get_memory_bulletin`",
     Action.READ_CONTEXT: "`POST /v1/context`, MCP `get_context`",
+    Action.READ_STATE: "`GET /v1/kv/{scope}/{key}`, `GET /v1/kv?scope=`, MCP `get_state`, "
+    "`list_state`, the dashboard's State page",
+    Action.WRITE_STATE: "`PUT` and `DELETE /v1/kv/{scope}/{key}`, MCP `set_state`, `delete_state`",
     Action.LIST_DEAD_LETTERS: "`GET /v1/admin/dead-letters`",
     Action.MANAGE_TOKENS: "`/v1/admin/tokens` (create, list, revoke, rotate)",
     Action.READ_AUDIT: "`GET /v1/admin/audit`",

@@ -23,6 +23,7 @@ from memhive_query.routes import (
     edges,
     flags,
     health,
+    kv,
     memories,
     products,
     recall,
@@ -69,6 +70,7 @@ async def create_app(infra: Infrastructure) -> FastAPI:
         edges,
         bulletins,
         products,
+        kv,
     )
     for module in (*routers, tokens, audit):
         app.include_router(module.router)

@@ -10,6 +10,7 @@ import httpx
 from memhive_domain.principals import Principal, Role
 
 from tests.integration.stack.conftest import Stack, Workspace
+from tests.integration.stack.test_mcp_tools import session, text
 
 PLAN = "/v1/kv/product:ios/team:mobile/release-plan"
 
@@ -159,3 +160,40 @@ async def test_concurrent_writers_over_http_never_lose_an_update(workspace: Work
 
     await asyncio.gather(*(add_one(workspace.member) for _ in range(10)))
     assert (await workspace.member.get(path)).json()["value"] == 10
+
+
+async def test_agents_keep_state_through_mcp(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    """The official SDK over streamable HTTP: the same entries, revisions and refusals."""
+    bob = Principal(workspace.id, "bob", Role.AGENT, "product:ios/team:mobile/agent:bob")
+    eve = Principal(workspace.id, "eve", Role.AGENT, "product:ios/team:mobile/agent:eve")
+    mine = {"scope": "product:ios/team:mobile/agent:bob", "key": "todo"}
+    async with session(gateway_url, await stack.infra.tokens.issue(bob)) as agent:
+        stored = await agent.call_tool("set_state", mine | {"value": ["ship 2.1"]})
+        assert not stored.is_error, text(stored)
+        revision = stored.structured_content["revision"]
+        shared = await agent.call_tool(
+            "set_state", {"scope": "product:ios/team:mobile", "key": "board", "value": {"n": 1}}
+        )
+        updated = await agent.call_tool(
+            "set_state", mine | {"value": ["ship 2.1", "tag"], "revision": revision}
+        )
+        stale = await agent.call_tool("set_state", mine | {"value": [], "revision": revision})
+        listed = await agent.call_tool("list_state", {"scope": mine["scope"]})
+    async with session(gateway_url, await stack.infra.tokens.issue(eve)) as sibling:
+        peek = await sibling.call_tool("get_state", mine)
+        board = await sibling.call_tool(
+            "get_state", {"scope": "product:ios/team:mobile", "key": "board"}
+        )
+    async with session(gateway_url, await stack.token(workspace.id, member=False)) as viewer:
+        refused = await viewer.call_tool("list_state", {"scope": "global"})
+
+    assert not shared.is_error and not updated.is_error
+    assert stale.is_error and text(stale).startswith("Conflict (409)")
+    assert [i["key"] for i in listed.structured_content["items"]] == ["todo"]
+    assert peek.is_error and text(peek).startswith("Not allowed (403)")
+    assert board.structured_content["value"] == {"n": 1}
+    assert refused.is_error and text(refused).startswith("Not allowed (403)")
+    rest = await workspace.member.get("/v1/kv/product:ios/team:mobile/board")
+    assert rest.json()["updated_by"] == "bob"

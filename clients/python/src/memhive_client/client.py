@@ -137,6 +137,38 @@ class MemhiveClient:
     def dead_letters(self, consumer: str | None = None, limit: int = 100) -> list[m.DeadLetter]:
         return self._run(calls.dead_letters(consumer, limit))
 
+    def get_state(self, scope: str, key: str) -> m.KvEntry:
+        """The JSON value under `key` at the node `scope` (e.g. "product:ios/team:mobile")."""
+        return self._run(calls.get_state(scope, key))
+
+    def set_state(self, scope: str, key: str, value: Any, **fields: Any) -> m.KvEntry:
+        """Fields as in `KvPutRequest`: ttl_s, revision (compare-and-set), create_only;
+        a revision that no longer holds raises Conflict (`.current_revision`)."""
+        return self._run(calls.set_state(scope, key, m.KvPutRequest(value=value, **fields)))
+
+    def delete_state(self, scope: str, key: str, *, revision: int | None = None) -> m.KvDeleted:
+        return self._run(calls.delete_state(scope, key, revision))
+
+    def list_state(
+        self,
+        scope: str,
+        *,
+        limit: int = 20,
+        cursor: str | None = None,
+        include_values: bool = False,
+    ) -> m.KvPage:
+        call = calls.list_state(scope, limit=limit, cursor=cursor, include_values=include_values)
+        return self._run(call)
+
+    def iter_state(self, scope: str, *, page_size: int = 100, **fields: Any) -> Iterator[m.KvEntry]:
+        """Every entry at the node, in the order they were last written, page after page."""
+        cursor = None
+        while True:
+            page = self.list_state(scope, limit=page_size, cursor=cursor, **fields)
+            yield from page.items
+            if not (cursor := page.next_cursor):
+                return
+
     def health(self) -> dict:
         return self._run(calls.health())
 
@@ -247,6 +279,40 @@ class AsyncMemhiveClient:
         self, consumer: str | None = None, limit: int = 100
     ) -> list[m.DeadLetter]:
         return await self._run(calls.dead_letters(consumer, limit))
+
+    async def get_state(self, scope: str, key: str) -> m.KvEntry:
+        return await self._run(calls.get_state(scope, key))
+
+    async def set_state(self, scope: str, key: str, value: Any, **fields: Any) -> m.KvEntry:
+        request = m.KvPutRequest(value=value, **fields)
+        return await self._run(calls.set_state(scope, key, request))
+
+    async def delete_state(
+        self, scope: str, key: str, *, revision: int | None = None
+    ) -> m.KvDeleted:
+        return await self._run(calls.delete_state(scope, key, revision))
+
+    async def list_state(
+        self,
+        scope: str,
+        *,
+        limit: int = 20,
+        cursor: str | None = None,
+        include_values: bool = False,
+    ) -> m.KvPage:
+        call = calls.list_state(scope, limit=limit, cursor=cursor, include_values=include_values)
+        return await self._run(call)
+
+    async def iter_state(
+        self, scope: str, *, page_size: int = 100, **fields: Any
+    ) -> AsyncIterator[m.KvEntry]:
+        cursor = None
+        while True:
+            page = await self.list_state(scope, limit=page_size, cursor=cursor, **fields)
+            for entry in page.items:
+                yield entry
+            if not (cursor := page.next_cursor):
+                return
 
     async def health(self) -> dict:
         return await self._run(calls.health())

@@ -5,7 +5,7 @@ so a newer server does not break an older client."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -69,6 +69,13 @@ class ContextRequest(_Request):
     product_id: str | None = None
     scope_path: str | None = None
     token_budget: int
+
+
+class KvPutRequest(_Request):
+    value: Any
+    ttl_s: int | None = None
+    revision: int | None = None  # only if the entry is still at this revision
+    create_only: bool = False  # only if the key does not exist yet
 
 
 # --- answers --------------------------------------------------------------------------
@@ -195,3 +202,28 @@ class DeadLetter(_Answer):
     time: datetime | None
     headers: dict[str, str]
     payload_base64: str
+
+
+class KvEntry(_Answer):
+    """A key/value entry; `value` is absent from listings made without include_values."""
+
+    scope: str
+    key: str
+    revision: int
+    updated_by: str
+    updated_at: datetime
+    expires_at: datetime | None
+    size: int
+    value: Any = None
+
+
+class KvPage(_Answer):
+    scope: str
+    items: list[KvEntry]
+    next_cursor: str | None
+
+
+class KvDeleted(_Answer):
+    scope: str
+    key: str
+    status: Literal["deleted"]

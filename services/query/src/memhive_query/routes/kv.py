@@ -9,8 +9,9 @@ is a 409 with the current revision. Every answer carries the entry's revision as
 from __future__ import annotations
 
 from typing import Annotated, Any
+from urllib.parse import unquote
 
-from fastapi import APIRouter, Header, Path, Query
+from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.responses import JSONResponse
 from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.kv import DEFAULT_PAGE, MAX_PAGE, KvEntry, WriteRequest
@@ -28,6 +29,21 @@ Scope = Annotated[
 Key = Annotated[
     str, Path(max_length=256, description="1-128 of letters, digits, '.', '_', ':', '-'")
 ]
+
+
+def _address(request: Request, scope: Scope, key: Key) -> tuple[str, str]:
+    """The node and the key as the caller wrote them: the router decodes `%2F` before it
+    splits, so a key holding an encoded '/' would otherwise lend part of itself to the
+    scope; split the raw path instead, so such a key is refused as a key."""
+    raw = request.scope.get("raw_path", b"").decode("latin-1").partition("?")[0]
+    prefix = f"{router.prefix}/"
+    if not raw.startswith(prefix) or "/" not in raw[len(prefix) :]:
+        return scope, key
+    raw_scope, _, raw_key = raw[len(prefix) :].rpartition("/")
+    return unquote(raw_scope), unquote(raw_key)
+
+
+Address = Annotated[tuple[str, str], Depends(_address)]
 IfMatch = Annotated[
     str | None,
     Header(max_length=64, description='compare-and-set: the revision you read, e.g. "12"'),
@@ -67,14 +83,13 @@ async def list_entries(
 
 
 @router.get("/{scope:path}/{key}", responses=errors(404))
-async def get_entry(scope: Scope, key: Key, gw: GatewayDep, who: PrincipalDep) -> JSONResponse:
-    return _answer(await gw.kv.get(who, scope, key))
+async def get_entry(address: Address, gw: GatewayDep, who: PrincipalDep) -> JSONResponse:
+    return _answer(await gw.kv.get(who, *address))
 
 
 @router.put("/{scope:path}/{key}", responses=errors(409, 413, conflict=RevisionConflictBody))
 async def put_entry(
-    scope: Scope,
-    key: Key,
+    address: Address,
     request: KvPutRequest,
     gw: GatewayDep,
     who: PrincipalDep,
@@ -86,8 +101,7 @@ async def put_entry(
     """Write the key's value (replacing it, with its TTL). Conditional with `If-Match` /
     `revision`, or `If-None-Match: *` / `create_only`."""
     write = WriteRequest(
-        scope,
-        key,
+        *address,
         request.value,
         ttl_s=request.ttl_s,
         revision=request.revision,
@@ -99,15 +113,14 @@ async def put_entry(
 
 @router.delete("/{scope:path}/{key}", responses=errors(404, 409, conflict=RevisionConflictBody))
 async def delete_entry(
-    scope: Scope,
-    key: Key,
+    address: Address,
     gw: GatewayDep,
     who: PrincipalDep,
     if_match: IfMatch = None,
     revision: Annotated[int | None, Query(description="delete only at this revision")] = None,
 ) -> dict:
-    address = await gw.kv.delete(who, scope, key, revision, if_match)
-    return {"scope": address.node.key, "key": address.key, "status": "deleted"}
+    deleted = await gw.kv.delete(who, *address, revision, if_match)
+    return {"scope": deleted.node.key, "key": deleted.key, "status": "deleted"}
 
 
 def entry_json(entry: KvEntry, *, with_value: bool = True) -> dict[str, Any]:

@@ -204,7 +204,5 @@ async def test_the_state_page_lists_a_scopes_keys_for_members_only(
     async with signed_in(stack, await stack.token(workspace.id, member=False)) as (client, _, _):
         refused = await client.get("/memory/state")
         index = await client.get("/memory")
-    assert refused.status_code == 403 and "viewer may not read state" in html.unescape(
-        refused.text
-    )
+    assert refused.status_code == 403 and "viewer may not read state" in html.unescape(refused.text)
     assert 'href="/memory/state"' not in index.text

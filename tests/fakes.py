@@ -4,11 +4,12 @@ that needs one; integration tests use the real adapters instead."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from google.protobuf.message import Message
 from memhive.v1 import edges_pb2
+from memhive_domain.activity import ActivityEvent, ActivityKind, ActivityPosition
 from memhive_domain.edges import Edge
 from memhive_domain.errors import ConcurrentUpdate
 from memhive_domain.kv import KvAddress, KvEntry, KvPage, KvWrite, Precondition, RevisionMismatch
@@ -217,3 +218,33 @@ class FakeKeyValueStore:
             precondition.revision is not None and precondition.revision != live
         ):
             raise RevisionMismatch(address, live, precondition)
+
+
+class FakeActivityLog:
+    """ActivityLog over scripted events, newest first. A position's `log` counts the events
+    left after it (0: nothing older); `span` ends each read after that many events, as the
+    real reader's bound on the log it examines does."""
+
+    def __init__(self, events: Sequence[ActivityEvent], span: int | None = None) -> None:
+        self.events, self.span = list(events), span
+        self.reads: list[ActivityPosition] = []
+
+    def newest_first(
+        self, workspace_id: str, kinds: frozenset[ActivityKind], start: ActivityPosition
+    ) -> FakeActivityReading:
+        self.reads.append(start)
+        left = len(self.events) if start.log is None else start.log
+        older = self.events[len(self.events) - left :]
+        return FakeActivityReading(older[: self.span] if self.span else older, left)
+
+
+class FakeActivityReading:
+    def __init__(self, events: list[ActivityEvent], left: int) -> None:
+        self._events, self._left = events, left
+        self.resume: ActivityPosition | None = None
+
+    async def __aiter__(self):
+        for n, event in enumerate(self._events, start=1):
+            yield replace(event, resume=ActivityPosition(self._left - n, 0))
+        remaining = self._left - len(self._events)
+        self.resume = ActivityPosition(remaining, 0) if remaining else None

@@ -263,6 +263,30 @@ async def check_bulletin_and_context(world: World, role: str, home: str, node: s
     assert not world.leaks(role, home, [i["id"] for i in pack["items"]], pack["text"])
 
 
+async def check_activity(world: World, role: str, home: str, scope: str | None) -> None:
+    """Every page of the activity: each memory named is one the principal reads, no text of
+    another leaks, and every memory of the population saved at the node shows up."""
+    client = await world.client(role, home)
+    params = {"limit": 100} | ({"scope": scope} if scope else {})
+    items, cursor = [], None
+    for _ in range(50):
+        response = await client.get(
+            "/v1/activity", params=params | ({"cursor": cursor} if cursor else {})
+        )
+        if scope is not None and not reads(role, home, scope):
+            assert response.status_code == 403, response.text
+            return
+        assert response.status_code == 200, response.text
+        items += response.json()["items"]
+        if not (cursor := response.json()["next_cursor"]):
+            break
+    ids = [m["id"] for e in items for m in e["memories"]]
+    ids += [i for e in items for edge in e["edges"] for i in (edge["src_id"], edge["dst_id"])]
+    assert not world.leaks(role, home, ids, str(items))
+    saved = {m["id"] for e in items if e["kind"] == "saved" for m in e["memories"]}
+    assert saved == world.expected(role, home, scope)
+
+
 READS = {
     "list": lambda w, r, h, data: check_listing(w, r, h, data.draw(scopes)),
     "recall": lambda w, r, h, data: check_recall(w, r, h, data.draw(scopes)),
@@ -272,6 +296,7 @@ READS = {
     "bulletin": lambda w, r, h, data: check_bulletin_and_context(
         w, r, h, data.draw(st.sampled_from(NODES))
     ),
+    "activity": lambda w, r, h, data: check_activity(w, r, h, data.draw(scopes)),
 }
 
 
@@ -293,6 +318,12 @@ async def test_every_principal_lists_exactly_its_view(reading: World) -> None:
         await check_listing(reading, role, home, None)
 
 
+async def test_every_principal_sees_exactly_its_activity(reading: World) -> None:
+    """Recent activity, every role x home once: nothing outside the view, nothing missing."""
+    for role, home in itertools.product(ROLES, NODES):
+        await check_activity(reading, role, home, None)
+
+
 async def test_mcp_tools_never_leak(reading: World, gateway_url: str) -> None:
     loop = asyncio.get_running_loop()
 
@@ -304,6 +335,7 @@ async def test_mcp_tools_never_leak(reading: World, gateway_url: str) -> None:
                 "get_memory": {"id": target.id},
                 "get_memory_bulletin": {"scope_path": node},
                 "get_context": {"scope_path": node, "token_budget": 4000},
+                "recent_activity": {"limit": 100},
             }
             for tool, arguments in calls.items():
                 result = await mcp.call_tool(tool, arguments)
@@ -315,7 +347,8 @@ async def test_mcp_tools_never_leak(reading: World, gateway_url: str) -> None:
                 if refused:
                     continue
                 data = result.structured_content or {}
-                ids = [m["id"] for m in data.get("results", data.get("items", []))]
+                listed = data.get("results", data.get("items", []))
+                ids = [m["id"] for entry in listed for m in entry.get("memories", [entry])]
                 ids += data.get("memory_ids", []) + ([data["id"]] if "id" in data else [])
                 assert not reading.leaks(role, home, ids, text), (tool, text)
 

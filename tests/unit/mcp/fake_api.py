@@ -26,6 +26,7 @@ class FakeMemoryApi:
     calls: list[tuple[str, Any]] = field(default_factory=list)
     state: dict[tuple[str, str], Json] = field(default_factory=dict)
     state_revision: int = 0
+    activity_items: list[Json] = field(default_factory=list)
 
     async def save(self, fields: Json) -> Json:
         self._enter("save", fields)
@@ -195,6 +196,12 @@ class FakeMemoryApi:
         limit = fields.get("limit", 20)
         more = "v1.more" if len(items) > limit else None
         return {"scope": fields["scope"], "items": items[:limit], "next_cursor": more}
+
+    async def activity(self, fields: Json) -> Json:
+        self._enter("activity", fields)
+        limit = fields.get("limit", 20)
+        more = "a1.more" if len(self.activity_items) > limit else None
+        return {"items": self.activity_items[:limit], "next_cursor": more}
 
     def _check_state_revision(self, scope: str, key: str, fields: Json) -> None:
         current = self.state.get((scope, key), {}).get("revision")

@@ -22,6 +22,7 @@ EXPECTED_TOOLS = {
     "set_state",
     "delete_state",
     "list_state",
+    "recent_activity",
 }
 
 

@@ -19,6 +19,8 @@ from memhive_client.errors import (
     Unavailable,
 )
 from memhive_client.models import (
+    ActivityEntry,
+    ActivityPage,
     Bulletin,
     ContextPack,
     DeadLetter,
@@ -37,6 +39,8 @@ from memhive_client.models import (
 from memhive_client.retry import RetryPolicy
 
 __all__ = [
+    "ActivityEntry",
+    "ActivityPage",
     "AsyncMemhiveClient",
     "Bulletin",
     "Conflict",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
@@ -130,3 +131,16 @@ def list_state(
 ) -> Call[m.KvPage]:
     params = _params(scope=scope, limit=limit, cursor=cursor, include_values=include_values)
     return Call("GET", "/v1/kv", _model(m.KvPage), params)
+
+
+def activity(
+    *,
+    scope: str | None,
+    kind: list[str] | None,
+    since: datetime | None,
+    limit: int,
+    cursor: str | None,
+) -> Call[m.ActivityPage]:
+    moment = since.isoformat() if since is not None else None
+    params = _params(scope=scope, kind=kind, since=moment, limit=limit, cursor=cursor)
+    return Call("GET", "/v1/activity", _model(m.ActivityPage), params)

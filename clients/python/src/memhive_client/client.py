@@ -7,6 +7,7 @@ import asyncio
 import os
 import time
 from collections.abc import AsyncIterator, Iterator
+from datetime import datetime
 from typing import Any, TypeVar
 
 import httpx
@@ -169,6 +170,29 @@ class MemhiveClient:
             if not (cursor := page.next_cursor):
                 return
 
+    def activity(
+        self,
+        *,
+        scope: str | None = None,
+        kind: list[str] | None = None,
+        since: datetime | None = None,
+        limit: int = 20,
+        cursor: str | None = None,
+    ) -> m.ActivityPage:
+        """What was saved, updated, forgotten, linked and recalled, newest first, as far as
+        this token may read it. A page may be short and still have a next_cursor."""
+        call = calls.activity(scope=scope, kind=kind, since=since, limit=limit, cursor=cursor)
+        return self._run(call)
+
+    def iter_activity(self, *, page_size: int = 100, **filters: Any) -> Iterator[m.ActivityEntry]:
+        """Every entry, newest first, page after page (with `since`, back to that moment)."""
+        cursor = None
+        while True:
+            page = self.activity(limit=page_size, cursor=cursor, **filters)
+            yield from page.items
+            if not (cursor := page.next_cursor):
+                return
+
     def health(self) -> dict:
         return self._run(calls.health())
 
@@ -309,6 +333,29 @@ class AsyncMemhiveClient:
         cursor = None
         while True:
             page = await self.list_state(scope, limit=page_size, cursor=cursor, **fields)
+            for entry in page.items:
+                yield entry
+            if not (cursor := page.next_cursor):
+                return
+
+    async def activity(
+        self,
+        *,
+        scope: str | None = None,
+        kind: list[str] | None = None,
+        since: datetime | None = None,
+        limit: int = 20,
+        cursor: str | None = None,
+    ) -> m.ActivityPage:
+        call = calls.activity(scope=scope, kind=kind, since=since, limit=limit, cursor=cursor)
+        return await self._run(call)
+
+    async def iter_activity(
+        self, *, page_size: int = 100, **filters: Any
+    ) -> AsyncIterator[m.ActivityEntry]:
+        cursor = None
+        while True:
+            page = await self.activity(limit=page_size, cursor=cursor, **filters)
             for entry in page.items:
                 yield entry
             if not (cursor := page.next_cursor):

@@ -227,3 +227,32 @@ class KvDeleted(_Answer):
     scope: str
     key: str
     status: Literal["deleted"]
+
+
+class ActivityMemory(_Answer):
+    id: str
+    kind: str
+    scope_path: str
+    revision: int
+    summary: str | None  # None once the memory is gone (forgotten, expired)
+
+
+class ActivityEdge(_Answer):
+    src_id: str
+    dst_id: str
+    kind: str
+
+
+class ActivityEntry(_Answer):
+    kind: Literal["saved", "updated", "forgotten", "linked", "recalled"]
+    time: datetime
+    actor: str
+    memories: list[ActivityMemory]
+    edges: list[ActivityEdge]
+    query: str | None  # a recall's query, shown to its author only
+    reason: str | None
+
+
+class ActivityPage(_Answer):
+    items: list[ActivityEntry]
+    next_cursor: str | None

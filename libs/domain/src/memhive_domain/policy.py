@@ -26,6 +26,7 @@ class Action(StrEnum):
     READ = "read"
     READ_BULLETIN = "read_bulletin"
     READ_CONTEXT = "read_context"
+    READ_ACTIVITY = "read_activity"
     READ_STATE = "read_state"
     WRITE_STATE = "write_state"
     LIST_DEAD_LETTERS = "list_dead_letters"
@@ -49,6 +50,7 @@ PERMISSIONS: Mapping[Action, frozenset[Role]] = {
     Action.READ: _EVERYONE,
     Action.READ_BULLETIN: _EVERYONE,
     Action.READ_CONTEXT: _EVERYONE,
+    Action.READ_ACTIVITY: _EVERYONE,  # entries filtered by the caller's view, as recall is
     # Key/value entries have no visibility of their own: they are the workspace's, so a
     # viewer (a public-only reader) reads none of them (memhive_domain.kv).
     Action.READ_STATE: _WRITERS,
@@ -72,6 +74,7 @@ WHERE: Mapping[Action, str] = {
     Action.READ: "`GET /v1/memories[/{id}[/edges,/revisions]]`, MCP `get_memory`, `list_memories`",
     Action.READ_BULLETIN: "`GET /v1/bulletins/{scope}`, MCP `get_memory_bulletin`",
     Action.READ_CONTEXT: "`POST /v1/context`, MCP `get_context`",
+    Action.READ_ACTIVITY: "`GET /v1/activity`, MCP `recent_activity`",
     Action.READ_STATE: "`GET /v1/kv/{scope}/{key}`, `GET /v1/kv?scope=`, MCP `get_state`, "
     "`list_state`, the dashboard's State page",
     Action.WRITE_STATE: "`PUT` and `DELETE /v1/kv/{scope}/{key}`, MCP `set_state`, `delete_state`",

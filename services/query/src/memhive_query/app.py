@@ -16,6 +16,7 @@ from memhive_query.http_telemetry import http_telemetry
 from memhive_query.mcp_mount import mount_mcp
 from memhive_query.request_guards import RequestGuards
 from memhive_query.routes import (
+    activity,
     admin,
     audit,
     bulletins,
@@ -71,6 +72,7 @@ async def create_app(infra: Infrastructure) -> FastAPI:
         bulletins,
         products,
         kv,
+        activity,
     )
     for module in (*routers, tokens, audit):
         app.include_router(module.router)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from memhive_adapters.nats.activity_log import JetStreamActivityLog
 from memhive_adapters.nats.audit_log import JetStreamAuditLog
 from memhive_adapters.nats.dead_letters import DeadLetters
 from memhive_adapters.nats.kv_key_value_store import KvKeyValueStore
@@ -22,6 +23,7 @@ from memhive_domain.fusion import FusionMethod
 from memhive_ports import IdentityProvider, IdentityVerifier
 
 from memhive_query.event_waiter import EventWaiter
+from memhive_query.use_cases.activity import RecentActivity
 from memhive_query.use_cases.audit import (
     AuditedDeadLetters,
     AuditedForget,
@@ -84,6 +86,12 @@ class Gateway:
     @cached_property
     def skills(self) -> Skills:
         return Skills(self.reader, self.update, self.infra.clock)
+
+    @cached_property
+    def activity(self) -> RecentActivity:
+        return RecentActivity(
+            JetStreamActivityLog(self.infra.js), self.infra.store, self.infra.clock
+        )
 
     @cached_property
     def context(self) -> BuildContext:

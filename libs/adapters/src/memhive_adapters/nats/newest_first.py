@@ -95,7 +95,8 @@ class NewestFirst:
         self._opened = True
 
     async def _read_window(self) -> None:
-        low = max(self._first, self._high - self._window + 1)
+        size = min(self._window, self._max_span - self.spanned)  # never past the bound
+        low = max(self._first, self._high - size + 1)
         self._buffer = list(reversed(await self._read(low, self._high)))
         self.spanned += self._high - low + 1
         self._high = low - 1

@@ -132,3 +132,9 @@ class MemoryApi(Protocol):
         """GET /v1/kv?scope&limit&cursor&include_values -> {"scope", "items": [entry
         (value only with include_values)], "next_cursor"}."""
         ...
+
+    async def activity(self, fields: Json) -> Json:
+        """GET /v1/activity?since&scope&kind&limit&cursor -> {"items": [{kind, time, actor,
+        memories: [{id, kind, scope_path, revision, summary}], edges, query, reason}],
+        "next_cursor"}, newest first."""
+        ...

@@ -19,6 +19,7 @@ from memhive_query.mcp.tools import (
     list_memories,
     list_state,
     recall_memory,
+    recent_activity,
     save_memory,
     set_state,
     update_memory,
@@ -42,6 +43,7 @@ TOOLS: tuple[MemoryTool, ...] = (
     set_state.TOOL,
     delete_state.TOOL,
     list_state.TOOL,
+    recent_activity.TOOL,
 )
 
 

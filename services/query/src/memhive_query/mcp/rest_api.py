@@ -103,6 +103,9 @@ class RestMemoryApi:
     async def list_state(self, fields: Json) -> Json:
         return await self._call("GET", "/v1/kv", params=fields)
 
+    async def activity(self, fields: Json) -> Json:
+        return await self._call("GET", "/v1/activity", params=fields)
+
     async def _call(self, method: str, path: str, **kwargs: Any) -> Json:
         return _result(await self._send(method, path, **kwargs))
 

@@ -22,6 +22,7 @@ import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from mcp.shared.exceptions import MCPError
 from memhive_domain.principals import Principal, Role
 
 from tests.integration.stack.conftest import Stack
@@ -351,6 +352,19 @@ async def test_mcp_tools_never_leak(reading: World, gateway_url: str) -> None:
                 ids = [m["id"] for entry in listed for m in entry.get("memories", [entry])]
                 ids += data.get("memory_ids", []) + ([data["id"]] if "id" in data else [])
                 assert not reading.leaks(role, home, ids, text), (tool, text)
+            await resources(mcp, role, home, node)
+
+    async def resources(mcp, role: str, home: str, node: str) -> None:
+        """The bulletin resource of the node: refused exactly where the REST route is."""
+        try:
+            read = await mcp.read_resource(f"memhive://bulletins/{node}")
+        except MCPError as refused:
+            assert not reads(role, home, node), refused.error.message
+            return
+        assert reads(role, home, node)
+        assert not reading.leaks(role, home, [], read.contents[0].text)
+        listed = " ".join(r.uri for r in (await mcp.list_resources()).resources)
+        assert not reading.leaks(role, home, [], listed)
 
     @settings(EXAMPLE_SETTINGS, max_examples=EXAMPLES // 4)
     @given(principal=principals, node=st.sampled_from(NODES), data=st.data())

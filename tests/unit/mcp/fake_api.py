@@ -27,6 +27,7 @@ class FakeMemoryApi:
     state: dict[tuple[str, str], Json] = field(default_factory=dict)
     state_revision: int = 0
     activity_items: list[Json] = field(default_factory=list)
+    product_ids: list[str] = field(default_factory=list)
 
     async def save(self, fields: Json) -> Json:
         self._enter("save", fields)
@@ -83,7 +84,7 @@ class FakeMemoryApi:
         shown = self._visible(fields)
         text = "\n".join(f"- [{m['id']}] {m['kind']}: {m['body']}" for m in shown) or "(empty)"
         return {
-            "scope": fields["scope"],
+            "scope": fields.get("scope") or fields.get("scope_path"),
             "product_id": fields.get("product_id"),
             "text": text,
             "generated_at": EPOCH.isoformat(),
@@ -152,6 +153,7 @@ class FakeMemoryApi:
         if memory["kind"] != "procedure":
             raise ApiError(422, "ids: only procedures become skills")
         name = fields.get("name", "a-skill")
+        memory["skill"] = name  # promoted
         skill_md = f"---\nname: {name}\n---\n\n1. {memory['body']}\n"
         return {
             "name": name,
@@ -196,6 +198,27 @@ class FakeMemoryApi:
         limit = fields.get("limit", 20)
         more = "v1.more" if len(items) > limit else None
         return {"scope": fields["scope"], "items": items[:limit], "next_cursor": more}
+
+    async def products(self) -> Json:
+        self._enter("products", None)
+        return {"items": [{"product_id": p, "visibility": "public"} for p in self.product_ids]}
+
+    async def skills(self, fields: Json) -> Json:
+        self._enter("skills", fields)
+        promoted = [m for m in self.memories.values() if self._can_see(m) and m.get("skill")]
+        items = [
+            {"id": m["id"], "name": m["skill"], "description": m["body"], "scope_path": "global"}
+            for m in promoted
+            if not m.get("forgotten")
+        ]
+        return {"items": items, "next_cursor": None}
+
+    async def skill_file(self, memory_id: str) -> str:
+        self._enter("skill_file", memory_id)
+        memory = self._find(memory_id)
+        if memory["kind"] != "procedure":
+            raise ApiError(422, "ids: only procedures become skills")
+        return f"---\nname: {memory.get('skill', 'a-skill')}\n---\n\n1. {memory['body']}\n"
 
     async def activity(self, fields: Json) -> Json:
         self._enter("activity", fields)

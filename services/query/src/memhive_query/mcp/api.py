@@ -138,3 +138,17 @@ class MemoryApi(Protocol):
         memories: [{id, kind, scope_path, revision, summary}], edges, query, reason}],
         "next_cursor"}, newest first."""
         ...
+
+    async def products(self) -> Json:
+        """GET /v1/products -> {"items": [{product_id, name, visibility, ...}]}, the ones
+        this caller may see."""
+        ...
+
+    async def skills(self, fields: Json) -> Json:
+        """GET /v1/skills?scope_path&limit&cursor -> {"items": [{id, name, description,
+        scope_path, promoted_at, download}], "next_cursor"}."""
+        ...
+
+    async def skill_file(self, memory_id: str) -> str:
+        """GET /v1/memories/{id}/skill -> the SKILL.md, as text."""
+        ...

@@ -106,6 +106,18 @@ class RestMemoryApi:
     async def activity(self, fields: Json) -> Json:
         return await self._call("GET", "/v1/activity", params=fields)
 
+    async def products(self) -> Json:
+        return await self._call("GET", "/v1/products")
+
+    async def skills(self, fields: Json) -> Json:
+        return await self._call("GET", "/v1/skills", params=fields)
+
+    async def skill_file(self, memory_id: str) -> str:
+        response = await self._send("GET", f"/v1/memories/{_segment(memory_id)}/skill")
+        if not response.is_success:
+            raise ApiError(response.status_code, _detail(response))
+        return response.text
+
     async def _call(self, method: str, path: str, **kwargs: Any) -> Json:
         return _result(await self._send(method, path, **kwargs))
 

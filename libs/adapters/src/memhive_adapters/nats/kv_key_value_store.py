@@ -9,7 +9,7 @@ is the entry (or a delete marker), and its stream sequence is the entry's revisi
   to the key's last message as read, so it lands only if nothing was written since; a lost
   race is re-read and the precondition decided again.
 - TTL: an entry with one is published with `Nats-TTL` (nats-server 2.11+; measured on the
-  2.15 we ship: gone 1.0-1.05 s after a 1 s TTL), so the server removes it without any job
+  2.15 we ship: gone 1.04 s after a 1 s TTL), so the server removes it without any job
   of ours. The record's own expires_at is checked on every read as well, so an entry is
   absent from the moment it expires, not from when the server gets to it.
 - Delete: a purge marker (rolls the value up) that itself expires after MARKER_TTL_S, so

@@ -214,9 +214,7 @@ class FakeKeyValueStore:
     def _check(self, address: KvAddress, precondition: Precondition) -> None:
         current = self.entries.get(address)
         live = current.revision if current and current.is_live(self.clock.now()) else None
-        if (precondition.absent and live is not None) or (
-            precondition.revision is not None and precondition.revision != live
-        ):
+        if not precondition.holds_for(live):
             raise RevisionMismatch(address, live, precondition)
 
 

@@ -38,6 +38,8 @@ async def test_put_get_delete_with_revisions_as_etags(workspace: Workspace) -> N
     assert refused.json()["current_revision"] == updated.json()["revision"]
     exists = await client.put(PLAN, json={"value": 0}, headers={"If-None-Match": "*"})
     assert exists.status_code == 409
+    missing = await client.put(PLAN + "-none", json={"value": 0}, headers={"If-Match": "*"})
+    assert missing.status_code == 409 and missing.json()["current_revision"] is None
     assert (await client.get(PLAN)).json()["value"] == {"done": 1}
 
     deleted = await client.delete(PLAN, headers={"If-Match": updated.headers["ETag"]})

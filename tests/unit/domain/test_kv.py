@@ -20,8 +20,10 @@ from memhive_domain.kv import (
     KvAddress,
     KvEntry,
     Precondition,
+    WriteRequest,
     address_of,
     parse_if_match,
+    plan_kv_write,
     plan_write,
     precondition_of,
     value_json,
@@ -173,6 +175,34 @@ def test_preconditions_must_not_disagree() -> None:
     precondition_of(4, 5, False, problems)
     precondition_of(4, None, True, problems)
     assert [p.field for p in problems] == ["revision", "create_only"]
+
+
+@pytest.mark.parametrize(
+    ("precondition", "current", "holds"),
+    [
+        (ANYTHING, None, True),
+        (ANYTHING, 7, True),
+        (Precondition(absent=True), None, True),
+        (Precondition(absent=True), 7, False),
+        (Precondition(present=True), None, False),
+        (Precondition(present=True), 7, True),
+        (Precondition(revision=7), 7, True),
+        (Precondition(revision=7), 8, False),
+        (Precondition(revision=7), None, False),
+    ],
+)
+def test_what_each_precondition_accepts(
+    precondition: Precondition, current: int | None, holds: bool
+) -> None:
+    assert precondition.holds_for(current) is holds
+
+
+def test_if_match_star_asks_for_any_entry() -> None:
+    write = plan_kv_write("ws", WriteRequest("global", "k", 1, if_match=" * "), NOW)
+    assert write.precondition == Precondition(present=True)
+    with pytest.raises(InvalidInput) as both:
+        plan_kv_write("ws", WriteRequest("global", "k", 1, if_match="*", create_only=True), NOW)
+    assert fields(both.value) == {"create_only"}
 
 
 def test_a_value_round_trips_through_json_exactly() -> None:

@@ -78,11 +78,21 @@ class KvEntry:
 
 @dataclass(frozen=True, slots=True)
 class Precondition:
-    """What the entry must be for a write to apply: anything (None, None), absent
-    (create-only), or at exactly this revision (compare-and-set)."""
+    """What the entry must be for a write to apply: anything (the default), absent
+    (create-only, `If-None-Match: *`), present (`If-Match: *`), or at exactly this revision
+    (compare-and-set)."""
 
     revision: int | None = None
     absent: bool = False
+    present: bool = False
+
+    def holds_for(self, current: int | None) -> bool:
+        """`current`: the live entry's revision, None when there is none."""
+        if self.absent:
+            return current is None
+        if self.present and current is None:
+            return False
+        return self.revision is None or self.revision == current
 
 
 ANYTHING = Precondition()
@@ -109,7 +119,13 @@ class RevisionMismatch(DomainError):
 
     def __init__(self, address: KvAddress, current: int | None, precondition: Precondition):
         self.address, self.current = address, current
-        wanted = "to be absent" if precondition.absent else f"at revision {precondition.revision}"
+        wanted = (
+            "to be absent"
+            if precondition.absent
+            else f"at revision {precondition.revision}"
+            if precondition.revision is not None
+            else "to exist"
+        )
         now = "does not exist" if current is None else f"is at revision {current}"
         super().__init__(f"key {address.key!r} at {address.node.key!r} {now}; expected it {wanted}")
 
@@ -206,12 +222,13 @@ def checked_revision(revision: object, problems: list[FieldProblem], field: str)
 
 
 def parse_if_match(header: str | None, problems: list[FieldProblem]) -> int | None:
-    """An If-Match header: one revision, bare or as the ETag this API sends ("12")."""
+    """An If-Match header naming one revision, bare or as the ETag this API sends ("12")
+    (`*` is decided by the caller: any entry)."""
     if header is None:
         return None
     text = header.strip().removeprefix("W/").strip('"')
     if not text.isascii() or not text.isdigit() or len(text) > 19:
-        problems.append(FieldProblem("If-Match", 'must be one revision, e.g. "12"'))
+        problems.append(FieldProblem("If-Match", 'must be one revision, e.g. "12", or *'))
         return None
     return checked_revision(int(text), problems, "If-Match")
 
@@ -284,6 +301,10 @@ def plan_kv_delete(
 
 def _precondition(request: WriteRequest, problems: list[FieldProblem]) -> Precondition:
     revision = checked_revision(request.revision, problems, "revision")
+    if request.if_match is not None and request.if_match.strip() == "*":  # any entry at all
+        if request.create_only:
+            problems.append(FieldProblem("create_only", "cannot be combined with If-Match"))
+        return Precondition(revision=revision, present=True)
     if_match = parse_if_match(request.if_match, problems)
     return precondition_of(revision, if_match, request.create_only, problems)
 

@@ -168,9 +168,7 @@ class KvKeyValueStore:
 
 def _check(address: KvAddress, current: _Current, precondition: Precondition) -> None:
     live = current.entry.revision if current.entry is not None else None
-    if precondition.absent and live is not None:
-        raise RevisionMismatch(address, live, precondition)
-    if precondition.revision is not None and precondition.revision != live:
+    if not precondition.holds_for(live):
         raise RevisionMismatch(address, live, precondition)
 
 

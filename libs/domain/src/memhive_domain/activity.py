@@ -146,28 +146,33 @@ def shown(
     if event.kind not in query.kinds:
         return None
     f = query.filter
-    if event.memory is not None:
-        memories = _readable([event.memory], records, f)
-        edges: tuple[Edge, ...] = ()
-    else:
-        ends = [records[i] for i in event.memory_ids_read if i in records]
-        readable = {m.id for m in _readable(ends, records, f)}
-        edges = tuple(e for e in event.edges if {e.src_id, e.dst_id} <= readable)
-        wanted = {i for e in edges for i in (e.src_id, e.dst_id)} | set(event.memory_ids)
-        memories = [m for m in _unique(ends) if m.id in readable and m.id in wanted]
+    memories, edges = _shown_parts(event, records, f)
     if not memories or (f.node is not None and all(m.scope_ref != f.node for m in memories)):
         return None
+    own = event.kind is ActivityKind.RECALLED and _own(event, principal)
     return ActivityEntry(
         kind=event.kind,
         time=event.time,
         actor=event.actor,
-        memories=tuple(_shown_memory(m, records.get(m.id), f, now) for m in memories),
+        memories=tuple(_shown_memory(m, records.get(m.id), now) for m in memories),
         edges=edges,
-        query=event.query
-        if event.kind is ActivityKind.RECALLED and _own(event, principal)
-        else None,
+        query=event.query if own else None,
         reason=event.reason if event.kind is ActivityKind.FORGOTTEN else None,
     )
+
+
+def _shown_parts(
+    event: ActivityEvent, records: Mapping[str, Memory], f: MemoryFilter
+) -> tuple[list[Memory], tuple[Edge, ...]]:
+    """The event's memories the caller reads and, for a link, the edges whose both ends it
+    reads; the event's own memory where it carries one, else the records."""
+    if event.memory is not None:
+        return _readable([event.memory], records, f), ()
+    ends = [records[i] for i in event.memory_ids_read if i in records]
+    readable = {m.id for m in _readable(ends, records, f)}
+    edges = tuple(e for e in event.edges if {e.src_id, e.dst_id} <= readable)
+    wanted = {i for e in edges for i in (e.src_id, e.dst_id)} | set(event.memory_ids)
+    return [m for m in _unique(ends) if m.id in readable and m.id in wanted], edges
 
 
 def _readable(
@@ -191,9 +196,7 @@ def _public(memory: Memory, record: Memory | None) -> bool:
     )
 
 
-def _shown_memory(
-    memory: Memory, record: Memory | None, f: MemoryFilter, now: datetime
-) -> ActivityMemory:
+def _shown_memory(memory: Memory, record: Memory | None, now: datetime) -> ActivityMemory:
     live = record is not None and record.is_live(now) and memory.is_live(now)
     summary = _summary(memory.body) if live else None
     return ActivityMemory(

@@ -8,18 +8,17 @@ is a 409 with the current revision. Every answer carries the entry's revision as
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 from urllib.parse import unquote
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.responses import JSONResponse
 from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.kv import DEFAULT_PAGE, MAX_PAGE, KvEntry, WriteRequest
-from pydantic import BaseModel, ConfigDict, Field
 
 from memhive_query.openapi import RevisionConflictBody, errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
-from memhive_query.timestamps import utc_iso
+from memhive_query.schemas import KvPutRequest, entry_json
 
 router = APIRouter(prefix="/v1/kv", tags=["key/value"], responses=errors(401, 403, 422))
 
@@ -48,19 +47,6 @@ IfMatch = Annotated[
     str | None,
     Header(max_length=64, description='compare-and-set: the revision you read, e.g. "12"'),
 ]
-
-
-class KvPutRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    value: Any = Field(description="any JSON value: at most 16 KiB as JSON, 16 levels deep")
-    ttl_s: int | None = Field(
-        None, description="seconds until the entry expires (1..31622400); none: never"
-    )
-    revision: int | None = Field(
-        None, description="write only if the entry is at this revision (else 409)"
-    )
-    create_only: bool = Field(False, description="write only if the key does not exist (409)")
 
 
 @router.get("")
@@ -121,19 +107,6 @@ async def delete_entry(
 ) -> dict:
     deleted = await gw.kv.delete(who, *address, revision, if_match)
     return {"scope": deleted.node.key, "key": deleted.key, "status": "deleted"}
-
-
-def entry_json(entry: KvEntry, *, with_value: bool = True) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "scope": entry.address.node.key,
-        "key": entry.address.key,
-        "revision": entry.revision,
-        "updated_by": entry.updated_by,
-        "updated_at": utc_iso(entry.updated_at),
-        "expires_at": utc_iso(entry.expires_at) if entry.expires_at else None,
-        "size": len(entry.value_json.encode("utf-8")),
-    }
-    return body | ({"value": entry.value} if with_value else {})
 
 
 def _answer(entry: KvEntry) -> JSONResponse:

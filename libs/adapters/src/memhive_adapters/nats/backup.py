@@ -1,9 +1,10 @@
 """Backup and restore of memhive's streams through the JetStream API (online, no file access).
 
 What is kept: the log (`MEMHIVE`), activity, dead letters and the KV buckets (the record,
-tokens, bulletins, products, key/value memory), each as the server's own stream snapshot (messages with their
-sequence numbers and times, and the consumers with their positions), so a restore is
-the same state, not a replay. The lanes are not kept: `memhive reindex` rebuilds them.
+tokens, bulletins, products, key/value memory), each as the server's own stream snapshot
+(messages with their sequence numbers and times, and the consumers with their positions),
+so a restore is the same state, not a replay. The lanes are not kept: `memhive reindex`
+rebuilds them.
 
 A backup directory holds `manifest.json` (each stream's config and state at the
 snapshot) and one `<stream>.snapshot` file per stream (the server's compressed tar).

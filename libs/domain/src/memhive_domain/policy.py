@@ -24,6 +24,7 @@ class Action(StrEnum):
     LINK = "link"
     RECALL = "recall"
     READ = "read"
+    READ_EXPIRED = "read_expired"
     READ_BULLETIN = "read_bulletin"
     READ_CONTEXT = "read_context"
     LIST_DEAD_LETTERS = "list_dead_letters"
@@ -45,6 +46,7 @@ PERMISSIONS: Mapping[Action, frozenset[Role]] = {
     Action.LINK: _WRITERS,
     Action.RECALL: _EVERYONE,
     Action.READ: _EVERYONE,
+    Action.READ_EXPIRED: _PEOPLE,
     Action.READ_BULLETIN: _EVERYONE,
     Action.READ_CONTEXT: _EVERYONE,
     Action.LIST_DEAD_LETTERS: _PEOPLE,
@@ -64,6 +66,7 @@ WHERE: Mapping[Action, str] = {
     Action.LINK: "`POST /v1/edges`, MCP `link_memories`",
     Action.RECALL: "`POST /v1/recall`, MCP `recall_memory`",
     Action.READ: "`GET /v1/memories[/{id}[/edges,/revisions]]`, MCP `get_memory`, `list_memories`",
+    Action.READ_EXPIRED: "`include_expired=true` on `GET /v1/memories[/{id}]` (audits)",
     Action.READ_BULLETIN: "`GET /v1/bulletins/{scope}`, MCP `get_memory_bulletin`",
     Action.READ_CONTEXT: "`POST /v1/context`, MCP `get_context`",
     Action.LIST_DEAD_LETTERS: "`GET /v1/admin/dead-letters`",

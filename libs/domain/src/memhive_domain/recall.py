@@ -10,10 +10,12 @@ from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput, NotAllowed
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import node_of, normalise_tags
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.scope_tree import TreeView, tree_view
 from memhive_domain.scopes import Scope, ScopeRef
 from memhive_domain.text import checked_text, string_problems, unencodable
+from memhive_domain.time_range import TimeRange, checked_range
 
 MAX_QUERY_CHARS = 2000
 DEFAULT_MAX_RESULTS = 6
@@ -39,6 +41,9 @@ class MemoryFilter:
     tags: frozenset[str] | None = None  # any of these
     public_only: bool = False
     live_at: datetime | None = None  # leave out what expired at or before this moment
+    created: TimeRange | None = None  # saved within this range
+    occurred: TimeRange | None = None  # happened within it (occurred_at, else created_at)
+    include_expired: bool = False  # audits by members: expired memories too
 
 
 def view_of(principal: Principal, node: ScopeRef | None = None) -> MemoryFilter:
@@ -65,6 +70,11 @@ class SelectionRequest:
     # How the caller named the lists (the listing's query parameters are singular).
     kinds_field: str = "kinds"
     tags_field: str = "tags"
+    created_after: datetime | None = None  # inclusive
+    created_before: datetime | None = None  # exclusive
+    occurred_after: datetime | None = None
+    occurred_before: datetime | None = None
+    include_expired: bool = False  # audits: members may see what has expired
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +132,12 @@ def _build_filter(
     view = view_of(principal)
     kinds = _parse_kinds(selection.kinds, selection.kinds_field, problems)
     tags = _parse_tags(selection.tags, selection.tags_field, problems)
+    created = checked_range("created", selection.created_after, selection.created_before, problems)
+    occurred = checked_range(
+        "occurred", selection.occurred_after, selection.occurred_before, problems
+    )
+    if selection.include_expired and not problems:
+        require(principal, Action.READ_EXPIRED)
     if node is not None and view.view is not None and not view.view.admits(node) and not problems:
         raise NotAllowed(f"scope {node.key!r} is outside this token's scope tree")
     return replace(
@@ -129,7 +145,10 @@ def _build_filter(
         node=node,
         kinds=kinds,
         tags=tags,
-        live_at=now,
+        live_at=None if selection.include_expired else now,
+        include_expired=selection.include_expired,
+        created=created,
+        occurred=occurred,
     )
 
 

@@ -18,17 +18,14 @@ from typing import Protocol
 
 from memhive_adapters.runtime.lane_generations import LaneGeneration, LaneGenerations
 from memhive_adapters.runtime.lane_set import LaneSet
+from memhive_adapters.runtime.lane_upgrade import embed_in_chunks
 from memhive_domain.lane_generation import GenerationSpec
 from memhive_domain.memory import Memory
-from memhive_ports import Embedder
 
 log = logging.getLogger(__name__)
 
 # After the pointer moves, how long the other replicas get to swap before the catch-up.
 SETTLE_S = 2.0
-# The local embedder runs one call at a time: small calls let a recall's query embedding
-# in between, instead of waiting behind a whole replay batch.
-EMBED_CHUNK = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +121,7 @@ class Reindexer:
             sequence = batch.sequence
             live = [m for m in batch.memories if not m.forgotten]
             if live:
-                vectors = await _embed(generation.embedder, live)
+                vectors = await embed_in_chunks(generation.embedder, live)
                 await self._lanes.write_rebuilt(list(zip(live, vectors, strict=True)), generation)
             done, total = batch.read, batch.total
             await report(Progress("running", done, total, *_described(generation)))
@@ -185,18 +182,10 @@ def _described(generation: LaneGeneration) -> tuple[int, str]:
     return generation.spec.number, generation.spec.embedding_model
 
 
-async def _embed(embedder: Embedder, memories: Sequence[Memory]) -> list[list[float]]:
-    vectors: list[list[float]] = []
-    for start in range(0, len(memories), EMBED_CHUNK):
-        chunk = memories[start : start + EMBED_CHUNK]
-        vectors += await embedder.embed([m.body for m in chunk])
-    return vectors
-
-
 async def _rewrite(generation: LaneGeneration, memories: Sequence[Memory]) -> None:
     live = [m for m in memories if not m.forgotten]
     if live:
-        vectors = await _embed(generation.embedder, live)
+        vectors = await embed_in_chunks(generation.embedder, live)
         await generation.vector.upsert(list(zip(live, vectors, strict=True)))
         await generation.lexical.upsert(live)
     for workspace_id in {m.workspace_id for m in memories if m.forgotten}:

@@ -13,6 +13,7 @@ from memhive_adapters.lane_conditions import (
     After,
     AnyGroup,
     AnyOf,
+    Between,
     Condition,
     Equals,
     Excludes,
@@ -57,6 +58,7 @@ INDEX_BODY: Json = {
             "public": {"type": "integer"},
             "expires_at": {"type": "double"},
             "created_at": {"type": "double"},
+            "occurred_at": {"type": "double"},
             "body": {
                 "type": "text",
                 "analyzer": "memhive_body",
@@ -150,6 +152,9 @@ def _clause(condition: Condition) -> Json:
             return {"terms": {field: list(values)}}
         case After(field, moment):
             return {"range": {field: {"gt": moment}}}
+        case Between(field, lowest, highest):
+            bounds = {"gte": lowest, "lt": highest}
+            return {"range": {field: {k: v for k, v in bounds.items() if v is not None}}}
         case Excludes(field, values):
             return {"bool": {"must_not": [{"terms": {field: list(values)}}]}}
         case AnyGroup(groups):

@@ -39,7 +39,9 @@ class IdenticalSaves:
         """The memory's content id (the first whose slot is free or live), and a waiter for
         `stage` on it when one is asked for."""
         for attempt in range(MAX_ATTEMPTS):
-            memory_id = content_id(memory.workspace_id, memory.scope_ref.key, memory.body, attempt)
+            memory_id = content_id(
+                memory.workspace_id, memory.scope_ref.key, memory.body, attempt, memory.occurred_at
+            )
             candidate = replace(memory, id=memory_id)
             waiting = None if stage is None else self._waiter.expect(memory_id, stage)
             stored = await self._store.get(memory.workspace_id, memory_id)

@@ -70,6 +70,12 @@ class FakeStore:
         kept = current.edges if edges is None else edges
         return self._put(memory, current.revision + 1, command_id, kept)
 
+    async def purge(self, current: StoredMemory) -> None:
+        key = (current.memory.workspace_id, current.memory.id)
+        if key not in self.rows or self.rows[key].revision != current.revision:
+            raise ConcurrentUpdate("stale")
+        del self.rows[key]
+
     def _put(
         self, memory: Memory, revision: int, command_id: str, edges: tuple[Edge, ...] = ()
     ) -> StoredMemory:
@@ -89,6 +95,16 @@ class FakePublisher:
         if self.failure is not None:
             raise self.failure
         self.sent.append((subject, message, msg_id))
+
+
+@dataclass
+class FakeScheduler:
+    """CommandScheduler that keeps the latest schedule per key, as the stream does."""
+
+    schedules: dict[str, tuple[str, Message, datetime]] = field(default_factory=dict)
+
+    async def schedule(self, key: str, target: str, message: Message, at: datetime) -> None:
+        self.schedules[key] = (target, message, at)
 
 
 @dataclass

@@ -36,10 +36,10 @@ def one_hot(i: int) -> list[float]:
 
 
 @pytest.fixture
-async def settings(tmp_path: Path, bus_auth: EmbeddedBusAuth) -> AsyncIterator[MemhiveSettings]:
-    server = EmbeddedNatsServer(
-        tmp_path / "nats", port=free_port(), config_file=bus_auth.config_path
-    )
+async def settings(tmp_path: Path) -> AsyncIterator[MemhiveSettings]:
+    # Users of its own: the session's bus directory holds the shared server's pid file.
+    bus_auth = EmbeddedBusAuth(tmp_path / "bus")
+    server = EmbeddedNatsServer(tmp_path / "nats", port=free_port(), config_file=bus_auth.ensure())
     async with server:
         yield MemhiveSettings(
             data_dir=tmp_path / "data",

@@ -39,11 +39,21 @@ class SaveRequest(_Request):
     source: str = "agent"
     source_ref: str | None = None
     expires_at: datetime | None = None
+    occurred_at: datetime | None = None  # when it happened, if not now
     force: bool = False
     supersedes: list[str] = Field(default_factory=list)
 
 
-class RecallRequest(_Request):
+class _TimeWindow(_Request):
+    """Half-open windows: after <= t < before. occurred: occurred_at, else when saved."""
+
+    occurred_after: datetime | None = None
+    occurred_before: datetime | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+
+
+class RecallRequest(_TimeWindow):
     query: str
     scope: str | None = None
     product_id: str | None = None
@@ -63,7 +73,7 @@ class EdgeRequest(_Request):
     rationale: str = ""
 
 
-class ContextRequest(_Request):
+class ContextRequest(_TimeWindow):
     query: str | None = None
     scope: str | None = None
     product_id: str | None = None
@@ -93,6 +103,7 @@ class Memory(_Answer):
     created_at: datetime
     updated_at: datetime
     expires_at: datetime | None
+    occurred_at: datetime | None = None
     revision: int
     access_count: int
     last_accessed_at: datetime | None

@@ -159,7 +159,8 @@ SERVICES: dict[str, BusPermissions] = {
     INGEST: _service(
         INGEST,
         (
-            subjects.ALL_MEMORY_EVENTS,  # saved, forgotten, linked
+            subjects.ALL_MEMORY_EVENTS,  # saved, forgotten, linked, purged
+            f"{subjects.PURGE_SCHEDULES}.*.*",  # the stream purges expired memories later
             *_DEAD_LETTERS,
             *_kv_read(streams.MEMORIES_BUCKET),
             *_kv_write(streams.MEMORIES_BUCKET),

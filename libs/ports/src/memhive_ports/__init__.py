@@ -17,6 +17,7 @@ from memhive_ports.link_classifier import EdgeProposal, LinkClassifier
 from memhive_ports.llm import JsonChat, JsonReply, LlmUnavailable, MalformedOutput
 from memhive_ports.poison import Poison
 from memhive_ports.publisher import EventPublisher
+from memhive_ports.scheduler import CommandScheduler
 from memhive_ports.spend import SpendCounters
 from memhive_ports.store import MemoryStore, StoredMemory
 from memhive_ports.token_commands import TokenCommands, TokenRequest, TokenServiceUnavailable
@@ -27,6 +28,7 @@ __all__ = [
     "AuditLog",
     "AuditPage",
     "Clock",
+    "CommandScheduler",
     "EdgeProposal",
     "Embedder",
     "CodeRefused",

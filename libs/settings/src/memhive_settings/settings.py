@@ -70,6 +70,12 @@ class EmbeddingSettings(BaseModel):
 class IngestSettings(BaseModel):
     batch_size: int = Field(64, ge=1, le=1000)
     max_deliveries: int = Field(5, ge=1, description="attempts before a message is dead-lettered")
+    expired_retention_days: float = Field(
+        30,
+        ge=0,
+        le=36_500,
+        description="how long an expired memory stays readable for audits before it is purged",
+    )
 
 
 class EmbedderSettings(BaseModel):

@@ -14,6 +14,7 @@ from memhive_query.errors import install_error_handlers
 from memhive_query.gateway import build_gateway
 from memhive_query.http_telemetry import http_telemetry
 from memhive_query.mcp_mount import mount_mcp
+from memhive_query.openapi import errors
 from memhive_query.request_guards import RequestGuards
 from memhive_query.routes import (
     admin,
@@ -53,6 +54,8 @@ async def create_app(infra: Infrastructure) -> FastAPI:
         telemetry=http_telemetry(),
         docs_url=None,  # served offline by install_api_docs
         redoc_url=None,
+        # Every request passes the body-size guard (request_guards.py) before its route.
+        responses=errors(413),
     )
     app.state.gateway = gateway
     app.state.infra = infra

@@ -41,6 +41,8 @@ def _notes(memory: Json) -> Iterable[str]:
     if memory.get("score") is not None:
         yield f"score {memory['score']:.2f}"
     yield _where(memory)
+    if memory.get("occurred_at"):
+        yield f"happened {memory['occurred_at']}"
     if memory.get("pinned"):
         yield "pinned"
     if memory.get("trust") is not None:
@@ -108,6 +110,7 @@ _DETAIL_KEYS = (
     "source_ref",
     "created_by",
     "created_at",
+    "occurred_at",
     "updated_at",
     "expires_at",
     "revision",

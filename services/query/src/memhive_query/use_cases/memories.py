@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memhive.v1 import commands_pb2
 from memhive_contracts import subjects
@@ -35,11 +35,16 @@ class MemoryReader:
     def __init__(self, store: MemoryStore, lexical: LexicalIndex, clock: Clock) -> None:
         self._store, self._lexical, self._clock = store, lexical, clock
 
-    async def get(self, principal: Principal, memory_id: str) -> Memory:
-        """Forgotten, expired, invisible and unknown look the same to a caller: not found."""
+    async def get(
+        self, principal: Principal, memory_id: str, *, include_expired: bool = False
+    ) -> Memory:
+        """Forgotten, expired, invisible and unknown look the same to a caller: not found
+        (expired ones are found for members auditing with `include_expired`)."""
         require(principal, Action.READ)
+        if include_expired:
+            require(principal, Action.READ_EXPIRED)
         stored = await self._store.get(principal.workspace_id, memory_id_or_not_found(memory_id))
-        view = view_of(principal)
+        view = replace(view_of(principal), include_expired=include_expired)
         if stored is None or not is_selected(stored.memory, view, self._clock.now()):
             raise NotFound("memory", memory_id)
         return stored.memory

@@ -7,7 +7,18 @@ from typing import Annotated
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
-from memhive_query.mcp.arguments import KindName, OptionalScope, ProductId, ScopePath, Tags, present
+from memhive_query.mcp.arguments import (
+    HappenedAfter,
+    HappenedBefore,
+    KindName,
+    OptionalScope,
+    ProductId,
+    SavedAfter,
+    SavedBefore,
+    ScopePath,
+    Tags,
+    present,
+)
 from memhive_query.mcp.rendering import render_recall
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
 
@@ -35,6 +46,10 @@ async def recall_memory(
     include_superseded: Annotated[
         bool, Field(description="Also return memories replaced by newer ones (for audits).")
     ] = False,
+    occurred_after: HappenedAfter = None,
+    occurred_before: HappenedBefore = None,
+    created_after: SavedAfter = None,
+    created_before: SavedBefore = None,
 ) -> ToolReply:
     fields = present(
         query=query,
@@ -45,6 +60,10 @@ async def recall_memory(
         tags=tags,
         max_results=max_results,
         include_superseded=include_superseded or None,
+        occurred_after=occurred_after,
+        occurred_before=occurred_before,
+        created_after=created_after,
+        created_before=created_before,
     )
     result = await api.recall(fields)
     return ToolReply(render_recall(result["results"]), result)

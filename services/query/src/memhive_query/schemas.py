@@ -316,4 +316,11 @@ def update_answer(outcome: UpdateOutcome, status_code: int = 200, **extra: Any) 
         "status": outcome.status,
         "memory": memory_json(outcome.memory),
     } | extra
+    if outcome.status == "accepted":
+        body["detail"] = UPDATE_ACCEPTED_NOTE
     return JSONResponse(body, status_code=202 if outcome.status == "accepted" else status_code)
+
+
+UPDATE_ACCEPTED_NOTE = (
+    "durable on the bus but not applied yet: it will be, unless the memory is forgotten first"
+)

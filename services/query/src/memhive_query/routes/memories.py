@@ -62,11 +62,11 @@ async def get_memory(
 async def list_memories(
     gw: GatewayDep,
     who: PrincipalDep,
-    kind: Annotated[list[str] | None, Query()] = None,
+    kind: Annotated[list[str] | None, Query(max_length=64)] = None,
     scope: Annotated[str | None, Query(max_length=64)] = None,
     product_id: Annotated[str | None, Query(max_length=512)] = None,
     scope_path: Annotated[str | None, Query(max_length=512)] = None,
-    tag: Annotated[list[str] | None, Query()] = None,
+    tag: Annotated[list[str] | None, Query(max_length=128)] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
     created_after: datetime | None = None,

@@ -157,3 +157,17 @@ class FakeWaiter:
 
     def cancel(self, future: tuple[str, str]) -> None:
         self.expected.remove(future)
+
+
+@dataclass
+class FakeHealthProbe:
+    """HealthProbe answering the scripted checks; counts the lane-size recordings."""
+
+    checks: dict[str, bool] = field(default_factory=lambda: {"nats": True})
+    lane_sizes_recorded: int = 0
+
+    async def readiness(self) -> dict[str, bool]:
+        return dict(self.checks)
+
+    async def record_lane_sizes(self) -> None:
+        self.lane_sizes_recorded += 1

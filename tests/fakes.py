@@ -3,31 +3,40 @@ that needs one; integration tests use the real adapters instead."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from google.protobuf.message import Message
 from memhive.v1 import edges_pb2
+from memhive_domain.audit import AuditEntry, AuditQuery
+from memhive_domain.bulletin import Bulletin
+from memhive_domain.bulletin_audience import Audience
 from memhive_domain.edges import Edge
 from memhive_domain.errors import ConcurrentUpdate
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
-from memhive_ports import LaneHit
+from memhive_domain.scopes import ScopeRef
+from memhive_domain.tokens import TokenDraft, TokenRecord
+from memhive_ports import AuditPage, LaneHit
 from memhive_ports.store import StoredMemory
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
 class FixedClock:
-    """Clock: `current` until a test moves it."""
+    """Clock: `current` until a test moves it (or steps it with `advance`)."""
 
     def __init__(self, now: datetime = T0 + timedelta(days=30)) -> None:
         self.current = now
 
     def now(self) -> datetime:
         return self.current
+
+    def advance(self, seconds: float) -> None:
+        self.current += timedelta(seconds=seconds)
 
 
 class FakeStore:
@@ -124,17 +133,19 @@ class FakeLexicalIndex:
 
 
 class FakeEmbedder:
-    """One fixed unit vector per text; enough where the lanes are fakes too."""
+    """One fixed vector for every text (a unit vector unless given); enough where the lanes
+    are fakes too. Two models tell their vectors apart by the one each is given."""
 
-    model_name = "fake-embedder"
-    dimensions = 3
-
-    def __init__(self) -> None:
+    def __init__(
+        self, model_name: str = "fake-embedder", vector: Sequence[float] = (1.0, 0.0, 0.0)
+    ) -> None:
+        self.model_name, self.vector = model_name, list(vector)
+        self.dimensions = len(self.vector)
         self.texts: list[str] = []
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         self.texts += texts
-        return [[1.0, 0.0, 0.0] for _ in texts]
+        return [list(self.vector) for _ in texts]
 
 
 class FakeWaiter:
@@ -171,3 +182,87 @@ class FakeHealthProbe:
 
     async def record_lane_sizes(self) -> None:
         self.lane_sizes_recorded += 1
+
+
+class FakeBulletinStore:
+    """BulletinStore in a dict: the latest bulletin of each (workspace, scope key, audience)."""
+
+    def __init__(self) -> None:
+        self.held: dict[tuple[str, str, Audience], Bulletin] = {}
+
+    async def get(self, workspace_id: str, scope: ScopeRef, audience: Audience) -> Bulletin | None:
+        return self.held.get((workspace_id, scope.key, audience))
+
+    async def put(
+        self, workspace_id: str, scope: ScopeRef, audience: Audience, bulletin: Bulletin
+    ) -> None:
+        self.held[(workspace_id, scope.key, audience)] = bulletin
+
+
+class FakeTokenDirectory:
+    """TokenDirectory over `records` (token -> record), with what the tests use: lookup
+    (counted), list, create, revoke and the change watch."""
+
+    NEW_ID = "0123456789abcdef"
+
+    def __init__(self, records: dict[str, TokenRecord] | None = None) -> None:
+        self.records = dict(records or {})
+        self.lookups = 0
+        self.created: list[tuple[TokenDraft, str]] = []
+        self._changes: asyncio.Queue[str] = asyncio.Queue()
+
+    async def lookup(self, token: str) -> TokenRecord | None:
+        self.lookups += 1
+        return self.records.get(token)
+
+    async def list(self, workspace_id: str | None = None) -> list[TokenRecord]:
+        return [r for r in self.records.values() if workspace_id in (None, r.workspace_id)]
+
+    async def create(
+        self, draft: TokenDraft, created_by: str, now: datetime
+    ) -> tuple[TokenRecord, str]:
+        self.created.append((draft, created_by))
+        record, token = draft.record(self.NEW_ID, created_by, now), f"mh_{self.NEW_ID}_secret"
+        self.records[token] = record
+        self._changes.put_nowait(record.id)
+        return record, token
+
+    async def revoke(self, token_id: str) -> TokenRecord | None:
+        token = next((t for t, r in self.records.items() if r.id == token_id), None)
+        if token is None:
+            return None
+        self._changes.put_nowait(token_id)
+        return self.records.pop(token)
+
+    async def changes(self) -> AsyncIterator[str]:
+        async def stream() -> AsyncIterator[str]:
+            while True:
+                yield await self._changes.get()
+
+        return stream()
+
+
+@dataclass
+class FakeAuditLog:
+    """AuditLog in a list; reads newest first, filtered like the real log, in one page.
+    `failure`, when set, is raised by append instead."""
+
+    entries: list[AuditEntry] = field(default_factory=list)
+    failure: Exception | None = None
+
+    async def append(self, entry: AuditEntry) -> None:
+        if self.failure is not None:
+            raise self.failure
+        self.entries.append(entry)
+
+    async def read(
+        self, workspace_id: str, query: AuditQuery, before: int | None = None
+    ) -> AuditPage:
+        found = [
+            e
+            for e in reversed(self.entries)
+            if e.workspace_id == workspace_id
+            and query.action in (None, e.action)
+            and query.matches(e)
+        ]
+        return AuditPage(found[: query.limit], None)

@@ -4,7 +4,8 @@ that needs one; integration tests use the real adapters instead."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
+import builtins
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -17,10 +18,13 @@ from memhive_domain.edges import Edge
 from memhive_domain.errors import ConcurrentUpdate
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
+from memhive_domain.products import Product
 from memhive_domain.recall import MemoryFilter
+from memhive_domain.revisions import Revision
 from memhive_domain.scopes import ScopeRef
 from memhive_domain.tokens import TokenDraft, TokenRecord
 from memhive_ports import AuditPage, LaneHit
+from memhive_ports.dead_letters import DeadLetter
 from memhive_ports.store import StoredMemory
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
@@ -197,6 +201,71 @@ class FakeBulletinStore:
         self, workspace_id: str, scope: ScopeRef, audience: Audience, bulletin: Bulletin
     ) -> None:
         self.held[(workspace_id, scope.key, audience)] = bulletin
+
+
+class FakeTokenCounter:
+    """TokenCounter: one token per whitespace-separated word, so budgets are easy to reason
+    about (the real tokenizer is tested on its own)."""
+
+    def count(self, text: str) -> int:
+        return len(text.split())
+
+
+@dataclass
+class FakeRevisionLog:
+    """RevisionLog answering the scripted changes of each memory id; keeps each read."""
+
+    changes_of: dict[str, list[Revision]] = field(default_factory=dict)
+    reads: list[tuple[str, str, datetime]] = field(default_factory=list)
+
+    async def changes(self, workspace_id: str, memory_id: str, since: datetime) -> list[Revision]:
+        self.reads.append((workspace_id, memory_id, since))
+        return list(self.changes_of.get(memory_id, []))
+
+
+@dataclass
+class FakeDeadLetters:
+    """DeadLetterReader over `letters`, oldest first; keeps the (limit, scan_limit) of each
+    `newest` call."""
+
+    letters: list[DeadLetter] = field(default_factory=list)
+    scans: list[tuple[int, int]] = field(default_factory=list)
+
+    async def list(
+        self, consumer: str | None = None, limit: int = 100
+    ) -> builtins.list[DeadLetter]:
+        return [d for d in self.letters if consumer in (None, d.consumer)][:limit]
+
+    async def newest(
+        self,
+        limit: int,
+        *,
+        consumer: str | None = None,
+        keep: Callable[[DeadLetter], bool] = lambda _: True,
+        scan_limit: int = 10_000,
+    ) -> builtins.list[DeadLetter]:
+        self.scans.append((limit, scan_limit))
+        read = [d for d in reversed(self.letters) if consumer in (None, d.consumer)][:scan_limit]
+        return [d for d in read if keep(d)][:limit]
+
+
+class FakeProductDirectory:
+    """ProductDirectory in a dict."""
+
+    def __init__(self, *products: Product) -> None:
+        self.held = {(p.workspace_id, p.product_id): p for p in products}
+
+    async def get(self, workspace_id: str, product_id: str) -> Product | None:
+        return self.held.get((workspace_id, product_id))
+
+    async def put(self, product: Product) -> None:
+        self.held[(product.workspace_id, product.product_id)] = product
+
+    async def list(self, workspace_id: str) -> list[Product]:
+        return sorted(
+            (p for (ws, _), p in self.held.items() if ws == workspace_id),
+            key=lambda p: p.product_id,
+        )
 
 
 class FakeTokenDirectory:

@@ -4,6 +4,7 @@ fakes in tests/fakes.py implement them for unit tests."""
 from memhive_ports.audit import AuditLog, AuditPage
 from memhive_ports.clock import Clock
 from memhive_ports.embedder import Embedder
+from memhive_ports.health import HealthProbe
 from memhive_ports.identity import (
     CodeRefused,
     IdentityProvider,
@@ -32,6 +33,7 @@ __all__ = [
     "EdgeProposal",
     "Embedder",
     "CodeRefused",
+    "HealthProbe",
     "IdentityProvider",
     "IdentityVerifier",
     "ProviderEndpoints",

@@ -6,6 +6,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from memhive_adapters.runtime.infrastructure import Infrastructure
+from memhive_adapters.runtime.probes import InfrastructureProbe
 from memhive_telemetry import install_telemetry
 
 from memhive_query.api_docs import install_api_docs
@@ -58,7 +59,7 @@ async def create_app(infra: Infrastructure) -> FastAPI:
         responses=errors(413),
     )
     app.state.gateway = gateway
-    app.state.infra = infra
+    app.state.health_probe = InfrastructureProbe(infra)
     install_error_handlers(app)
     routers = (
         consolidation,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from memhive_application.authentication import Unauthenticated
 from memhive_domain.changes import MemoryChanges
@@ -37,14 +37,31 @@ def _dashboard(request: Request) -> Dashboard:
     return request.app.state.dashboard
 
 
+class SignInRequired(Exception):
+    """A page asked for without a live session: the answer is the sign-in page."""
+
+
+async def _visitor(request: Request) -> Principal:
+    """The signed-in principal of a page; without one the page is not run at all."""
+    who = await signed_in(request, _dashboard(request).auth)
+    if who is None:
+        raise SignInRequired()
+    return who
+
+
+DashboardDep = Annotated[Dashboard, Depends(_dashboard)]
+VisitorDep = Annotated[Principal, Depends(_visitor)]
+
+
+async def to_sign_in(_: Request, __: Exception) -> RedirectResponse:
+    """The handler of SignInRequired (installed with the router by mount_dashboard)."""
+    return RedirectResponse("/memory/sign-in", status_code=303)
+
+
 def _oidc_name(request: Request) -> str | None:
     """The provider's name for "Sign in with ...", when OIDC sign-in is configured."""
     oidc = _dashboard(request).oidc
     return oidc.display_name if oidc else None
-
-
-def _to_sign_in() -> RedirectResponse:
-    return RedirectResponse("/memory/sign-in", status_code=303)
 
 
 def _error(request: Request, who: Principal | None, exc: Exception) -> HTMLResponse:
@@ -100,6 +117,8 @@ async def sign_out(request: Request) -> Response:
 @router.get("")
 async def index(
     request: Request,
+    dash: DashboardDep,
+    who: VisitorDep,
     q: str = "",
     kind: str = "",
     scope: str = "",
@@ -112,10 +131,6 @@ async def index(
     sort: str = "",
     after: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
 ) -> Response:
-    dash = _dashboard(request)
-    who = await signed_in(request, dash.auth)
-    if who is None:
-        return _to_sign_in()
     filters = {
         "q": q,
         "kind": kind,
@@ -159,11 +174,9 @@ async def index(
 
 
 @router.get("/m/{memory_id}")
-async def memory_page(request: Request, memory_id: str) -> Response:
-    dash = _dashboard(request)
-    who = await signed_in(request, dash.auth)
-    if who is None:
-        return _to_sign_in()
+async def memory_page(
+    request: Request, memory_id: str, dash: DashboardDep, who: VisitorDep
+) -> Response:
     try:
         view = await dash.view(who, memory_id)
     except DomainError as exc:
@@ -172,11 +185,9 @@ async def memory_page(request: Request, memory_id: str) -> Response:
 
 
 @router.get("/m/{memory_id}/forget")
-async def confirm_forget(request: Request, memory_id: str) -> Response:
-    dash = _dashboard(request)
-    who = await signed_in(request, dash.auth)
-    if who is None:
-        return _to_sign_in()
+async def confirm_forget(
+    request: Request, memory_id: str, dash: DashboardDep, who: VisitorDep
+) -> Response:
     try:
         if not who.can_write:
             raise NotAllowed("only workspace members can forget memories")
@@ -187,11 +198,7 @@ async def confirm_forget(request: Request, memory_id: str) -> Response:
 
 
 @router.post("/m/{memory_id}/forget")
-async def forget(request: Request, memory_id: str) -> Response:
-    dash = _dashboard(request)
-    who = await signed_in(request, dash.auth)
-    if who is None:
-        return _to_sign_in()
+async def forget(request: Request, memory_id: str, dash: DashboardDep, who: VisitorDep) -> Response:
     try:
         await check_csrf(request)
         # indexed: once this answers, the memory is gone from search too.
@@ -202,11 +209,13 @@ async def forget(request: Request, memory_id: str) -> Response:
 
 
 @router.post("/m/{memory_id}/pin")
-async def pin(request: Request, memory_id: str, pinned: Annotated[str, Form()] = "") -> Response:
-    dash = _dashboard(request)
-    who = await signed_in(request, dash.auth)
-    if who is None:
-        return _to_sign_in()
+async def pin(
+    request: Request,
+    memory_id: str,
+    dash: DashboardDep,
+    who: VisitorDep,
+    pinned: Annotated[str, Form()] = "",
+) -> Response:
     try:
         await check_csrf(request)
         await dash.update(who, memory_id, MemoryChanges(pinned=pinned == "true"), wait="persisted")
@@ -216,11 +225,7 @@ async def pin(request: Request, memory_id: str, pinned: Annotated[str, Form()] =
 
 
 @router.get("/stats")
-async def stats_page(request: Request) -> Response:
-    dash = _dashboard(request)
-    who = await signed_in(request, dash.auth)
-    if who is None:
-        return _to_sign_in()
+async def stats_page(request: Request, dash: DashboardDep, who: VisitorDep) -> Response:
     stats = await dash.stats(who)
     peak = max([1] + [max(a.saves, a.recalls) for a in stats.activity or []])
     return _render(request, "stats.html", who=who, stats=stats, peak=peak)

@@ -15,7 +15,6 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 
-from memhive_adapters.nats.dead_letters import DeadLetter
 from memhive_contracts import subjects
 from memhive_contracts.streams import ACTIVITY_STREAM, LOG_STREAM
 from memhive_domain.kinds import MemoryKind
@@ -23,6 +22,7 @@ from memhive_domain.principals import Principal
 from memhive_domain.recall import SelectionRequest, plan_listing
 from memhive_domain.scopes import Scope
 from memhive_ports import Clock, LexicalIndex
+from memhive_ports.dead_letters import DeadLetter
 from memhive_ports.event_counts import EventCounts
 
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters

@@ -17,6 +17,7 @@ from memhive_domain.tokens import TokenDraft
 from memhive_query.app import create_app
 
 from tests.integration.stack.conftest import Stack, app_running, save
+from tests.integration.stack.test_mcp_tools import session
 
 BOUNDED_WAIT_S = 5.0
 
@@ -220,3 +221,50 @@ async def test_the_audit_route_refuses_bad_queries_with_the_field(admin) -> None
         answer = await client.get("/v1/admin/audit", params=params)
         assert answer.status_code == 422, answer.text
         assert field in [p["field"] for p in answer.json()["problems"]]
+
+
+async def test_every_kind_of_write_is_audited_with_its_target(
+    stack: Stack, admin, gateway_url: str
+) -> None:
+    """Update, flag (and confirmation), link, product definitions, dead-letter listings
+    and a write that came through MCP: each an entry naming who, what and the outcome."""
+    workspace, admin_client = admin
+    ada = await stack.infra.tokens.issue(Principal(workspace, "ada", Role.MEMBER))
+    bot = await stack.infra.tokens.issue(Principal(workspace, "bot", Role.AGENT))
+    async with stack.client(ada) as member, stack.client(bot) as agent:
+        one = (await save(member, kind="procedure", body="Rotate the signing keys monthly"))["id"]
+        two = (await save(member, kind="fact", body="Signing keys live in the vault"))["id"]
+        patched = await member.patch(f"/v1/memories/{one}", json={"pinned": True})
+        flagged = await member.post(
+            f"/v1/memories/{two}/flags", json={"kind": "outdated", "reason": "moved to KMS"}
+        )
+        confirmed = await agent.post(f"/v1/memories/{one}/confirmations")
+        linked = await member.post(
+            "/v1/edges", json={"src_id": one, "dst_id": two, "kind": "related_to"}
+        )
+        defined = await member.put("/v1/products/ios", json={"visibility": "public"})
+        refused_product = await agent.put("/v1/products/ios", json={"visibility": "private"})
+        letters = await member.get("/v1/admin/dead-letters")
+        refused_letters = await agent.get("/v1/admin/dead-letters")
+    for answer in (patched, flagged, confirmed, linked, defined, letters):
+        assert answer.status_code in (200, 201, 202), answer.text
+    assert (refused_product.status_code, refused_letters.status_code) == (403, 403)
+    async with session(gateway_url, bot) as mcp:
+        via_mcp = await mcp.call_tool("save_memory", {"kind": "fact", "body": "Saved by MCP"})
+    assert not via_mcp.is_error
+    mcp_id = via_mcp.structured_content["id"]
+
+    mine = {(e["action"], e["user"], e["outcome"], e["target"]) for e in await audit(admin_client)}
+    assert {
+        ("update", "ada", "ok", one),
+        ("flag", "ada", "ok", two),
+        ("flag", "bot", "ok", one),  # a confirmation is a reader's verdict too
+        ("link", "ada", "ok", f"{one}->{two}"),
+        ("product_define", "ada", "ok", "ios"),
+        ("product_define", "bot", "denied", "ios"),
+        ("dead_letters_list", "ada", "ok", ""),
+        ("dead_letters_list", "bot", "denied", ""),
+        ("save", "bot", "ok", mcp_id),  # MCP goes through REST: the same trail
+    } <= mine
+    mcp_entry = (await audit(admin_client, target=mcp_id))[0]
+    assert mcp_entry["credential"].startswith("token:") and mcp_entry["role"] == "agent"

@@ -112,6 +112,17 @@ async def test_a_valid_token_becomes_the_claimed_principal(provider) -> None:
     assert principal.credential == "oidc:user-42"
 
 
+@pytest.mark.parametrize(
+    "home", ["global", "product:ios", "product:ios/team:mobile", "team:ops/agent:carl"]
+)
+async def test_the_home_claim_is_a_scope_tree_node(provider, home: str) -> None:
+    idp, url = provider
+
+    principal = await verifier(url).verify(idp.sign(memhive_home=home))
+
+    assert principal.home == home
+
+
 async def test_an_es256_token_is_accepted_too(provider) -> None:
     idp, url = provider
 
@@ -191,6 +202,12 @@ REFUSALS = {
     ),
     "no workspace": (lambda idp: idp.sign(memhive_workspace=None), "workspace"),
     "unknown role": (lambda idp: idp.sign(memhive_role="root"), "memhive_role"),
+    "home not a scope path": (lambda idp: idp.sign(memhive_home="nonsense"), "memhive_home"),
+    "home out of order": (
+        lambda idp: idp.sign(memhive_home="team:mobile/product:ios"),
+        "memhive_home",
+    ),
+    "home not a string": (lambda idp: idp.sign(memhive_home=["global"]), "memhive_home"),
 }
 
 

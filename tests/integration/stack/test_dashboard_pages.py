@@ -10,6 +10,7 @@ from contextlib import asynccontextmanager
 from urllib.parse import urlsplit
 
 import httpx
+from memhive_domain.principals import Principal, Role
 
 from tests.integration.stack.conftest import Stack, Workspace, save
 
@@ -141,6 +142,17 @@ async def test_stats_for_members_and_non_members(workspace: Workspace, stack: St
         theirs = (await guest.get("/memory/stats")).text
         assert re.search(r">goal</a></th><td>1</td>", theirs)
         assert "Saves and recalls" not in theirs and "Dead letters" not in theirs
+
+
+async def test_an_agent_sees_stats_without_the_dead_letters(workspace: Workspace, stack) -> None:
+    """Dead letters are for people (the policy's list_dead_letters), not agents."""
+    await save(workspace.member, kind="goal", body="Keep the build green", visibility="private")
+    agent = await stack.infra.tokens.issue(Principal(workspace.id, "bot", Role.AGENT))
+    async with signed_in(stack, agent) as (client, _, _):
+        page = await client.get("/memory/stats")
+    assert page.status_code == 200, page.text
+    assert re.search(r">goal</a></th><td>1</td>", page.text)
+    assert "Saves and recalls" in page.text and "Dead letters" not in page.text
 
 
 async def test_api_docs_load_nothing_from_another_host(stack: Stack) -> None:

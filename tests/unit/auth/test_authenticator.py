@@ -94,3 +94,40 @@ async def test_a_refused_watch_does_not_stop_the_gateway(monkeypatch) -> None:
         assert (await auth.principal_for("Bearer t")).user_id == "bot"
     finally:
         await auth.stop()
+
+
+class SlowLookups(FakeTokenDirectory):
+    """Each lookup reads the directory at once but answers only when released: a KV read
+    that was in flight while the token was revoked."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started, self.release = asyncio.Event(), asyncio.Event()
+
+    async def lookup(self, token: str) -> TokenRecord | None:
+        found = await super().lookup(token)
+        self.started.set()
+        await self.release.wait()
+        return found
+
+
+async def test_a_lookup_that_raced_a_revocation_is_not_cached() -> None:
+    """Otherwise the revoked token's record, read just before the revocation, would be cached
+    after the watch dropped the cache, and accepted for the cache's whole TTL."""
+    directory = SlowLookups()
+    directory.records["t"] = record()
+    auth = Authenticator(directory, FixedClock(NOW))
+    await auth.start()
+    try:
+        in_flight = asyncio.create_task(auth.principal_for("Bearer t"))
+        await directory.started.wait()
+        await directory.revoke(record().id)
+        for _ in range(20):  # the watch task sees the change on the next loop turns
+            await asyncio.sleep(0)
+        directory.release.set()
+        assert (await in_flight).user_id == "bot"  # it was read before the revocation
+
+        with pytest.raises(Unauthenticated, match="unknown token"):
+            await auth.principal_for("Bearer t")
+    finally:
+        await auth.stop()

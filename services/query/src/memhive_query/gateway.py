@@ -25,6 +25,7 @@ from memhive_query.use_cases.audit import (
     AuditedDeadLetters,
     AuditedForget,
     AuditedLink,
+    AuditedProducts,
     AuditedSave,
     AuditedUpdate,
     gateway_trail,
@@ -60,7 +61,7 @@ class Gateway:
     link: AuditedLink
     edges: EdgeReader
     bulletin: ReadBulletin
-    products: Products
+    products: AuditedProducts
     audit: AuditTrail
     tokens: GatewayTokens
     update: AuditedUpdate
@@ -124,7 +125,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
                 timeout,
                 conflicts=conflicts,
                 edges=edge_commands,
-                identical=IdenticalSaves(infra.store, waiter),
+                identical=IdenticalSaves(infra.store, waiter, lexical),
                 products=infra.products,
             ),
             trail,
@@ -152,7 +153,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         link=AuditedLink(LinkMemories(infra.store, edge_commands, infra.clock), trail),
         edges=EdgeReader(infra.store, infra.clock),
         bulletin=ReadBulletin(await open_scope_bulletins(infra)),
-        products=Products(infra.products, infra.clock),
+        products=AuditedProducts(Products(infra.products, infra.clock), trail),
         audit=trail,
         tokens=GatewayTokens(
             infra.tokens, BusTokenCommands(infra.nats, settings.token_request_timeout_s)

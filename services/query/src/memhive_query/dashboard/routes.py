@@ -15,6 +15,7 @@ from memhive_application.authentication import Unauthenticated
 from memhive_domain.changes import MemoryChanges
 from memhive_domain.errors import DomainError, InvalidInput, NotAllowed, NotFound
 from memhive_domain.listing import MAX_CURSOR_CHARS
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.recall import SelectionRequest
 
@@ -189,8 +190,7 @@ async def confirm_forget(
     request: Request, memory_id: str, dash: DashboardDep, who: VisitorDep
 ) -> Response:
     try:
-        if not who.can_write:
-            raise NotAllowed("only workspace members can forget memories")
+        require(who, Action.FORGET)  # no confirmation page for a forget it may not do
         memory = await dash.reader.get(who, memory_id)
     except DomainError as exc:
         return _error(request, who, exc)

@@ -170,7 +170,9 @@ def _announces(event, change_id: str) -> bool:
     follows it: its event id starts with the command id)."""
     if isinstance(event, events_pb2.MemorySaved):
         return event.command_id == change_id
-    return event.event_id.startswith(f"{change_id}:")
+    if isinstance(event, events_pb2.MemoryIndexed):
+        return event.event_id.startswith(f"{change_id}:")
+    return True  # nothing else completes a memory's stage
 
 
 def is_verdict(changes: MemoryChanges) -> bool:

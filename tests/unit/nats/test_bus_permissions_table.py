@@ -55,6 +55,12 @@ def test_only_ingest_writes_the_record_and_the_tokens() -> None:
     assert readers == {perms.QUERY, perms.INGEST}
 
 
+def test_exactly_the_llm_consumers_count_spend_on_the_bus() -> None:
+    """Link classifier, bulletin prose and the gateway's consolidation summaries each share a
+    spend bound across their replicas (docs/architecture.md, "The link classifier")."""
+    assert _writers("memhive_spend") == {perms.QUERY, perms.LINK_CLASSIFIER, perms.BULLETIN}
+
+
 def test_the_gateway_asks_for_token_changes_and_only_ingest_answers_them() -> None:
     requests = "memhive.admin.tokens.*"
     assert requests in perms.SERVICES[perms.QUERY].publish

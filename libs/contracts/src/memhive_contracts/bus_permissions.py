@@ -129,7 +129,7 @@ SERVICES: dict[str, BusPermissions] = {
     # events, reads the log for revision history and the dead letters. It reads the token
     # bucket (authentication) and watches it (to drop revoked tokens at once), but token
     # changes are requests to ingest, which writes them; it appends to the audit log and
-    # keeps the products' records.
+    # keeps the products' records. Its consolidation summaries share an LLM spend bound.
     QUERY: _service(
         QUERY,
         (
@@ -150,6 +150,7 @@ SERVICES: dict[str, BusPermissions] = {
             *_consume(streams.ACTIVITY_STREAM),  # the dashboard's recall counts
             *_get(streams.DEAD_LETTER_STREAM),
             *_follow_lanes(),
+            *_spend(),
         ),
         (subjects.ALL_MEMORY_EVENTS,),
     ),

@@ -74,7 +74,7 @@ class Reindexer:
     ) -> None:
         self._replay, self._lanes, self._generations = replay, lanes, generations
         self._pointer, self._retire_after_s = pointer, retire_after_s
-        self._retiring: set[asyncio.Task] = set()
+        self._retiring: dict[asyncio.Task, LaneGeneration] = {}
 
     async def rebuild(self, embedding_model: str | None, report: Report) -> Progress:
         spec = self._generations.next_spec(embedding_model)
@@ -100,11 +100,14 @@ class Reindexer:
         return Progress("done", done, total, spec.number, spec.embedding_model)
 
     async def close(self) -> None:
-        """Stops waiting to drop old generations (a restart's sweep drops embedded ones)."""
-        for task in list(self._retiring):
+        """Stops waiting to drop old generations: each is closed instead, left for the
+        operator to drop (a restart's sweep drops embedded ones)."""
+        for task, old in list(self._retiring.items()):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            if task.cancelled():  # also when cancelled before it ever ran
+                await old.close()
 
     async def repair(self, workspace_ids: Sequence[str], report: Report) -> Progress:
         current = self._lanes.current
@@ -149,15 +152,11 @@ class Reindexer:
             await _drop(old)
             return
         task = asyncio.create_task(self._drop_later(old), name=f"retire-gen-{old.spec.number}")
-        self._retiring.add(task)
-        task.add_done_callback(self._retiring.discard)
+        self._retiring[task] = old
+        task.add_done_callback(lambda done: self._retiring.pop(done, None))
 
     async def _drop_later(self, old: LaneGeneration) -> None:
-        try:
-            await asyncio.sleep(self._retire_after_s)
-        except asyncio.CancelledError:
-            await old.close()  # left for the operator (or a later sweep) to drop
-            raise
+        await asyncio.sleep(self._retire_after_s)
         await _drop(old)
 
     async def _roll_back(self, generation: LaneGeneration) -> None:

@@ -13,7 +13,7 @@ from memhive_adapters.oidc.jwks_verifier import JwksVerifier
 from memhive_adapters.oidc.provider import HttpIdentityProvider
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
-from memhive_adapters.runtime.llm import build_chat_model, build_spend_guard
+from memhive_adapters.runtime.llm import build_chat_model, open_shared_spend_guard
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
@@ -46,6 +46,8 @@ from memhive_query.use_cases.skills import Skills
 from memhive_query.use_cases.tokens import GatewayTokens
 from memhive_query.use_cases.update import UpdateMemory
 
+SPEND_CONSUMER = "consolidation"  # the gateway replicas' summaries share one LLM spend bound
+
 
 @dataclass
 class Gateway:
@@ -68,15 +70,12 @@ class Gateway:
     # OIDC: the JWT verifier (API and dashboard) and, for the dashboard's sign-in, the provider.
     identity: IdentityVerifier | None = None
     identity_provider: IdentityProvider | None = None
+    # Writes consolidation bodies when asked; None without an LLM (MEMHIVE_LLM__MODEL).
+    summarizer: Summarizer | None = None
 
     @cached_property
     def consolidate(self) -> ConsolidateMemories:
-        llm = self.infra.settings.llm
-        chat = build_chat_model(llm)
-        summarizer = None
-        if chat is not None:
-            summarizer = Summarizer(chat, build_spend_guard(llm, self.infra.clock))
-        return ConsolidateMemories(self.reader, self.save, summarizer)
+        return ConsolidateMemories(self.reader, self.save, self.summarizer)
 
     @cached_property
     def skills(self) -> Skills:
@@ -98,6 +97,16 @@ class Gateway:
         await self.waiter.stop()
 
 
+async def open_summarizer(infra: Infrastructure) -> Summarizer | None:
+    """The consolidation summarizer, within the spend bound every gateway replica shares."""
+    llm = infra.settings.llm
+    chat = build_chat_model(llm)
+    if chat is None:
+        return None
+    spend = await open_shared_spend_guard(llm, infra.clock, infra.js, consumer=SPEND_CONSUMER)
+    return Summarizer(chat, spend)
+
+
 async def build_gateway(infra: Infrastructure) -> Gateway:
     settings = infra.settings.query
     vector, lexical = await infra.lanes()
@@ -115,6 +124,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         auth=Authenticator(infra.tokens, infra.clock, identity=identity),
         identity=identity,
         identity_provider=provider,
+        summarizer=await open_summarizer(infra),
         waiter=waiter,
         save=AuditedSave(
             SaveMemory(

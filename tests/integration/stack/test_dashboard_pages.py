@@ -3,15 +3,18 @@ validation, the offline /docs page and the bearer scheme in the OpenAPI document
 
 from __future__ import annotations
 
+import asyncio
 import html
 import re
 import uuid
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 import httpx
+from memhive_contracts import subjects
 
-from tests.integration.stack.conftest import Stack, Workspace, save
+from tests.integration.stack.conftest import Stack, Workspace, recall_ids, save
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
@@ -129,18 +132,74 @@ async def test_stats_for_members_and_non_members(workspace: Workspace, stack: St
     await save(
         workspace.member, kind="goal", body="Private goal for the team", visibility="private"
     )
+    for _ in range(3):
+        assert await recall_ids(workspace.member, "which goals do we have?")
+    subject = subjects.for_workspace(subjects.NOTE_ADDED, workspace.id)
+    await stack.infra.js.publish(  # poison: dead-lettered by ingest-upstream
+        subject, b"\xff not protobuf", headers={"Nats-Msg-Id": f"{workspace.id}:stats-junk"}
+    )
     member_token = await stack.token(workspace.id)
     guest_token = await stack.token(workspace.id, member=False)
     async with (
         signed_in(stack, member_token) as (member, _, _),
         signed_in(stack, guest_token) as (guest, _, _),
     ):
-        mine = (await member.get("/memory/stats")).text
+
+        async def settled() -> str | None:  # recalls and dead letters arrive in the background
+            page = (await member.get("/memory/stats")).text
+            return page if activity(page)[-1][2] == 3 and "ingest-upstream" in page else None
+
+        mine = await wait_for(settled, timeout_s=60)
         assert re.search(r">goal</a></th><td>2</td>", mine)
-        assert "Saves and recalls" in mine and "Dead letters" in mine
+        today = datetime.now(UTC).date()
+        days = [(today - timedelta(days=n)).isoformat() for n in range(6, -1, -1)]
+        # day, saves, recalls, and each bar's width against the busiest number (3).
+        assert activity(mine) == [(day, 0, 0, 0, 0) for day in days[:-1]] + [
+            (days[-1], 2, 3, 67, 100)
+        ]
+        letters = (await workspace.member.get("/v1/admin/dead-letters")).json()["items"]
+        assert len(letters) == 1
+        assert dead_letter_rows(mine) == [
+            (str(letters[0]["sequence"]), "ingest-upstream", letters[0]["reason"])
+        ]
+        assert "memhive.v1.NoteAdded" in letters[0]["reason"]
+        assert '<span class="badge">ingest-upstream: 1</span>' in mine
         theirs = (await guest.get("/memory/stats")).text
         assert re.search(r">goal</a></th><td>1</td>", theirs)
         assert "Saves and recalls" not in theirs and "Dead letters" not in theirs
+
+
+ACTIVITY_ROW = re.compile(
+    r'<th scope="row">(\d{4}-\d\d-\d\d)</th>\s*'
+    r'<td><span class="bar saves" style="width: (\d+)%"></span> (\d+)</td>\s*'
+    r'<td><span class="bar recalls" style="width: (\d+)%"></span> (\d+)</td>'
+)
+
+
+def activity(page: str) -> list[tuple[str, int, int, int, int]]:
+    """(day, saves, recalls, saves bar %, recalls bar %) per row of the activity table."""
+    return [
+        (day, int(saves), int(recalls), int(saves_bar), int(recalls_bar))
+        for day, saves_bar, saves, recalls_bar, recalls in ACTIVITY_ROW.findall(page)
+    ]
+
+
+def dead_letter_rows(page: str) -> list[tuple[str, str, str]]:
+    """(sequence, consumer, reason) per row of the dead-letter table."""
+    table = page[page.index('id="dlq-heading"') :]
+    rows = re.findall(
+        r"<tr><td>(\d+)</td><td>([^<]*)</td><td>[^<]*</td><td>([^<]*)</td></tr>", table
+    )
+    return [(seq, consumer, html.unescape(reason)) for seq, consumer, reason in rows]
+
+
+async def wait_for(predicate, timeout_s: float):
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while asyncio.get_running_loop().time() < deadline:
+        if result := await predicate():
+            return result
+        await asyncio.sleep(0.2)
+    raise AssertionError("condition not reached")
 
 
 async def test_api_docs_load_nothing_from_another_host(stack: Stack) -> None:

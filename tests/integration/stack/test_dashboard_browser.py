@@ -153,9 +153,21 @@ async def test_member_searches_filters_follows_an_edge_and_forgets(
         assert await results.get_by_text(OLD).count() == 0
         await results.get_by_text(NEW).wait_for()
 
-        # A product scope view opens with that scope's bulletin.
-        await page.goto(f"{gateway_url}/memory?product_id=payments")
+        # A node of the scope tree, picked in the form, opens with that node's bulletin.
+        await page.goto(f"{gateway_url}/memory")
+        node = page.get_by_label("Scope node")
+        options = page.locator("#scope-nodes option")
+        assert await options.evaluate_all("os => os.map(o => o.value)") == [
+            "global",
+            "product:payments",
+        ]
+        await node.fill("product:payments")
+        await page.get_by_role("button", name="Search").click()
+        await page.wait_for_url(lambda url: "scope_path=product%3Apayments" in url)
         await page.get_by_role("heading", name="Bulletin: product · payments").wait_for()
+        listed = results.locator("ol.memories")
+        await listed.get_by_text(NEW).wait_for()  # (the bulletin above quotes it too)
+        assert await listed.get_by_text(OLD).count() == 0
         await screenshot(page, "dashboard-scope")
 
         # Open the memory, follow its `updates` edge to the one it superseded.

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 import httpx
 from memhive_contracts import subjects
+from memhive_domain.principals import Principal, Role
 
 from tests.integration.stack.conftest import Stack, Workspace, recall_ids, save
 
@@ -105,6 +106,82 @@ async def test_filters_by_source_visibility_and_day(workspace: Workspace, stack:
         assert note["id"] in same_day
         before = (await client.get("/memory", params={"created_to": "2000-01-01"})).text
         assert note["id"] not in before
+
+
+async def test_the_index_narrows_to_a_node_of_the_scope_tree(
+    workspace: Workspace, stack: Stack
+) -> None:
+    nodes = ["product:ios/team:mobile", "product:ios/team:web", "product:ios", "global"]
+    ids = {}
+    for node in nodes:
+        saved = await save(workspace.member, kind="fact", body=f"Notes of {node}", scope_path=node)
+        ids[node] = saved["id"]
+    async with signed_in(stack, await stack.token(workspace.id)) as (client, _, _):
+        everything = (await client.get("/memory")).text
+        offered = re.findall(r'<option value="([^"]+)">', everything)
+        assert offered == ["global", *sorted(nodes[:3])]
+        mobile = await client.get("/memory", params={"scope_path": "product:ios/team:mobile"})
+        assert mobile.status_code == 200
+        assert shown_ids(mobile.text) == [ids["product:ios/team:mobile"]]
+        assert "Bulletin: product · ios · team mobile</h2>" in mobile.text
+        assert 'value="product:ios/team:mobile"' in mobile.text  # the field keeps it
+        # The memory's page links its node to that view.
+        page = (await client.get(f"/memory/m/{ids['product:ios/team:web']}")).text
+        link = re.search(r'<dt>Scope</dt><dd><a href="([^"]+)">product:ios/team:web</a>', page)
+        web = await client.get(html.unescape(link.group(1)))
+        assert shown_ids(web.text) == [ids["product:ios/team:web"]]
+        product = await client.get("/memory", params={"scope_path": "product:ios"})
+        assert shown_ids(product.text) == [ids["product:ios"]]  # the node exactly
+
+        bad = await client.get("/memory", params={"scope_path": "team:mobile/product:ios"})
+        assert bad.status_code == 422 and "scope_path" in bad.text
+        disagree = await client.get(
+            "/memory", params={"scope": "global", "scope_path": "product:ios"}
+        )
+        assert disagree.status_code == 422
+    web_member = Principal(workspace.id, "wendy", Role.MEMBER, home="product:ios/team:web")
+    async with signed_in(stack, await stack.infra.tokens.issue(web_member)) as (client, _, _):
+        outside = await client.get("/memory", params={"scope_path": "product:ios/team:mobile"})
+        assert outside.status_code == 403
+        assert "outside this token&#39;s scope tree" in outside.text
+        assert ids["product:ios/team:mobile"] not in outside.text
+        own = await client.get("/memory", params={"scope_path": "product:ios/team:web"})
+        assert shown_ids(own.text) == [ids["product:ios/team:web"]]
+
+
+async def test_search_results_sort_by_importance_or_newest(
+    workspace: Workspace, stack: Stack
+) -> None:
+    saved = [
+        (await save(workspace.member, kind="fact", body=body, importance=importance))["id"]
+        for body, importance in (
+            ("The canary deploy runs in the Lisbon region first", 0.2),
+            ("The canary deploy waits ten minutes before promotion", 0.9),
+            ("The canary deploy is rolled back on a 1% error rate", 0.5),
+        )
+    ]
+    async with signed_in(stack, await stack.token(workspace.id)) as (client, _, _):
+
+        async def order(**params: str) -> list[str]:
+            response = await client.get("/memory", params=params)
+            assert response.status_code == 200, response.text
+            return shown_ids(response.text)
+
+        # The least important memory is the best match: each order differs from the others.
+        search = {"q": "canary deploy in the Lisbon region"}
+        relevance = await order(**search)
+        assert sorted(relevance) == sorted(saved) and relevance[0] == saved[0]
+        assert await order(**search, sort="importance") == [saved[1], saved[2], saved[0]]
+        assert await order(**search, sort="newest") == saved[::-1]
+        assert await order(sort="newest") == saved[::-1]  # the listing, newest first
+        assert await order() == saved[::-1]
+        page = (await client.get("/memory", params={**search, "sort": "importance"})).text
+        assert '<option value="importance" selected>' in page
+
+
+def shown_ids(page: str) -> list[str]:
+    """The ids of the memories listed on an index page, in order."""
+    return re.findall(r'class="memory-link" href="/memory/m/([^"]+)"', page)
 
 
 async def test_the_index_pages_with_the_listing_cursor(stack: Stack) -> None:

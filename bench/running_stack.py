@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from memhive_client import AsyncMemhiveClient, RetryPolicy
+
+# A benchmark counts a refused or failed request instead of retrying it away.
+NO_RETRIES = RetryPolicy(attempts=1)
 
 
 @dataclass(frozen=True)
@@ -25,9 +29,15 @@ class RunningStack:
     data_dir: Path
     pid: int
 
-    def client(self, **kwargs) -> httpx.AsyncClient:
-        headers = {"Authorization": f"Bearer {self.token}"}
-        return httpx.AsyncClient(base_url=self.url, headers=headers, timeout=120, **kwargs)
+    def client(self, max_connections: int | None = None) -> AsyncMemhiveClient:
+        """The dev token's client, without retries; `max_connections` bounds its pool."""
+        transport = None
+        if max_connections is not None:
+            limits = httpx.Limits(max_connections=max_connections)
+            transport = httpx.AsyncHTTPTransport(limits=limits)
+        return AsyncMemhiveClient(
+            self.url, self.token, timeout_s=120, retry=NO_RETRIES, transport=transport
+        )
 
 
 def free_port() -> int:

@@ -161,8 +161,7 @@ async def _recallable(stack: RunningStack, ws: str, tag: str) -> bool:
     wanted = upstream_memory_id(ws, f"job:{tag}-J-{n}:decision:1")
     async with stack.client() as client:
         query = f"Retry payment call {n} with jittered backoff"
-        response = await client.post("/v1/recall", json={"query": query, "max_results": 20})
-        return wanted in [r["id"] for r in response.json()["results"]]
+        return wanted in [hit.id for hit in await client.recall(query, max_results=20)]
 
 
 async def run(stack: RunningStack) -> str:

@@ -10,7 +10,6 @@ import uuid
 from datetime import UTC, datetime
 
 import httpx2
-import nats
 import numpy as np
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -43,7 +42,7 @@ async def bulk_load(
 ) -> float:
     """Publish SaveMemory commands on the bus (as a hook with its own embeddings would); returns memories/s
     from the first publish until ingest and embed have drained."""
-    nc = await nats.connect(stack.nats_url)
+    nc = await stack.bus()
     js = nc.jetstream()
     rng = np.random.default_rng(start)
     began = time.perf_counter()

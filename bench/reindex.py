@@ -9,7 +9,6 @@ import io
 import os
 import time
 
-import nats
 from memhive_adapters.embedding.minilm import MiniLmEmbedder
 from memhive_client import AsyncMemhiveClient, MemhiveError
 
@@ -39,7 +38,7 @@ async def recall_during(client: AsyncMemhiveClient, bases: list[str], job: async
 async def run(stack: RunningStack, size: int = SIZE) -> str:
     bases = base_sentences(BASES)
     await bulk_load(stack, size, 0, bases, MiniLmEmbedder().embed_sync(bases))
-    nc = await nats.connect(stack.nats_url)
+    nc = await stack.bus()
     try:
         async with stack.client() as client:
             began = time.perf_counter()

@@ -15,7 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from memhive_adapters.nats.connection import connect
+from memhive_adapters.nats.credentials import bus_credentials
 from memhive_client import AsyncMemhiveClient, RetryPolicy
+from memhive_contracts.bus_permissions import ADMIN
+from memhive_settings import MemhiveSettings
+from nats.aio.client import Client as NatsClient
 
 # A benchmark counts a refused or failed request instead of retrying it away.
 NO_RETRIES = RetryPolicy(attempts=1)
@@ -37,6 +42,15 @@ class RunningStack:
             transport = httpx.AsyncHTTPTransport(limits=limits)
         return AsyncMemhiveClient(
             self.url, self.token, timeout_s=120, retry=NO_RETRIES, transport=transport
+        )
+
+    async def bus(self) -> NatsClient:
+        """A NATS connection as the bus's admin user, with the credentials `memhive run`
+        generated in its data dir (the embedded server refuses anonymous connections)."""
+        settings = MemhiveSettings(data_dir=self.data_dir, nats={"url": self.nats_url})
+        credentials = bus_credentials(settings, ADMIN)
+        return await connect(
+            self.nats_url, name="memhive-bench", timeout_s=10, credentials=credentials
         )
 
 

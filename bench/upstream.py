@@ -14,7 +14,6 @@ import time
 import uuid
 from datetime import UTC, datetime
 
-import nats
 from memhive.v1 import events_pb2
 from memhive.v1 import upstream_pb2 as pb
 from memhive_contracts import subjects
@@ -166,7 +165,7 @@ async def _recallable(stack: RunningStack, ws: str, tag: str) -> bool:
 
 async def run(stack: RunningStack) -> str:
     ws = MemhiveSettings().dev_workspace  # the workspace of the stack's dev token
-    nc = await nats.connect(stack.nats_url)
+    nc = await stack.bus()
     watch, saved = IndexedWatch(), IndexedWatch(events_pb2.MemorySaved)
     subs = [
         await nc.subscribe(subjects.for_workspace(subject, ws), cb=w.on_message)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from memhive_client import AsyncMemhiveClient, MemhiveError, RetryPolicy
 
 from tests.e2e.cluster.processes import (
     NatsCluster,
@@ -31,42 +32,33 @@ CONCURRENCY = 6
 pytestmark = pytest.mark.timeout(300)
 
 
+def _client(url: str, timeout_s: float) -> AsyncMemhiveClient:
+    # No retries: a save is acknowledged by the answer to its one request, or not at all.
+    return AsyncMemhiveClient(url, TOKEN, timeout_s=timeout_s, retry=RetryPolicy(attempts=1))
+
+
 async def _burst(url: str, tag: str, on_progress) -> dict[str, str]:
     """SAVES saves, CONCURRENCY at a time; returns body -> id of every acknowledged one."""
     acknowledged: dict[str, str] = {}
     gate = asyncio.Semaphore(CONCURRENCY)
     answered = 0
 
-    async def save(client: httpx.AsyncClient, i: int) -> None:
+    async def save(client: AsyncMemhiveClient, i: int) -> None:
         nonlocal answered
         body = f"Cluster fact {i} about {tag}-{i:03d}: the deploy window is {i} minutes"
         async with gate:
             try:
-                response = await client.post(
-                    "/v1/memories", json={"kind": "fact", "body": body, "force": True}
-                )
-            except httpx.TransportError:
-                response = None
+                saved = await client.save("fact", body, force=True)
+            except (httpx.TransportError, MemhiveError):  # not acknowledged
+                saved = None
         answered += 1
-        if response is not None and response.status_code in (201, 202):
-            acknowledged[body] = response.json()["id"]
+        if saved is not None and saved.status in ("persisted", "accepted"):  # 201 or 202
+            acknowledged[body] = saved.id
         on_progress(answered)
 
-    headers = {"Authorization": f"Bearer {TOKEN}"}
-    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as client:
+    async with _client(url, timeout_s=60) as client:
         await asyncio.gather(*(save(client, i) for i in range(SAVES)))
     return acknowledged
-
-
-async def _listed(client: httpx.AsyncClient) -> list[dict]:
-    items, cursor = [], None
-    while True:
-        params = {"limit": 100, **({"cursor": cursor} if cursor else {})}
-        page = (await client.get("/v1/memories", params=params)).json()
-        items += page["items"]
-        cursor = page["next_cursor"]
-        if cursor is None:
-            return items
 
 
 async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_replica_die(
@@ -102,12 +94,11 @@ async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_repli
         assert killed.is_set()
         print(f"acknowledged {len(acknowledged)} of {SAVES} saves")  # shown with pytest -s
         assert len(acknowledged) >= SAVES // 4, "saves go on being acknowledged"
-        headers = {"Authorization": f"Bearer {TOKEN}"}
-        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as client:
+        async with _client(url, timeout_s=30) as client:
             deadline = time.monotonic() + 90
             while True:
-                listed = [m for m in await _listed(client) if tag in m["body"]]
-                missing = set(acknowledged.values()) - {m["id"] for m in listed}
+                listed = [m async for m in client.iter_memories(page_size=100) if tag in m.body]
+                missing = set(acknowledged.values()) - {m.id for m in listed}
                 if not missing:
                     break
                 assert time.monotonic() < deadline, (
@@ -115,14 +106,15 @@ async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_repli
                     + "\n".join(p.tail() for p in processes)
                 )
                 await asyncio.sleep(0.5)
-            bodies = [m["body"] for m in listed]
+            bodies = [m.body for m in listed]
             assert len(bodies) == len(set(bodies)), "a save was applied twice"
             for body, memory_id in acknowledged.items():
                 token = re.search(rf"{tag}-\d+", body).group(0)
-                response = await client.post("/v1/recall", json={"query": token, "max_results": 5})
-                hits = [r["id"] for r in response.json()["results"]]
+                hits = [hit.id for hit in await client.recall(token, max_results=5)]
                 assert hits.count(memory_id) == 1, (body, hits)
-            survivor = await client.get(f"http://127.0.0.1:{ingest[1].http_port}/metrics")
+        metrics = f"http://127.0.0.1:{ingest[1].http_port}/metrics"
+        async with httpx.AsyncClient(timeout=30) as http:
+            survivor = await http.get(metrics)
         # The surviving replica took over the killed one's share of the durable `ingest`.
         assert re.search(
             r'memhive_consumer_messages_total\{[^}]*consumer="ingest"[^}]*outcome="ack"[^}]*\} [1-9]',

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from memhive_client import AsyncMemhiveClient, RetryPolicy
 
 from tests.e2e.cluster.processes import (
     NatsCluster,
@@ -98,15 +99,9 @@ async def _ingest_acks(replica: Process) -> int:
     return sum(int(float(n)) for n in INGEST_ACKS.findall(text))
 
 
-async def _listed(client: httpx.AsyncClient) -> list[dict]:
-    items, cursor = [], None
-    while True:
-        params = {"limit": 100, **({"cursor": cursor} if cursor else {})}
-        page = (await client.get("/v1/memories", params=params)).json()
-        items += page["items"]
-        cursor = page["next_cursor"]
-        if cursor is None:
-            return items
+def _client(url: str, timeout_s: float) -> AsyncMemhiveClient:
+    # No retries: a save is acknowledged by the answer to its one request, or not at all.
+    return AsyncMemhiveClient(url, TOKEN, timeout_s=timeout_s, retry=RetryPolicy(attempts=1))
 
 
 async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_replica_die(
@@ -160,11 +155,11 @@ async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_repli
         print(f"acknowledged {len(acknowledged)} of {saves.sent} saves")  # shown with pytest -s
         assert len(acknowledged) >= SAVES // 4, "saves go on being acknowledged"
         assert len(taken_over) > LATER // 2, "the cluster takes saves again after the kill"
-        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as client:
+        async with _client(url, timeout_s=30) as client:
             deadline = time.monotonic() + 90
             while True:
-                listed = [m for m in await _listed(client) if tag in m["body"]]
-                missing = set(acknowledged.values()) - {m["id"] for m in listed}
+                listed = [m async for m in client.iter_memories(page_size=100) if tag in m.body]
+                missing = set(acknowledged.values()) - {m.id for m in listed}
                 if not missing:
                     break
                 assert time.monotonic() < deadline, (
@@ -172,12 +167,11 @@ async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_repli
                     + "\n".join(p.tail() for p in processes)
                 )
                 await asyncio.sleep(0.5)
-            bodies = [m["body"] for m in listed]
+            bodies = [m.body for m in listed]
             assert len(bodies) == len(set(bodies)), "a save was applied twice"
             for body, memory_id in acknowledged.items():
                 token = re.search(rf"{tag}-\d+", body).group(0)
-                response = await client.post("/v1/recall", json={"query": token, "max_results": 5})
-                hits = [r["id"] for r in response.json()["results"]]
+                hits = [hit.id for hit in await client.recall(token, max_results=5)]
                 assert hits.count(memory_id) == 1, (body, hits)
         # Every save sent after the kill was applied (listed above) by the one ingest replica
         # left: its own count of `ingest` acks grows by at least that many since the kill

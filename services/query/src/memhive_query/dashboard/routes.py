@@ -124,6 +124,7 @@ async def index(
     kind: str = "",
     scope: str = "",
     product_id: str = "",
+    scope_path: str = "",
     tag: str = "",
     visibility: str = "",
     source: str = "",
@@ -137,6 +138,7 @@ async def index(
         "kind": kind,
         "scope": scope,
         "product_id": product_id.strip(),
+        "scope_path": scope_path.strip(),
         "tag": tag,
         "visibility": visibility,
         "source": source,
@@ -240,11 +242,9 @@ def _browse_request(filters: dict[str, str], after: str | None) -> BrowseRequest
     if sort is None:
         sort = Sort.RELEVANCE if searching else Sort.NEWEST
     tags = [t.strip() for t in filters["tag"].split(",") if t.strip()]
-    scope = filters["scope"].strip()
-    is_path = ":" in scope  # a node of the scope tree, e.g. product:ios/team:mobile
     selection = SelectionRequest(
-        scope=None if is_path else scope or None,
-        scope_path=scope if is_path else None,
+        scope=filters["scope"].strip() or None,
+        scope_path=filters["scope_path"] or None,  # validated like the API's scope_path
         product_id=filters["product_id"] or None,
         kinds=[filters["kind"]] if filters["kind"] else None,
         tags=tags or None,
@@ -258,10 +258,15 @@ def _browse_request(filters: dict[str, str], after: str | None) -> BrowseRequest
 async def _bulletin_of(
     dash: Dashboard, who: Principal, filters: dict[str, str]
 ) -> ScopeBulletin | None:
-    """A scope view (a scope or a product chosen) opens with that scope's bulletin."""
-    if not (filters["scope"] or filters["product_id"]):
+    """A scope view (a scope, a product or a node chosen) opens with that node's bulletin."""
+    if not (filters["scope"] or filters["product_id"] or filters["scope_path"]):
         return None
-    return await dash.bulletin(who, filters["scope"] or None, filters["product_id"] or None)
+    return await dash.bulletin(
+        who,
+        filters["scope"] or None,
+        filters["product_id"] or None,
+        filters["scope_path"] or None,
+    )
 
 
 def _non_empty(filters: dict[str, str]) -> dict[str, str]:

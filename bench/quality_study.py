@@ -60,6 +60,7 @@ class Study:
     lexical: TantivyLexicalIndex
     embedder: MiniLmEmbedder
     questions: list[Question]
+    workdir: Path  # removed after the run: variants may build indexes of their own there
 
 
 Variant = Callable[[Question, Study], Awaitable[list[str]]]
@@ -109,7 +110,7 @@ async def build(workdir: Path) -> Study:
         }
         gold = frozenset(by_ref[e] for e in q["evidence"])
         questions.append(Question(q["question"], q["category_name"], gold, scope, qv, lanes))
-    return Study({m.id: m for m in memories}, vector, lexical, embedder, questions)
+    return Study({m.id: m for m in memories}, vector, lexical, embedder, questions, workdir)
 
 
 def _pairs(hits) -> list[tuple[str, float]]:
@@ -158,6 +159,8 @@ async def run(variants: dict[str, Variant]) -> None:
             print(render_row(name, await score(study, variant)), flush=True)
         await study.vector.close()
         await study.lexical.close()
+        for index in study.__dict__.get("analyzers", {}).values():
+            await index.close()
 
 
 def main() -> None:

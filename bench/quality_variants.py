@@ -15,7 +15,12 @@ from dataclasses import replace
 from typing import Any
 
 import tantivy
-from memhive_adapters.lexical.tantivy_index import _filter_query, _stored_id
+from memhive_adapters.lexical.analyzers import ANALYZERS
+from memhive_adapters.lexical.tantivy_index import (
+    TantivyLexicalIndex,
+    _filter_query,
+    _stored_id,
+)
 from memhive_domain.fusion import fuse_relative_scores
 from memhive_domain.neighbours import thread_position
 from memhive_domain.query_time import times_named, without_times
@@ -319,6 +324,21 @@ def stripped_vector_query(then: Variant | None = None) -> Variant:
     return ranked
 
 
+def with_analyzer(analyzer: str, then: Variant) -> Variant:
+    """The lexical lane rebuilt with another tantivy analyzer (`lexical/analyzers.py`)."""
+
+    async def ranked(q: Question, study: Study) -> list[str]:
+        indexes = study.__dict__.setdefault("analyzers", {})
+        if analyzer not in indexes:
+            indexes[analyzer] = TantivyLexicalIndex(study.workdir / analyzer, analyzer=analyzer)
+            await indexes[analyzer].upsert(list(study.memories.values()))
+        hits = pairs(await indexes[analyzer].search(q.text, q.scope, POOL))
+        lanes = {"vector": q.lanes["vector"], "lexical": hits}
+        return await then(replace(q, deep=lanes, pool=POOL), study)
+
+    return ranked
+
+
 def _sum(values: list[float]) -> float:
     return sum(values)
 
@@ -408,5 +428,7 @@ VARIANTS: dict[str, Variant] = {
     },
     "vector query without question words (vector lane alone)": stripped_vector_query(),
     "vector query without question words + the default": stripped_vector_query(default()),
+    **{f"analyzer {a} (lexical lane alone)": with_analyzer(a, only("lexical")) for a in ANALYZERS},
+    **{f"analyzer {a} + the default ranking": with_analyzer(a, default()) for a in ANALYZERS},
     "**the default: lexical x3, neighbours 0.5, time boost 2** (domain code)": default(),
 }

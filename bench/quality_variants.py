@@ -101,6 +101,33 @@ def smoothing(
     return ranked
 
 
+def reaching(
+    share: float, decay: float, reach: int = 2, lexical: float = 3.0, thread: float = 0.0
+) -> Variant:
+    """Neighbours up to `reach` places away, each place further at `decay` x; `thread`: every
+    candidate also gains that share of the best score in its thread (same ref prefix)."""
+
+    async def ranked(q: Question, study: Study) -> list[str]:
+        scores = fused(q.lanes, lexical)
+        best: dict[str, float] = defaultdict(float)
+        for i, s in scores.items():
+            prefix = thread_position(study.memories[i].source_ref)[0]
+            best[prefix] = max(best[prefix], s)
+        raised = {}
+        for i, s in scores.items():
+            near = [
+                decay ** (d - 1) * scores[n]
+                for d in range(1, reach + 1)
+                for n in neighbour_ids(study, i, (-d, d))
+                if n in scores
+            ]
+            prefix = thread_position(study.memories[i].source_ref)[0]
+            raised[i] = s + share * max(near or [0]) + thread * best[prefix]
+        return ids(boosted(raised, q, study, 2.0))
+
+    return ranked
+
+
 def directional(after: float, before: float, lexical: float = 3.0, boost: float = 1.0) -> Variant:
     """A turn gains `after` x the score of the turn before it, `before` x the one after."""
 
@@ -428,7 +455,25 @@ VARIANTS: dict[str, Variant] = {
     },
     "vector query without question words (vector lane alone)": stripped_vector_query(),
     "vector query without question words + the default": stripped_vector_query(default()),
+    **{
+        f"neighbours up to {n} places, each further x{d}, share {s}": reaching(s, d, n)
+        for n in (2, 3)
+        for d in (0.5, 0.6, 0.7)
+        for s in (0.4, 0.5, 0.6)
+    },
+    **{
+        f"neighbours up to 2 places at x0.6, share 0.5, lexical x{w}": reaching(0.5, 0.6, lexical=w)
+        for w in (2.0, 2.5, 3.5)
+    },
+    **{
+        f"neighbours up to 2 places at x0.6, share 0.5, + thread's best x{t}": reaching(
+            0.5, 0.6, thread=t
+        )
+        for t in (0.1, 0.2)
+    },
     **{f"analyzer {a} (lexical lane alone)": with_analyzer(a, only("lexical")) for a in ANALYZERS},
     **{f"analyzer {a} + the default ranking": with_analyzer(a, default()) for a in ANALYZERS},
-    "**the default: lexical x3, neighbours 0.5, time boost 2** (domain code)": default(),
+    "**the default: lexical x3, neighbours 0.5 (two places away at half), time boost 2**": (
+        default()
+    ),
 }

@@ -20,9 +20,18 @@ def test_a_turn_next_to_a_strong_match_rises() -> None:
     assert ranked[0].score == 1.0 + 0.5 * 0.3
 
 
-def test_only_adjacent_turns_of_the_same_thread_are_neighbours() -> None:
+def test_two_places_away_lends_half() -> None:
+    hits = [FusedHit("a", 1.0), FusedHit("b", 0.2)]
+    refs = {"a": "chat:D1:4", "b": "chat:D1:6"}
+
+    ranked = with_neighbour_context(hits, refs, share=0.5)
+
+    assert [h.score for h in ranked] == [1.0 + 0.5 * 0.5 * 0.2, 0.2 + 0.5 * 0.5 * 1.0]
+
+
+def test_only_nearby_turns_of_the_same_thread_are_neighbours() -> None:
     hits = [FusedHit("a", 1.0), FusedHit("b", 0.2), FusedHit("c", 0.2), FusedHit("d", 0.2)]
-    refs = {"a": "chat:D1:4", "b": "chat:D1:6", "c": "chat:D2:5", "d": None}
+    refs = {"a": "chat:D1:4", "b": "chat:D1:7", "c": "chat:D2:5", "d": None}
 
     ranked = with_neighbour_context(hits, refs, share=0.5)
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from memhive_domain.question_words import QUESTION_STOPWORDS
 
 # Fitted by bench.confidence_fit (logistic regression, docs/benchmarks.md).
-INTERCEPT = -5.56
-SIMILARITY_WEIGHT = 2.10
-COVERAGE_WEIGHT = 4.10
+INTERCEPT = -5.39
+SIMILARITY_WEIGHT = 1.94
+COVERAGE_WEIGHT = 3.95
 
 _WORD = re.compile(r"\w+")
 _STOP = frozenset(QUESTION_STOPWORDS)

@@ -12,6 +12,7 @@ from memhive_domain.neighbours import with_neighbour_context
 from memhive_domain.query_time import favour_named_times
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.selection import is_selected
+from memhive_domain.sources import Source
 from memhive_domain.time_range import TimeRange
 from memhive_domain.trust import reliability_weight
 
@@ -43,8 +44,10 @@ def in_context(
     time_boost: float,
 ) -> list[FusedHit]:
     """Fused hits re-scored by what the lanes cannot see: neighbours that matched too
-    (`neighbours.py`) and the times the query names (`query_time.py`)."""
-    refs = {i: m.source_ref for i, m in records.items()}
+    (`neighbours.py`) and the times the query names (`query_time.py`). Only memories saved
+    by agents and hooks have neighbours: upstream refs name entities (issue:41, issue:42 are
+    two unrelated issues), not places in a thread."""
+    refs = {i: m.source_ref for i, m in records.items() if m.source is Source.AGENT}
     hits = with_neighbour_context(hits, refs, neighbour_share)
     occurred = {i: m.occurred for i, m in records.items()}
     return favour_named_times(hits, occurred, named_times, time_boost)

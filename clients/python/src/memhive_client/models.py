@@ -71,6 +71,7 @@ class RecallRequest(_TimeWindow):
     tags: list[str] | None = None
     max_results: int | None = None
     include_superseded: bool = False
+    min_confidence: float | None = None  # 0..1: leave out results less likely to answer
     lanes: list[Literal["vector", "lexical"]] | None = None
 
 
@@ -191,6 +192,7 @@ class Memory(_Answer):
 class RecalledMemory(Memory):
     score: float
     lane_ranks: dict[str, int]
+    confidence: float = 0.0  # how likely it answers the query, calibrated on LoCoMo
     replaces: list[str] = Field(default_factory=list)
     superseded_by: str | None = None
 

@@ -12,6 +12,7 @@ from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import node_of, normalise_tags
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
+from memhive_domain.query_time import times_named
 from memhive_domain.scope_tree import TreeView, tree_view
 from memhive_domain.scopes import Scope, ScopeRef
 from memhive_domain.text import checked_text, string_problems, unencodable
@@ -82,6 +83,8 @@ class RecallQuery:
     text: str
     filter: MemoryFilter
     limit: int
+    named_times: tuple[TimeRange, ...] = ()  # times the query text names (query_time.py)
+    min_confidence: float = 0.0  # results below it are left out
 
     @property
     def candidates_per_lane(self) -> int:
@@ -95,16 +98,28 @@ def plan_recall(
     *,
     principal: Principal,
     now: datetime,
+    min_confidence: float | None = None,
 ) -> RecallQuery:
     problems: list[FieldProblem] = []
     query = checked_text("query", text, MAX_QUERY_CHARS, problems, required=True)
     limit = DEFAULT_MAX_RESULTS if max_results is None else max_results
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RESULTS:
         problems.append(FieldProblem("max_results", f"must be 1..{MAX_RESULTS}, got {limit!r}"))
+    floor = _checked_confidence(min_confidence, problems)
     memory_filter = _build_filter(selection, principal, now, problems)
     if problems:
         raise InvalidInput(problems)
-    return RecallQuery(text=query, filter=memory_filter, limit=limit)
+    named = tuple(n.range for n in times_named(query, now))
+    return RecallQuery(query, memory_filter, limit, named_times=named, min_confidence=floor)
+
+
+def _checked_confidence(value: float | None, problems: list[FieldProblem]) -> float:
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        problems.append(FieldProblem("min_confidence", f"must be 0..1, got {value!r}"))
+        return 0.0
+    return float(value)
 
 
 def plan_listing(

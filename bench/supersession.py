@@ -16,7 +16,7 @@ import asyncio
 import statistics
 import time
 
-import httpx
+from memhive_client import AsyncMemhiveClient
 
 from bench.running_stack import RunningStack, running_stack
 
@@ -80,14 +80,11 @@ def new_body(subject: str, new: str) -> str:
     return f"{subject} now uses {new} instead"
 
 
-async def save(client: httpx.AsyncClient, body: str, product: str, **extra) -> str:
-    fields = {"kind": "fact", "body": body, "product_id": product, **extra}
-    response = await client.post("/v1/memories?wait=indexed", json=fields)
-    response.raise_for_status()
-    return response.json()["id"]
+async def save(client: AsyncMemhiveClient, body: str, product: str, **extra) -> str:
+    return (await client.save("fact", body, product_id=product, wait="indexed", **extra)).id
 
 
-async def load(client: httpx.AsyncClient) -> dict[str, dict[str, str]]:
+async def load(client: AsyncMemhiveClient) -> dict[str, dict[str, str]]:
     """Per mode: stale id -> its successor's id."""
     successors: dict[str, dict[str, str]] = {EDGES: {}, PLAIN: {}}
     for subject, old, new in PAIRS:
@@ -100,18 +97,17 @@ async def load(client: httpx.AsyncClient) -> dict[str, dict[str, str]]:
 
 
 async def measure(
-    client: httpx.AsyncClient, mode: str, successors: dict[str, str]
+    client: AsyncMemhiveClient, mode: str, successors: dict[str, str]
 ) -> dict[str, float]:
     stale_alone, recalls, latencies = 0, 0, []
     for _ in range(REPEATS):
         for subject, old, _new in PAIRS:
             for limit in MAX_RESULTS:
-                query = {"query": old_body(subject, old), "product_id": mode, "max_results": limit}
+                query = old_body(subject, old)
                 began = time.perf_counter()
-                response = await client.post("/v1/recall", json=query)
+                hits = await client.recall(query, product_id=mode, max_results=limit)
                 latencies.append((time.perf_counter() - began) * 1000)
-                response.raise_for_status()
-                ids = {r["id"] for r in response.json()["results"]}
+                ids = {hit.id for hit in hits}
                 recalls += 1
                 stale_alone += any(i in successors and successors[i] not in ids for i in ids)
     ordered = sorted(latencies)
@@ -132,9 +128,9 @@ async def run(stack: RunningStack) -> str:
     return render(results)
 
 
-async def measure_warmup(client: httpx.AsyncClient, mode: str) -> None:
+async def measure_warmup(client: AsyncMemhiveClient, mode: str) -> None:
     for subject, old, _new in PAIRS[:5]:
-        await client.post("/v1/recall", json={"query": old_body(subject, old), "product_id": mode})
+        await client.recall(old_body(subject, old), product_id=mode)
 
 
 def render(results: dict[str, dict[str, float]]) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 
-import httpx
+from memhive_client import AsyncMemhiveClient
 
 from bench.running_stack import RunningStack, running_stack
 from bench.supersession import PAIRS, new_body, old_body, save
@@ -29,7 +29,7 @@ QUESTIONS = {
 }
 
 
-async def load(client: httpx.AsyncClient) -> list[tuple[str, str, str, str]]:
+async def load(client: AsyncMemhiveClient) -> list[tuple[str, str, str, str]]:
     """(subject, old value, stale id, new id) per pair."""
     rows = []
     for subject, old, new in PAIRS:
@@ -39,25 +39,21 @@ async def load(client: httpx.AsyncClient) -> list[tuple[str, str, str, str]]:
     return rows
 
 
-async def stale_first(client: httpx.AsyncClient, rows, ask) -> tuple[int, Counter]:
+async def stale_first(client: AsyncMemhiveClient, rows, ask) -> tuple[int, Counter]:
     """How many questions rank the stale fact above its replacement (or it alone)."""
     above, by_flag = 0, Counter()
     for n, (subject, old, stale, fresh) in enumerate(rows):
-        query = {"query": ask(subject, old), "product_id": SCOPE, "max_results": 5}
-        response = await client.post("/v1/recall", json=query)
-        response.raise_for_status()
-        ids = [r["id"] for r in response.json()["results"]]
+        hits = await client.recall(ask(subject, old), product_id=SCOPE, max_results=5)
+        ids = [hit.id for hit in hits]
         first = stale in ids and (fresh not in ids or ids.index(stale) < ids.index(fresh))
         above += first
         by_flag[FLAGS[n % len(FLAGS)]] += first
     return above, by_flag
 
 
-async def flag_all(client: httpx.AsyncClient, rows) -> None:
+async def flag_all(client: AsyncMemhiveClient, rows) -> None:
     for n, (_, _, stale, _) in enumerate(rows):
-        flag = {"kind": FLAGS[n % len(FLAGS)], "reason": "replaced (trust fixture)"}
-        response = await client.post(f"/v1/memories/{stale}/flags?wait=indexed", json=flag)
-        response.raise_for_status()
+        await client.flag(stale, FLAGS[n % len(FLAGS)], "replaced (trust fixture)", wait="indexed")
 
 
 async def run(stack: RunningStack) -> str:

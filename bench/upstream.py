@@ -14,7 +14,6 @@ import time
 import uuid
 from datetime import UTC, datetime
 
-import nats
 from memhive.v1 import events_pb2
 from memhive.v1 import upstream_pb2 as pb
 from memhive_contracts import subjects
@@ -161,13 +160,12 @@ async def _recallable(stack: RunningStack, ws: str, tag: str) -> bool:
     wanted = upstream_memory_id(ws, f"job:{tag}-J-{n}:decision:1")
     async with stack.client() as client:
         query = f"Retry payment call {n} with jittered backoff"
-        response = await client.post("/v1/recall", json={"query": query, "max_results": 20})
-        return wanted in [r["id"] for r in response.json()["results"]]
+        return wanted in [hit.id for hit in await client.recall(query, max_results=20)]
 
 
 async def run(stack: RunningStack) -> str:
     ws = MemhiveSettings().dev_workspace  # the workspace of the stack's dev token
-    nc = await nats.connect(stack.nats_url)
+    nc = await stack.bus()
     watch, saved = IndexedWatch(), IndexedWatch(events_pb2.MemorySaved)
     subs = [
         await nc.subscribe(subjects.for_workspace(subject, ws), cb=w.on_message)

@@ -3,34 +3,46 @@ that needs one; integration tests use the real adapters instead."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import builtins
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from google.protobuf.message import Message
 from memhive.v1 import edges_pb2
 from memhive_domain.activity import ActivityEvent, ActivityKind, ActivityPosition
+from memhive_domain.audit import AuditEntry, AuditQuery
+from memhive_domain.bulletin import Bulletin
+from memhive_domain.bulletin_audience import Audience
 from memhive_domain.edges import Edge
 from memhive_domain.errors import ConcurrentUpdate
 from memhive_domain.kv import KvAddress, KvEntry, KvPage, KvWrite, Precondition, RevisionMismatch
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
+from memhive_domain.products import Product
 from memhive_domain.recall import MemoryFilter
+from memhive_domain.revisions import Revision
 from memhive_domain.scopes import ScopeRef
-from memhive_ports import LaneHit
+from memhive_domain.tokens import TokenDraft, TokenRecord
+from memhive_ports import AuditPage, LaneHit
+from memhive_ports.dead_letters import DeadLetter
 from memhive_ports.store import StoredMemory
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
 class FixedClock:
-    """Clock: `current` until a test moves it."""
+    """Clock: `current` until a test moves it (or steps it with `advance`)."""
 
     def __init__(self, now: datetime = T0 + timedelta(days=30)) -> None:
         self.current = now
 
     def now(self) -> datetime:
         return self.current
+
+    def advance(self, seconds: float) -> None:
+        self.current += timedelta(seconds=seconds)
 
 
 class FakeStore:
@@ -73,6 +85,12 @@ class FakeStore:
         kept = current.edges if edges is None else edges
         return self._put(memory, current.revision + 1, command_id, kept)
 
+    async def purge(self, current: StoredMemory) -> None:
+        key = (current.memory.workspace_id, current.memory.id)
+        if key not in self.rows or self.rows[key].revision != current.revision:
+            raise ConcurrentUpdate("stale")
+        del self.rows[key]
+
     def _put(
         self, memory: Memory, revision: int, command_id: str, edges: tuple[Edge, ...] = ()
     ) -> StoredMemory:
@@ -92,6 +110,16 @@ class FakePublisher:
         if self.failure is not None:
             raise self.failure
         self.sent.append((subject, message, msg_id))
+
+
+@dataclass
+class FakeScheduler:
+    """CommandScheduler that keeps the latest schedule per key, as the stream does."""
+
+    schedules: dict[str, tuple[str, Message, datetime]] = field(default_factory=dict)
+
+    async def schedule(self, key: str, target: str, message: Message, at: datetime) -> None:
+        self.schedules[key] = (target, message, at)
 
 
 @dataclass
@@ -127,24 +155,27 @@ class FakeLexicalIndex:
 
 
 class FakeEmbedder:
-    """One fixed unit vector per text; enough where the lanes are fakes too."""
+    """One fixed vector for every text (a unit vector unless given); enough where the lanes
+    are fakes too. Two models tell their vectors apart by the one each is given."""
 
-    model_name = "fake-embedder"
-    dimensions = 3
-
-    def __init__(self) -> None:
+    def __init__(
+        self, model_name: str = "fake-embedder", vector: Sequence[float] = (1.0, 0.0, 0.0)
+    ) -> None:
+        self.model_name, self.vector = model_name, list(vector)
+        self.dimensions = len(self.vector)
         self.texts: list[str] = []
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         self.texts += texts
-        return [[1.0, 0.0, 0.0] for _ in texts]
+        return [list(self.vector) for _ in texts]
 
 
 class FakeWaiter:
     """The gateway's EventWaiter: the awaited event arrives at once, or never (`arrives`)."""
 
-    def __init__(self, *, arrives: bool = True) -> None:
+    def __init__(self, *, arrives: bool = True, script: list[Message] | None = None) -> None:
         self.arrives = arrives
+        self.script = list(script or [])  # events announced first, in order
         self.expected: list[tuple[str, str]] = []
 
     def expect(self, key: str, stage: str) -> tuple[str, str]:
@@ -155,7 +186,10 @@ class FakeWaiter:
         return self.arrives
 
     async def event(self, future: tuple[str, str], timeout_s: float) -> Message | None:
-        """A link's event: applied with nothing refused, when it arrives at all."""
+        """The next scripted event; then a link's: applied with nothing refused, when it
+        arrives at all."""
+        if self.script:
+            return self.script.pop(0)
         return edges_pb2.MemoriesLinked(command_id=future[0]) if self.arrives else None
 
     def cancel(self, future: tuple[str, str]) -> None:
@@ -246,3 +280,166 @@ class FakeActivityReading:
             yield replace(event, resume=ActivityPosition(self._left - n, 0))
         remaining = self._left - len(self._events)
         self.resume = ActivityPosition(remaining, 0) if remaining else None
+
+
+@dataclass
+class FakeHealthProbe:
+    """HealthProbe answering the scripted checks; counts the lane-size recordings."""
+
+    checks: dict[str, bool] = field(default_factory=lambda: {"nats": True})
+    lane_sizes_recorded: int = 0
+
+    async def readiness(self) -> dict[str, bool]:
+        return dict(self.checks)
+
+    async def record_lane_sizes(self) -> None:
+        self.lane_sizes_recorded += 1
+
+
+class FakeBulletinStore:
+    """BulletinStore in a dict: the latest bulletin of each (workspace, scope key, audience)."""
+
+    def __init__(self) -> None:
+        self.held: dict[tuple[str, str, Audience], Bulletin] = {}
+
+    async def get(self, workspace_id: str, scope: ScopeRef, audience: Audience) -> Bulletin | None:
+        return self.held.get((workspace_id, scope.key, audience))
+
+    async def put(
+        self, workspace_id: str, scope: ScopeRef, audience: Audience, bulletin: Bulletin
+    ) -> None:
+        self.held[(workspace_id, scope.key, audience)] = bulletin
+
+
+class FakeTokenCounter:
+    """TokenCounter: one token per whitespace-separated word, so budgets are easy to reason
+    about (the real tokenizer is tested on its own)."""
+
+    def count(self, text: str) -> int:
+        return len(text.split())
+
+
+@dataclass
+class FakeRevisionLog:
+    """RevisionLog answering the scripted changes of each memory id; keeps each read."""
+
+    changes_of: dict[str, list[Revision]] = field(default_factory=dict)
+    reads: list[tuple[str, str, datetime]] = field(default_factory=list)
+
+    async def changes(self, workspace_id: str, memory_id: str, since: datetime) -> list[Revision]:
+        self.reads.append((workspace_id, memory_id, since))
+        return list(self.changes_of.get(memory_id, []))
+
+
+@dataclass
+class FakeDeadLetters:
+    """DeadLetterReader over `letters`, oldest first; keeps the (limit, scan_limit) of each
+    `newest` call."""
+
+    letters: list[DeadLetter] = field(default_factory=list)
+    scans: list[tuple[int, int]] = field(default_factory=list)
+
+    async def list(
+        self, consumer: str | None = None, limit: int = 100
+    ) -> builtins.list[DeadLetter]:
+        return [d for d in self.letters if consumer in (None, d.consumer)][:limit]
+
+    async def newest(
+        self,
+        limit: int,
+        *,
+        consumer: str | None = None,
+        keep: Callable[[DeadLetter], bool] = lambda _: True,
+        scan_limit: int = 10_000,
+    ) -> builtins.list[DeadLetter]:
+        self.scans.append((limit, scan_limit))
+        read = [d for d in reversed(self.letters) if consumer in (None, d.consumer)][:scan_limit]
+        return [d for d in read if keep(d)][:limit]
+
+
+class FakeProductDirectory:
+    """ProductDirectory in a dict."""
+
+    def __init__(self, *products: Product) -> None:
+        self.held = {(p.workspace_id, p.product_id): p for p in products}
+
+    async def get(self, workspace_id: str, product_id: str) -> Product | None:
+        return self.held.get((workspace_id, product_id))
+
+    async def put(self, product: Product) -> None:
+        self.held[(product.workspace_id, product.product_id)] = product
+
+    async def list(self, workspace_id: str) -> list[Product]:
+        return sorted(
+            (p for (ws, _), p in self.held.items() if ws == workspace_id),
+            key=lambda p: p.product_id,
+        )
+
+
+class FakeTokenDirectory:
+    """TokenDirectory over `records` (token -> record), with what the tests use: lookup
+    (counted), list, create, revoke and the change watch."""
+
+    NEW_ID = "0123456789abcdef"
+
+    def __init__(self, records: dict[str, TokenRecord] | None = None) -> None:
+        self.records = dict(records or {})
+        self.lookups = 0
+        self.created: list[tuple[TokenDraft, str]] = []
+        self._changes: asyncio.Queue[str] = asyncio.Queue()
+
+    async def lookup(self, token: str) -> TokenRecord | None:
+        self.lookups += 1
+        return self.records.get(token)
+
+    async def list(self, workspace_id: str | None = None) -> list[TokenRecord]:
+        return [r for r in self.records.values() if workspace_id in (None, r.workspace_id)]
+
+    async def create(
+        self, draft: TokenDraft, created_by: str, now: datetime
+    ) -> tuple[TokenRecord, str]:
+        self.created.append((draft, created_by))
+        record, token = draft.record(self.NEW_ID, created_by, now), f"mh_{self.NEW_ID}_secret"
+        self.records[token] = record
+        self._changes.put_nowait(record.id)
+        return record, token
+
+    async def revoke(self, token_id: str) -> TokenRecord | None:
+        token = next((t for t, r in self.records.items() if r.id == token_id), None)
+        if token is None:
+            return None
+        self._changes.put_nowait(token_id)
+        return self.records.pop(token)
+
+    async def changes(self) -> AsyncIterator[str]:
+        async def stream() -> AsyncIterator[str]:
+            while True:
+                yield await self._changes.get()
+
+        return stream()
+
+
+@dataclass
+class FakeAuditLog:
+    """AuditLog in a list; reads newest first, filtered like the real log, in one page.
+    `failure`, when set, is raised by append instead."""
+
+    entries: list[AuditEntry] = field(default_factory=list)
+    failure: Exception | None = None
+
+    async def append(self, entry: AuditEntry) -> None:
+        if self.failure is not None:
+            raise self.failure
+        self.entries.append(entry)
+
+    async def read(
+        self, workspace_id: str, query: AuditQuery, before: int | None = None
+    ) -> AuditPage:
+        found = [
+            e
+            for e in reversed(self.entries)
+            if e.workspace_id == workspace_id
+            and query.action in (None, e.action)
+            and query.matches(e)
+        ]
+        return AuditPage(found[: query.limit], None)

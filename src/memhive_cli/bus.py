@@ -51,6 +51,7 @@ async def _do_hook_credentials(args: argparse.Namespace) -> int:
         print(describe_hook(args.workspace, pair.seed, pair.public_key))
         print("\nAdd this user to your nats-server's authorization users, then reload it:")
         print(_user_block(permissions, pair.public_key))
+        await _audited(settings, args.workspace, "hook_issue", pair.public_key)
         return 0
     auth = EmbeddedBusAuth(bus_dir(settings))
     auth.ensure()
@@ -61,6 +62,7 @@ async def _do_hook_credentials(args: argparse.Namespace) -> int:
         print("\nThe running nats-server reloaded its users: the hook can connect now.")
     else:
         print("\nNo embedded nats-server is running: the hook can connect once `memhive run` is.")
+    await _audited(settings, args.workspace, "hook_issue", pair.public_key)
     return 0
 
 
@@ -73,12 +75,23 @@ async def _revoke(public_key: str) -> int:
         print("remove the user with this nkey from your nats-server's config, then reload it")
         return 2
     auth = EmbeddedBusAuth(bus_dir(settings))
+    workspaces = [h["workspace"] for h in auth.hooks() if h["public_key"] == public_key]
     if not auth.remove_hook(public_key):
         print(f"no hook user with public key {public_key}")
         return 1
     reloaded = auth.reload_server()
     print(f"revoked {public_key}" + ("; its connections are closed" if reloaded else ""))
+    for workspace_id in workspaces:
+        await _audited(settings, workspace_id, "hook_revoke", public_key)
     return 0
+
+
+async def _audited(settings: MemhiveSettings, workspace_id: str, action: str, key: str) -> None:
+    from memhive_domain.audit import AuditAction
+
+    from memhive_cli.operator import record_operation
+
+    await record_operation(settings, workspace_id, AuditAction(action), key)
 
 
 def describe_hook(workspace_id: str, seed: str, public_key: str) -> str:

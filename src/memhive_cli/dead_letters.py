@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def register(sub) -> None:
     p = sub.add_parser("dead-letters", help="list or replay messages that could not be handled")
     dsub = p.add_subparsers(required=True, metavar="action")
-    listing = dsub.add_parser("list", help="oldest first, with the reason")
+    listing = dsub.add_parser("list", help="newest first, with the reason")
     listing.add_argument("--consumer", default=None, help="only this consumer's (e.g. ingest)")
     listing.add_argument("--limit", type=int, default=100)
     listing.set_defaults(command=_do_list)
@@ -50,7 +50,8 @@ async def _do_list(args: argparse.Namespace) -> int:
     from memhive_adapters.nats.dead_letters import DeadLetters
 
     async with _jetstream() as js:
-        print(format_dead_letters(await DeadLetters(js).list(args.consumer, args.limit)))
+        letters = await DeadLetters(js).newest(args.limit, consumer=args.consumer)
+        print(format_dead_letters(letters))
     return 0
 
 

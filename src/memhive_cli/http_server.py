@@ -15,4 +15,10 @@ class HttpServer(uvicorn.Server):
 
 
 def http_server(app: FastAPI, host: str, port: int) -> HttpServer:
-    return HttpServer(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
+    # log_config=None: uvicorn's loggers reach the root handler like every other logger, so
+    # they follow MEMHIVE_TELEMETRY__LOG_FORMAT (uvicorn's own config gives them a plain
+    # text handler of their own).
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", log_config=None, lifespan="on"
+    )
+    return HttpServer(config)

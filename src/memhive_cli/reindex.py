@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 import uuid
 from collections.abc import Sequence
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:  # imported where used: `memhive --help` must not load them
     from memhive.v1.admin_pb2 import ReindexMemories, ReindexProgress
+    from memhive_application.audit_trail import AuditTrail
     from nats.aio.client import Client as NatsClient
 
 FINISHED = ("done", "failed")
@@ -56,8 +58,16 @@ async def _do_reindex(args: argparse.Namespace) -> int:
     except ConnectionError as exc:
         print(f"reindex: {exc}", file=sys.stderr)
         return 2
+    from memhive_cli.operator import operator_trail
+
     try:
-        final = await reindex(nc, args.workspace, args.embedding_model, args.stall_timeout)
+        final = await reindex(
+            nc,
+            args.workspace,
+            args.embedding_model,
+            args.stall_timeout,
+            trail=operator_trail(nc.jetstream()),
+        )
     except ReindexUnavailable as exc:
         print(f"reindex: {exc}", file=sys.stderr)
         return 2
@@ -73,11 +83,17 @@ async def reindex(
     embedding_model: str | None = None,
     stall_timeout_s: float = 300.0,
     out: TextIO | None = None,
+    trail: AuditTrail | None = None,
 ) -> ReindexProgress:
-    """Request a reindex and follow it to its end; returns the final report."""
+    """Request a reindex and follow it to its end; returns the final report. With a trail,
+    the request is audited (the operator's, in each workspace named, or the deployment's
+    for a full rebuild): ok once the lanes' owner accepted it."""
     from memhive.v1.admin_pb2 import ReindexMemories, ReindexProgress
     from memhive_contracts import subjects
     from memhive_contracts.codec import decode
+    from memhive_domain.audit import AuditAction
+
+    from memhive_cli.operator import recording_in_each
 
     job_id = uuid.uuid4().hex
     updates: asyncio.Queue[ReindexProgress] = asyncio.Queue()
@@ -87,15 +103,17 @@ async def reindex(
 
     # Listen before asking, so not even the first report can be missed.
     sub = await nc.subscribe(subjects.reindex_progress(job_id), cb=on_progress)
+    request = ReindexMemories(
+        job_id=job_id, workspace_ids=list(workspace_ids), embedding_model=embedding_model or ""
+    )
     try:
-        await _request(
-            nc,
-            ReindexMemories(
-                job_id=job_id,
-                workspace_ids=list(workspace_ids),
-                embedding_model=embedding_model or "",
-            ),
+        audited = (
+            recording_in_each(trail, workspace_ids, AuditAction.REINDEX, job_id)
+            if trail is not None
+            else contextlib.nullcontext()
         )
+        async with audited:
+            await _request(nc, request)
         return await _follow(updates, stall_timeout_s, out or sys.stderr)
     finally:
         await sub.unsubscribe()

@@ -7,7 +7,6 @@ is printed once, alone on stdout, so scripts can capture it.
 from __future__ import annotations
 
 import argparse
-import getpass
 import sys
 from collections.abc import Sequence
 from contextlib import asynccontextmanager
@@ -15,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from memhive_cli.load_settings import load_settings
+from memhive_cli.operator import operator, operator_trail
 from memhive_cli.table import format_table
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ async def _do_create(args: argparse.Namespace) -> int:
                 acting_for=args.acting_for,
                 expires_at=expiry(infra.clock.now(), args.expires_in, at),
             )
-            record, token = await admin.create(_operator(args.workspace), draft)
+            record, token = await admin.create(operator(args.workspace), draft)
         except (InvalidInput, ValueError) as exc:
             print(exc, file=sys.stderr)
             return 2
@@ -131,13 +131,13 @@ async def _on_token(args: argparse.Namespace, *, rotate: bool) -> int:
         if record is None:
             print(f"no token {args.id!r}", file=sys.stderr)
             return 1
-        operator = _operator(record.workspace_id)
+        acting = operator(record.workspace_id)
         try:
             if not rotate:
-                await admin.revoke(operator, args.id)
+                await admin.revoke(acting, args.id)
                 print(f"revoked token {args.id}")
                 return 0
-            rotated, token = await admin.rotate(operator, args.id, args.grace)
+            rotated, token = await admin.rotate(acting, args.id, args.grace)
         except (InvalidInput, NotFound) as exc:
             print(exc, file=sys.stderr)
             return 2
@@ -146,23 +146,14 @@ async def _on_token(args: argparse.Namespace, *, rotate: bool) -> int:
     return 0
 
 
-def _operator(workspace_id: str):
-    from memhive_domain.principals import Principal, Role
-
-    return Principal(workspace_id, "cli", Role.ADMIN, credential=f"cli:{getpass.getuser()}")
-
-
 @asynccontextmanager
 async def _admin():
-    from memhive_adapters.nats.audit_log import JetStreamAuditLog
     from memhive_adapters.runtime.infrastructure import open_infrastructure
-    from memhive_application.audit_trail import AuditTrail
     from memhive_application.tokens import TokenAdmin
 
     infra = await open_infrastructure(load_settings(), name="memhive-cli")
     try:
-        trail = AuditTrail(JetStreamAuditLog(infra.js), infra.clock)
-        yield TokenAdmin(infra.tokens, trail, infra.clock), infra
+        yield TokenAdmin(infra.tokens, operator_trail(infra.js), infra.clock), infra
     finally:
         await infra.close()
 

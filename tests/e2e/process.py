@@ -11,8 +11,10 @@ from pathlib import Path
 
 import httpx
 from memhive_adapters.process_lifetime import command_line, read_pid
+from memhive_client import MemhiveClient, RetryPolicy
 
 TOKEN = "e2e-dev-token"
+RETRIES = RetryPolicy()  # the client's default: 429, 503 and a refused connection
 
 
 class MemhiveProcess:
@@ -78,8 +80,9 @@ def gone_within(pid: int, timeout_s: float) -> bool:
     return True
 
 
-def client(url: str) -> httpx.Client:
-    return httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30)
+def client(url: str, retry: RetryPolicy = RETRIES) -> MemhiveClient:
+    """memhive_client with the dev token of `MemhiveProcess`."""
+    return MemhiveClient(url, TOKEN, timeout_s=30, retry=retry)
 
 
 def memhive_command(data_dir: Path, nats_port: int, *args: str) -> subprocess.CompletedProcess:

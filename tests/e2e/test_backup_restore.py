@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import httpx
 import pytest
+from memhive_client import MemhiveClient
 
 from tests.e2e.process import MemhiveProcess, client, memhive_command
 from tests.e2e.test_embedded_stack import _free_port
@@ -26,13 +26,8 @@ QUERIES = [
 ]
 
 
-def _answers(http: httpx.Client) -> dict[str, list[str]]:
-    answers = {}
-    for query in QUERIES:
-        response = http.post("/v1/recall", json={"query": query, "max_results": 3})
-        assert response.status_code == 200, response.text
-        answers[query] = [hit["id"] for hit in response.json()["results"]]
-    return answers
+def _answers(memhive: MemhiveClient) -> dict[str, list[str]]:
+    return {q: [hit.id for hit in memhive.recall(q, max_results=3)] for q in QUERIES}
 
 
 @pytest.mark.timeout(900)  # several real starts; slow on a loaded machine
@@ -42,13 +37,13 @@ def test_backup_wipe_restore_reindex_gives_identical_recall(tmp_path: Path) -> N
     first = MemhiveProcess(data_dir, http_port, nats_port, "first")
     try:
         first.wait_until_healthy()
-        with client(first.url) as http:
+        with client(first.url) as memhive:
             ids = []
             for kind, body in FACTS:
-                saved = http.post("/v1/memories?wait=indexed", json={"kind": kind, "body": body})
-                assert saved.status_code == 201, saved.text
-                ids.append(saved.json()["id"])
-            before = _answers(http)
+                saved = memhive.save(kind, body, wait="indexed")
+                assert saved.status == "indexed", saved
+                ids.append(saved.id)
+            before = _answers(memhive)
         online = memhive_command(data_dir, nats_port, "backup", str(backup_dir))
         assert online.returncode == 0, online.stderr
         assert "KV_memhive_memories" in online.stdout
@@ -67,10 +62,10 @@ def test_backup_wipe_restore_reindex_gives_identical_recall(tmp_path: Path) -> N
         reindexed = memhive_command(data_dir, nats_port, "reindex")
         assert reindexed.returncode == 0, reindexed.stderr
         assert f"reindexed {len(FACTS)} memories" in reindexed.stdout
-        with client(second.url) as http:
-            assert _answers(http) == before
+        with client(second.url) as memhive:
+            assert _answers(memhive) == before
             for memory_id, (_, body) in zip(ids, FACTS, strict=True):
-                assert http.get(f"/v1/memories/{memory_id}").json()["body"] == body
+                assert memhive.get(memory_id).body == body
         refused = memhive_command(data_dir, nats_port, "restore", str(backup_dir))
         assert refused.returncode == 1 and "already exist" in refused.stderr
         assert second.ctrl_c() == 0

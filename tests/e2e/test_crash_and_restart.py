@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 from memhive_adapters.nats.embedded_server import PID_FILE, find_nats_server
+from memhive_client import MemhiveClient, Memory, NotFound, RetryPolicy
 
 from tests.e2e.process import MemhiveProcess, client, gone_within
 from tests.e2e.test_embedded_stack import _free_port
@@ -31,17 +32,16 @@ def _body(writer: int, n: int) -> str:
 
 
 def _burst(url: str, writer: int, acked: dict[str, str], stop: threading.Event) -> None:
-    with client(url) as http:
+    # No retries: a save is acknowledged by the answer to its one request, or not at all.
+    with client(url, retry=RetryPolicy(attempts=1)) as memhive:
         for n in range(SAVES_PER_CLIENT):
             body = _body(writer, n)
             try:
-                answer = http.post(
-                    "/v1/memories", json={"kind": "fact", "body": body, "force": True}
-                )
+                saved = memhive.save("fact", body, force=True)
             except httpx.TransportError:
                 return  # memhive is gone: what was not acknowledged may or may not be kept
-            assert answer.status_code in (201, 202), answer.text
-            acked[body] = answer.json()["id"]
+            assert saved.status in ("persisted", "accepted"), saved  # 201 or 202
+            acked[body] = saved.id
             if stop.is_set():
                 return
 
@@ -57,42 +57,36 @@ def _orphan_nats_server(data_dir: Path, port: int) -> subprocess.Popen:
     return orphan
 
 
-def _wait_readable(http: httpx.Client, memory_id: str, timeout_s: float = 60) -> dict:
+def _wait_readable(memhive: MemhiveClient, memory_id: str, timeout_s: float = 60) -> Memory:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        answer = http.get(f"/v1/memories/{memory_id}")
-        if answer.status_code == 200:
-            return answer.json()
-        time.sleep(0.2)
+        try:
+            return memhive.get(memory_id)
+        except NotFound:
+            time.sleep(0.2)
     raise AssertionError(f"acknowledged memory {memory_id} is not readable after restart")
 
 
-def _listed_once_indexed(http: httpx.Client, bodies: set[str], timeout_s: float = 120) -> list[str]:
+def _listed_once_indexed(
+    memhive: MemhiveClient, bodies: set[str], timeout_s: float = 120
+) -> list[str]:
     """The listing (served by a lane) once every acknowledged body is indexed."""
     deadline = time.monotonic() + timeout_s
-    while not bodies <= set(listed := _all_bodies(http)):
+    while not bodies <= set(listed := _all_bodies(memhive)):
         if time.monotonic() > deadline:
             raise AssertionError(f"never indexed after restart: {sorted(bodies - set(listed))}")
         time.sleep(0.5)
     return listed
 
 
-def _all_bodies(http: httpx.Client) -> list[str]:
-    bodies, cursor = [], None
-    for _ in range(100):
-        params = {"limit": 100} | ({"cursor": cursor} if cursor else {})
-        page = http.get("/v1/memories", params=params).json()
-        bodies += [item["body"] for item in page["items"]]
-        cursor = page.get("next_cursor")
-        if not cursor:
-            return bodies
-    raise AssertionError("too many pages")
+def _all_bodies(memhive: MemhiveClient) -> list[str]:
+    memories = list(itertools.islice(memhive.iter_memories(page_size=100), 100 * 100 + 1))
+    assert len(memories) <= 100 * 100, "too many pages"
+    return [memory.body for memory in memories]
 
 
-def _recalled_ids(http: httpx.Client, body: str) -> list[str]:
-    answer = http.post("/v1/recall", json={"query": body, "max_results": 10})
-    assert answer.status_code == 200, answer.text
-    return [hit["id"] for hit in answer.json()["results"] if hit["body"] == body]
+def _recalled_ids(memhive: MemhiveClient, body: str) -> list[str]:
+    return [hit.id for hit in memhive.recall(body, max_results=10) if hit.body == body]
 
 
 @pytest.mark.timeout(900)  # several real starts; slow on a loaded machine
@@ -126,15 +120,15 @@ def test_kill_9_mid_burst_then_restart_loses_and_doubles_nothing(tmp_path: Path)
         assert refused.process.wait(timeout=120) != 0
         assert "is in use by another memhive (pid" in refused.output()
 
-        with client(second.url) as http:
+        with client(second.url) as memhive:
             for body, memory_id in acked.items():
-                assert _wait_readable(http, memory_id)["body"] == body
-            bodies = _listed_once_indexed(http, set(acked))
+                assert _wait_readable(memhive, memory_id).body == body
+            bodies = _listed_once_indexed(memhive, set(acked))
             counts = {body: bodies.count(body) for body in acked}
             assert set(counts.values()) == {1}, {b: c for b, c in counts.items() if c != 1}
             assert len(bodies) == len(set(bodies))  # nothing unacknowledged was doubled either
-            for body, memory_id in itertools.islice(acked.items(), 0, None, 3):
-                assert _recalled_ids(http, body) == [memory_id]
+            for body, memory_id in acked.items():  # recallable, exactly once
+                assert _recalled_ids(memhive, body) == [memory_id]
 
         server = second.nats_server_pid()
         assert second.ctrl_c() == 0, second.output()

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import httpx
+from memhive_adapters.lane_conditions import LAYOUT
 
 from tests.e2e.test_embedded_stack import _client, _free_port, _recall, memhive_run
 
@@ -48,7 +49,7 @@ def test_reindex_swaps_generations_and_a_restart_serves_the_new_one(tmp_path: Pa
         metrics = httpx.get(f"{url}/metrics", timeout=10).text
         assert re.search(r"^memhive_lane_generation(\{[^}]*\})? 1(\.0)?$", metrics, re.M)
     pointer = json.loads((tmp_path / "lanes.json").read_text())
-    assert pointer == {"generation": 1, "embedding_model": "all-MiniLM-L6-v2"}
+    assert pointer == {"generation": 1, "embedding_model": "all-MiniLM-L6-v2", "layout": LAYOUT}
     assert not (tmp_path / "qdrant-edge").exists() and not (tmp_path / "tantivy").exists()
 
     with memhive_run(tmp_path, http_port, nats_port) as url, _client(url) as client:

@@ -19,6 +19,7 @@ import httpx
 import pytest
 from memhive_adapters.nats.connection import connect
 from memhive_adapters.nats.embedded_server import find_nats_server
+from memhive_client import AsyncMemhiveClient
 
 from memhive_cli.reindex import reindex
 from tests.e2e.cluster.processes import (
@@ -45,6 +46,10 @@ FACTS = [
     "The payments team freezes deploys during the last week of each quarter",
     "Grafana dashboards for the API live in the platform folder",
 ]
+
+
+def _client(process: Process) -> AsyncMemhiveClient:
+    return AsyncMemhiveClient(f"http://127.0.0.1:{process.http_port}", TOKEN, timeout_s=60)
 
 
 def _generation(process: Process) -> int | None:
@@ -91,15 +96,10 @@ async def test_query_replicas_follow_a_reindex_and_the_old_generation_is_dropped
         workers = [memhive(n, ["serve", n], tmp_path, env) for n in ("ingest", "embed")]
         processes = [*queries, *workers]
         await asyncio.to_thread(wait_ready, processes, 180)
-        headers = {"Authorization": f"Bearer {TOKEN}"}
         ids = []
-        first = f"http://127.0.0.1:{queries[0].http_port}"
-        async with httpx.AsyncClient(base_url=first, headers=headers, timeout=60) as client:
+        async with _client(queries[0]) as client:
             for body in FACTS:
-                saved = await client.post(
-                    "/v1/memories", json={"kind": "fact", "body": body, "wait": "indexed"}
-                )
-                ids.append(saved.json()["id"])
+                ids.append((await client.save("fact", body, wait="indexed")).id)
         assert [_generation(q) for q in queries] == [0, 0]
 
         nc = await connect(url, name="reindex-test", timeout_s=5)
@@ -112,10 +112,8 @@ async def test_query_replicas_follow_a_reindex_and_the_old_generation_is_dropped
         # No restart: each query replica swaps on the pointer's change.
         await _until(lambda: [_generation(q) for q in queries] == [1, 1], processes)
         for query in queries:
-            base = f"http://127.0.0.1:{query.http_port}"
-            async with httpx.AsyncClient(base_url=base, headers=headers, timeout=60) as client:
-                answer = await client.post("/v1/recall", json={"query": "Grafana dashboards"})
-                assert answer.json()["results"][0]["id"] == ids[1]
+            async with _client(query) as client:
+                assert (await client.recall("Grafana dashboards"))[0].id == ids[1]
         qdrant, opensearch = AsyncQdrantClient(url=QDRANT), AsyncOpenSearch(hosts=[OPENSEARCH])
         try:
 

@@ -3,7 +3,9 @@ nats-servers (JetStream, streams and KV at R3), two ingest replicas, the link cl
 the bulletin service as `memhive serve` processes, and the gateway with the embed service in
 one `memhive run` process (the embedded lanes allow one owning process, so embed and the
 gateway share it). Under a burst of saves one NATS server and one ingest replica are killed
-(SIGKILL); every acknowledged save must end up recallable, exactly once."""
+(SIGKILL); every acknowledged save must end up recallable, exactly once, and the surviving
+ingest replica must have applied every save sent after the kill (its own ack count, read from
+its /metrics at the kill and at the end, grows by at least that many)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,12 @@ import asyncio
 import re
 import time
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
 import pytest
+from memhive_client import AsyncMemhiveClient, RetryPolicy
 
 from tests.e2e.cluster.processes import (
     NatsCluster,
@@ -27,46 +31,77 @@ from tests.e2e.cluster.processes import (
 TOKEN = "cluster-test-token"
 SAVES = 48
 KILL_AFTER = 16
+LATER = 16  # saves sent once the cluster takes saves again after the kill
 CONCURRENCY = 6
 pytestmark = pytest.mark.timeout(300)
+INGEST_ACKS = re.compile(
+    r'^memhive_consumer_messages_total\{[^}]*consumer="ingest"[^}]*outcome="ack"[^}]*\} (\S+)$',
+    re.MULTILINE,
+)
 
 
-async def _burst(url: str, tag: str, on_progress) -> dict[str, str]:
-    """SAVES saves, CONCURRENCY at a time; returns body -> id of every acknowledged one."""
-    acknowledged: dict[str, str] = {}
-    gate = asyncio.Semaphore(CONCURRENCY)
-    answered = 0
+@dataclass
+class Saves:
+    """The test's saves through the gateway: which were acknowledged, and which were sent
+    only after the kill (so could not have reached the killed ingest replica)."""
 
-    async def save(client: httpx.AsyncClient, i: int) -> None:
-        nonlocal answered
-        body = f"Cluster fact {i} about {tag}-{i:03d}: the deploy window is {i} minutes"
-        async with gate:
-            try:
-                response = await client.post(
-                    "/v1/memories", json={"kind": "fact", "body": body, "force": True}
-                )
-            except httpx.TransportError:
-                response = None
-        answered += 1
-        if response is not None and response.status_code in (201, 202):
-            acknowledged[body] = response.json()["id"]
-        on_progress(answered)
+    client: httpx.AsyncClient
+    tag: str
+    killed: asyncio.Event
+    acknowledged: dict[str, str] = field(default_factory=dict)  # body -> id
+    sent_after_kill: set[str] = field(default_factory=set)
+    sent: int = 0
 
-    headers = {"Authorization": f"Bearer {TOKEN}"}
-    async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as client:
-        await asyncio.gather(*(save(client, i) for i in range(SAVES)))
-    return acknowledged
+    async def save(self) -> bool:
+        i, self.sent = self.sent, self.sent + 1
+        body = f"Cluster fact {i} about {self.tag}-{i:03d}: the deploy window is {i} minutes"
+        if self.killed.is_set():
+            self.sent_after_kill.add(body)
+        try:
+            response = await self.client.post(
+                "/v1/memories", json={"kind": "fact", "body": body, "force": True}
+            )
+        except httpx.TransportError:
+            return False
+        if response.status_code not in (201, 202):
+            return False
+        self.acknowledged[body] = response.json()["id"]
+        return True
+
+    async def burst(self, count: int, on_answered=None) -> None:
+        """`count` saves, CONCURRENCY at a time."""
+        gate = asyncio.Semaphore(CONCURRENCY)
+        answered = 0
+
+        async def one() -> None:
+            nonlocal answered
+            async with gate:
+                await self.save()
+            answered += 1
+            if on_answered is not None:
+                on_answered(answered)
+
+        await asyncio.gather(*(one() for _ in range(count)))
+
+    async def until_accepted(self, timeout_s: float) -> None:
+        """While the stream elects a new leader a save fails: one at a time until one is
+        acknowledged again."""
+        deadline = time.monotonic() + timeout_s
+        while not await self.save():
+            assert time.monotonic() < deadline, "no save was acknowledged after the kill"
+            await asyncio.sleep(0.5)
 
 
-async def _listed(client: httpx.AsyncClient) -> list[dict]:
-    items, cursor = [], None
-    while True:
-        params = {"limit": 100, **({"cursor": cursor} if cursor else {})}
-        page = (await client.get("/v1/memories", params=params)).json()
-        items += page["items"]
-        cursor = page["next_cursor"]
-        if cursor is None:
-            return items
+async def _ingest_acks(replica: Process) -> int:
+    """Messages of the durable `ingest` this replica acknowledged (its /metrics)."""
+    async with httpx.AsyncClient(timeout=10) as client:
+        text = (await client.get(f"http://127.0.0.1:{replica.http_port}/metrics")).text
+    return sum(int(float(n)) for n in INGEST_ACKS.findall(text))
+
+
+def _client(url: str, timeout_s: float) -> AsyncMemhiveClient:
+    # No retries: a save is acknowledged by the answer to its one request, or not at all.
+    return AsyncMemhiveClient(url, TOKEN, timeout_s=timeout_s, retry=RetryPolicy(attempts=1))
 
 
 async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_replica_die(
@@ -89,25 +124,42 @@ async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_repli
         await asyncio.to_thread(wait_ready, processes, 180)
         url = f"http://127.0.0.1:{gateway.http_port}"
         tag = uuid.uuid4().hex[:8]
-        killed = asyncio.Event()
+        survivor = ingest[1]
+        reached, killed = asyncio.Event(), asyncio.Event()
+        acks_at_kill: list[int] = []
+
+        async def kill_when_reached() -> None:
+            await reached.wait()
+            cluster.nodes[1].kill()
+            ingest[0].kill()
+            # Read before `killed` is set: a save counted as sent after the kill cannot be
+            # among these acks.
+            acks_at_kill.append(await _ingest_acks(survivor))
+            killed.set()
 
         def on_progress(answered: int) -> None:
-            if answered == KILL_AFTER and not killed.is_set():
-                cluster.nodes[1].kill()
-                ingest[0].kill()
-                killed.set()
+            if answered == KILL_AFTER:
+                reached.set()
 
-        acknowledged = await _burst(url, tag, on_progress)
-
-        assert killed.is_set()
-        print(f"acknowledged {len(acknowledged)} of {SAVES} saves")  # shown with pytest -s
-        assert len(acknowledged) >= SAVES // 4, "saves go on being acknowledged"
         headers = {"Authorization": f"Bearer {TOKEN}"}
-        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=30) as client:
+        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as client:
+            saves = Saves(client, tag, killed)
+            killer = asyncio.create_task(kill_when_reached())
+            await saves.burst(SAVES, on_progress)
+            await killer
+            await saves.until_accepted(timeout_s=60)
+            await saves.burst(LATER)
+        acknowledged = saves.acknowledged
+        taken_over = set(acknowledged) & saves.sent_after_kill
+
+        print(f"acknowledged {len(acknowledged)} of {saves.sent} saves")  # shown with pytest -s
+        assert len(acknowledged) >= SAVES // 4, "saves go on being acknowledged"
+        assert len(taken_over) > LATER // 2, "the cluster takes saves again after the kill"
+        async with _client(url, timeout_s=30) as client:
             deadline = time.monotonic() + 90
             while True:
-                listed = [m for m in await _listed(client) if tag in m["body"]]
-                missing = set(acknowledged.values()) - {m["id"] for m in listed}
+                listed = [m async for m in client.iter_memories(page_size=100) if tag in m.body]
+                missing = set(acknowledged.values()) - {m.id for m in listed}
                 if not missing:
                     break
                 assert time.monotonic() < deadline, (
@@ -115,19 +167,21 @@ async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_repli
                     + "\n".join(p.tail() for p in processes)
                 )
                 await asyncio.sleep(0.5)
-            bodies = [m["body"] for m in listed]
+            bodies = [m.body for m in listed]
             assert len(bodies) == len(set(bodies)), "a save was applied twice"
             for body, memory_id in acknowledged.items():
                 token = re.search(rf"{tag}-\d+", body).group(0)
-                response = await client.post("/v1/recall", json={"query": token, "max_results": 5})
-                hits = [r["id"] for r in response.json()["results"]]
+                hits = [hit.id for hit in await client.recall(token, max_results=5)]
                 assert hits.count(memory_id) == 1, (body, hits)
-            survivor = await client.get(f"http://127.0.0.1:{ingest[1].http_port}/metrics")
-        # The surviving replica took over the killed one's share of the durable `ingest`.
-        assert re.search(
-            r'memhive_consumer_messages_total\{[^}]*consumer="ingest"[^}]*outcome="ack"[^}]*\} [1-9]',
-            survivor.text,
-        )
+        # Every save sent after the kill was applied (listed above) by the one ingest replica
+        # left: its own count of `ingest` acks grows by at least that many since the kill
+        # (polled: a record is listable a moment before its command is acknowledged).
+        deadline = time.monotonic() + 30
+        while (acks_after := await _ingest_acks(survivor)) - acks_at_kill[0] < len(taken_over):
+            assert time.monotonic() < deadline, (acks_at_kill, acks_after, len(taken_over))
+            await asyncio.sleep(0.5)
+        print(f"survivor acks: {acks_at_kill[0]} at the kill, {acks_after} after; "
+              f"{len(taken_over)} acknowledged saves sent after the kill")  # fmt: skip
     finally:
         for process in processes:
             process.stop()

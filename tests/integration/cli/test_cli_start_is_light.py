@@ -17,6 +17,8 @@ HEAVY = (
     "openai",
     "tiktoken",
     "numpy",
+    "onnx",
+    "onnxruntime",
     "tokenizers",
     "safetensors",
     "qdrant_edge",

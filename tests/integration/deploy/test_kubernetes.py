@@ -1,22 +1,24 @@
 """The Kubernetes overlays render offline and every object validates: core objects against
 the Kubernetes JSON schemas shipped in kubernetes-validate (strict: no unknown field),
-KEDA ScaledObjects against deploy/k8s/schemas; then what the design needs is checked."""
+KEDA ScaledObjects against KEDA's own CRD vendored in deploy/k8s/schemas (made strict the
+way `kubectl apply` is: see its README); then what the design needs is checked."""
 
 from __future__ import annotations
-
-import json
 
 import jsonschema
 import kubernetes_validate
 import pytest
 import yaml
 
+from tests.integration.deploy.crd_schema import vendored_crd
 from tests.integration.deploy.manifests import K8S, OVERLAYS, kubectl_render, render
 
 KUBERNETES_VERSION = "1.30.0"  # the oldest minor still supported upstream
-SCALED_OBJECT_SCHEMA = json.loads(
-    (K8S / "schemas" / "keda-scaledobject-v1alpha1.schema.json").read_text()
-)
+SCALED_OBJECT = vendored_crd(K8S / "schemas" / "keda.sh_scaledobjects.yaml", "v1alpha1")
+# What KEDA's nats-jetstream scaler reads from a trigger's metadata (its documentation);
+# the CRD types that metadata as any map of strings, so a misspelt key passes it.
+JETSTREAM_TRIGGER_REQUIRED = {"natsServerMonitoringEndpoint", "account", "stream", "consumer"}
+JETSTREAM_TRIGGER_OPTIONAL = {"lagThreshold", "activationLagThreshold", "useHttps"}
 LAG_SCALED = {"memhive-ingest": "ingest", "memhive-embed": "embed",
               "memhive-link-classifier": "link-classifier", "memhive-bulletin": "bulletin"}  # fmt: skip
 SERVICES = {"memhive-query", *LAG_SCALED}
@@ -31,11 +33,25 @@ def overlay(request: pytest.FixtureRequest) -> tuple[str, list[dict]]:
     return request.param, render(K8S / "overlays" / request.param)
 
 
+def validate_scaled_object(o: dict) -> None:
+    """As the API server would: KEDA's schema for the body, and the ObjectMeta every kind
+    shares (the CRD leaves `metadata` to the server), checked here on a stand-in object."""
+    assert (o["apiVersion"], o["kind"]) == (SCALED_OBJECT.api_version, SCALED_OBJECT.kind)
+    jsonschema.validate(o, SCALED_OBJECT.schema)
+    stand_in = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": o["metadata"]}
+    kubernetes_validate.validate(stand_in, KUBERNETES_VERSION, strict=True)
+    for trigger in o["spec"]["triggers"]:
+        if trigger["type"] == "nats-jetstream":
+            keys = set(trigger["metadata"])
+            assert keys >= JETSTREAM_TRIGGER_REQUIRED, o["metadata"]["name"]
+            assert keys <= JETSTREAM_TRIGGER_REQUIRED | JETSTREAM_TRIGGER_OPTIONAL, keys
+
+
 def test_every_object_validates_against_its_schema(overlay) -> None:
     _, objects = overlay
     for o in objects:
         if o["kind"] == "ScaledObject":
-            jsonschema.validate(o, SCALED_OBJECT_SCHEMA)
+            validate_scaled_object(o)
         else:
             kubernetes_validate.validate(o, KUBERNETES_VERSION, strict=True)
 
@@ -57,10 +73,29 @@ def test_a_misspelt_field_fails_validation() -> None:
     deployment["spec"]["replica"] = 2
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(deployment, KUBERNETES_VERSION, strict=True)
-    scaled = {**next(o for o in render(K8S / "base") if o["kind"] == "ScaledObject")}
-    scaled["spec"] = {**scaled["spec"], "minReplicas": 1}
-    with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(scaled, SCALED_OBJECT_SCHEMA)
+    scaled = next(o for o in render(K8S / "base") if o["kind"] == "ScaledObject")
+    validate_scaled_object(scaled)
+    misspelt = [
+        {"spec": {**scaled["spec"], "minReplicas": 1}},  # minReplicaCount
+        {"spec": {**scaled["spec"], "scaleTargetRef": {"name": "x", "apiversion": "apps/v1"}}},
+        {"spec": {**scaled["spec"], "triggers": [{**scaled["spec"]["triggers"][0], "meta": {}}]}},
+        {"metadata": {**scaled["metadata"], "label": {"a": "b"}}},
+    ]
+    for change in misspelt:
+        with pytest.raises(jsonschema.ValidationError):
+            validate_scaled_object({**scaled, **change})
+    trigger = scaled["spec"]["triggers"][0]
+    typo = {**trigger, "metadata": {**trigger["metadata"], "lagTreshold": "10"}}
+    with pytest.raises(AssertionError):
+        validate_scaled_object({**scaled, "spec": {**scaled["spec"], "triggers": [typo]}})
+
+
+def test_the_vendored_crd_is_strict_where_it_lists_fields_and_open_where_it_maps() -> None:
+    spec = SCALED_OBJECT.schema["properties"]["spec"]
+    trigger = spec["properties"]["triggers"]["items"]
+    assert spec["additionalProperties"] is False and trigger["additionalProperties"] is False
+    assert trigger["properties"]["metadata"]["additionalProperties"] == {"type": "string"}
+    assert SCALED_OBJECT.schema["required"] == ["spec"]  # KEDA's own, not ours
 
 
 def test_every_service_is_probed_bounded_budgeted_and_unprivileged(overlay) -> None:

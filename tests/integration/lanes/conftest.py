@@ -24,6 +24,9 @@ from qdrant_client import AsyncQdrantClient
 
 from tests.integration.lanes.memories import DIMENSIONS
 
+# The server docker-compose.yml runs (tests/integration/deploy/test_compose.py keeps them equal).
+OPENSEARCH_IMAGE = "opensearchproject/opensearch:3.2.0"
+
 
 @dataclass
 class Backend:
@@ -102,7 +105,10 @@ def opensearch_url() -> Iterator[str | None]:
         return
     from testcontainers.opensearch import OpenSearchContainer
 
-    with OpenSearchContainer() as container:
+    # A strong password: OpenSearch 2.12+ refuses to install its demo security config
+    # (which its image does even with the plugin disabled) with a weak one.
+    container = OpenSearchContainer(OPENSEARCH_IMAGE, initial_admin_password="Memhive-test-9")
+    with container:
         config = container.get_config()
         yield f"http://{config['host']}:{config['port']}"
 

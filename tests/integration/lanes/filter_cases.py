@@ -14,10 +14,13 @@ from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.scope_tree import TreeView
 from memhive_domain.scopes import Scope, ScopeRef, Visibility, parse_scope_path
+from memhive_domain.time_range import TimeRange
 
 from tests.integration.lanes.memories import NOW, a_memory, blend
 
 EXPIRY = NOW + timedelta(hours=1)
+LONG_AGO = NOW - timedelta(days=400)
+RECENT = NOW - timedelta(hours=2)
 WORD = "harbour"
 
 
@@ -33,6 +36,10 @@ def population() -> dict[str, Memory]:
         "green": {"tags": ("green",)},
         "public": {"visibility": Visibility.PUBLIC},
         "expiring": {"expires_at": EXPIRY},
+        # Time: saved long ago; said to have happened long ago; happened two hours ago.
+        "old": {"created_at": NOW - timedelta(days=30)},
+        "long_ago": {"occurred_at": LONG_AGO},
+        "recent": {"occurred_at": RECENT},
         # The scope tree below the first level.
         "mobile": _at("product:alpha/team:mobile"),
         "bob": _at("product:alpha/team:mobile/agent:bob"),
@@ -63,7 +70,18 @@ def vector_for(position: int) -> list[float]:
     return blend({0: 1.0, 1 + position % 7: 0.1 * (1 + position // 7)})
 
 
-AT_ROOT = {"plain", "todo", "red", "red_blue", "green", "public", "expiring"}
+AT_ROOT = {
+    "plain",
+    "todo",
+    "red",
+    "red_blue",
+    "green",
+    "public",
+    "expiring",
+    "old",
+    "long_ago",
+    "recent",
+}
 MINE = AT_ROOT | {"alpha", "beta", "mobile", "bob", "eve", "ops", "carl"}
 LOCAL = {"bob", "eve", "carl"}
 
@@ -131,6 +149,27 @@ FILTER_CASES = [
     _case("live-before-expiry", MINE, live_at=EXPIRY - timedelta(seconds=1)),
     _case("expired-at-expiry", MINE - {"expiring"}, live_at=EXPIRY),
     _case("expired-after", MINE - {"expiring"}, live_at=EXPIRY + timedelta(days=1)),
+    # Saved (created_at) and happened (occurred_at, else created_at), half-open [after, before).
+    _case("created-since", MINE - {"old"}, created=TimeRange(NOW - timedelta(days=10))),
+    _case("created-before", {"old"}, created=TimeRange(before=NOW - timedelta(days=10))),
+    _case("occurred-long-ago", {"long_ago"}, occurred=TimeRange(before=NOW - timedelta(days=100))),
+    _case(
+        "occurred-last-10-days",
+        MINE - {"old", "long_ago"},
+        occurred=TimeRange(NOW - timedelta(days=10), NOW),
+    ),
+    _case("occurred-from-its-moment", {"recent"}, occurred=TimeRange(RECENT)),
+    _case(
+        "occurred-until-its-moment",
+        set(),
+        occurred=TimeRange(RECENT - timedelta(microseconds=1), RECENT),
+    ),
+    _case(
+        "occurred-and-created",
+        {"long_ago"},
+        occurred=TimeRange(before=NOW - timedelta(days=100)),
+        created=TimeRange(NOW - timedelta(days=2)),
+    ),
     _case(
         "everything-at-once",
         {"public"},

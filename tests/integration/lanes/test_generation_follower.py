@@ -25,7 +25,7 @@ from nats.js import JetStreamContext
 from tests.fakes import FakeEmbedder
 from tests.integration.conftest import bus_user
 
-MODEL = FakeEmbedder.model_name
+MODEL = FakeEmbedder().model_name
 
 
 class Replica:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from memhive_adapters.lane_conditions import LAYOUT
 from memhive_adapters.runtime.lane_generations import (
     POINTER_FILE,
     GenerationPointer,
@@ -18,17 +19,42 @@ def test_without_a_pointer_generation_zero_with_the_configured_model_is_current(
     tmp_path: Path,
 ) -> None:
     generations = LaneGenerations(MemhiveSettings(data_dir=tmp_path))
-    assert generations.current_spec() == GenerationSpec(0, "all-MiniLM-L6-v2")
-    assert generations.next_spec() == GenerationSpec(1, "all-MiniLM-L6-v2")
-    assert generations.next_spec("other") == GenerationSpec(1, "other")
+    assert generations.current_spec() == GenerationSpec(0, "all-MiniLM-L6-v2", LAYOUT)
+    assert generations.next_spec() == GenerationSpec(1, "all-MiniLM-L6-v2", LAYOUT)
+    assert generations.next_spec("other") == GenerationSpec(1, "other", LAYOUT)
+
+
+def test_lanes_on_disk_without_a_pointer_are_of_the_first_layout(tmp_path: Path) -> None:
+    (tmp_path / "tantivy").mkdir()
+    (tmp_path / "tantivy" / "meta.json").write_text("{}")
+    generations = LaneGenerations(MemhiveSettings(data_dir=tmp_path))
+
+    assert generations.current_spec() == GenerationSpec(0, "all-MiniLM-L6-v2", 1)
+
+
+def test_the_layout_of_fresh_lanes_is_recorded_once(tmp_path: Path) -> None:
+    generations = LaneGenerations(MemhiveSettings(data_dir=tmp_path))
+    fresh = generations.current_spec()
+    generations.record(fresh)
+    (tmp_path / "tantivy").mkdir()
+    (tmp_path / "tantivy" / "meta.json").write_text("{}")
+
+    assert generations.current_spec() == fresh  # the files no longer make it look old
+    generations.record(GenerationSpec(0, "all-MiniLM-L6-v2", 1))
+    assert GenerationPointer(tmp_path / POINTER_FILE).read() == fresh  # never overwritten
 
 
 def test_the_pointer_is_replaced_whole_and_read_back(tmp_path: Path) -> None:
     pointer = GenerationPointer(tmp_path / POINTER_FILE)
     pointer.write(GenerationSpec(3, "m"))
-    pointer.write(GenerationSpec(4, "n"))
-    assert pointer.read() == GenerationSpec(4, "n")
+    pointer.write(GenerationSpec(4, "n", 7))
+    assert pointer.read() == GenerationSpec(4, "n", 7)
     assert [p.name for p in tmp_path.iterdir()] == [POINTER_FILE]  # no staging file left
+
+
+def test_a_pointer_written_before_layouts_reads_as_the_first(tmp_path: Path) -> None:
+    (tmp_path / POINTER_FILE).write_text('{"generation": 2, "embedding_model": "m"}')
+    assert GenerationPointer(tmp_path / POINTER_FILE).read() == GenerationSpec(2, "m", 1)
 
 
 def test_sweep_drops_every_generation_but_the_current_one(tmp_path: Path) -> None:

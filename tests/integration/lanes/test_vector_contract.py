@@ -101,6 +101,19 @@ async def test_present_answers_for_one_workspace(vector_index) -> None:
     assert await vector_index.present("ws-1", []) == set()
 
 
+async def test_vectors_come_back_as_stored_for_the_ids_held(vector_index) -> None:
+    first, second = a_memory(), a_memory(workspace_id="ws-2")
+    await vector_index.upsert([(first, blend({0: 3.0, 1: 4.0})), (second, axis(2))])
+
+    found = await vector_index.vectors([first.id, second.id, str(uuid.uuid4())])
+
+    assert set(found) == {first.id, second.id}
+    # Cosine engines keep unit vectors: (3, 4) is stored as (0.6, 0.8).
+    assert found[first.id] == pytest.approx(blend({0: 0.6, 1: 0.8}), abs=1e-6)
+    assert found[second.id] == pytest.approx(axis(2), abs=1e-6)
+    assert await vector_index.vectors([]) == {}
+
+
 async def test_count_all_or_one_workspace(vector_index) -> None:
     await vector_index.upsert(
         [(a_memory(), axis(0)), (a_memory(), axis(1)), (a_memory(workspace_id="ws-2"), axis(2))]

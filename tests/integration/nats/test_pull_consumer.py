@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 from collections.abc import AsyncIterator, Callable
 
 import pytest
@@ -11,6 +13,7 @@ from memhive_adapters.nats.dead_letters import DeadLetters
 from memhive_contracts import streams
 from memhive_contracts.codec import decode
 from memhive_ports.poison import Poison
+from memhive_telemetry.logs import JsonLogFormatter
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 
@@ -244,3 +247,45 @@ async def test_lag_that_cannot_be_read_never_holds_up_the_work(
     assert sorted(handler.handled) == payloads
     assert refusals >= 1
     assert not [r for r in caplog.records if "loop error" in r.getMessage()]
+
+
+class JsonLines(logging.Handler):
+    """Formats each record as it is emitted, while its context is still current."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.setFormatter(JsonLogFormatter())
+        self.records: list[dict] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(json.loads(self.format(record)))
+
+
+async def test_what_is_logged_about_a_failed_message_carries_its_trace_id(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    """The retry warning and the dead letter name the trace of the save behind the message,
+    though both happen after its handler's span has ended."""
+    trace_id = "4bf92f3577b34da6a3ce929d0e0e4736"
+    traceparent = f"00-{trace_id}-00f067aa0ba902b7-01"
+
+    def fail(msg: Msg) -> Exception:
+        return RuntimeError("down") if msg.metadata.num_delivered < 2 else Poison("bad")
+
+    lines = JsonLines()
+    logging.getLogger().addHandler(lines)
+    try:
+        await running(durable, [subject], ScriptedHandler(fail=fail), backoff_s=FAST_BACKOFF)
+        await js.publish(subject, b"traced", headers={"traceparent": traceparent})
+        await js.publish(subject, b"untraced")
+        await drained(js, durable)
+    finally:
+        logging.getLogger().removeHandler(lines)
+
+    def trace_ids(marker: str) -> list[str | None]:
+        mine = [r for r in lines.records if durable in r["message"] and marker in r["message"]]
+        return sorted((r.get("trace_id") for r in mine), key=str)
+
+    # Each message is retried once, then dead-lettered: only the traced one names a trace.
+    assert trace_ids("retry in") == [trace_id, None]
+    assert trace_ids("dead-lettered") == [trace_id, None]

@@ -25,6 +25,8 @@ from memhive_domain.principals import Principal, Role
 from memhive_ports import SignInRejected, TokenRequest
 from memhive_settings import OidcSettings
 
+from tests.fakes import FakeAuditLog, FakeTokenDirectory, FixedClock
+
 ISSUER, AUDIENCE = "https://id.example.test/", "memhive"
 
 
@@ -110,6 +112,17 @@ async def test_a_valid_token_becomes_the_claimed_principal(provider) -> None:
     assert principal.credential == "oidc:user-42"
 
 
+@pytest.mark.parametrize(
+    "home", ["global", "product:ios", "product:ios/team:mobile", "team:ops/agent:carl"]
+)
+async def test_the_home_claim_is_a_scope_tree_node(provider, home: str) -> None:
+    idp, url = provider
+
+    principal = await verifier(url).verify(idp.sign(memhive_home=home))
+
+    assert principal.home == home
+
+
 async def test_an_es256_token_is_accepted_too(provider) -> None:
     idp, url = provider
 
@@ -189,6 +202,12 @@ REFUSALS = {
     ),
     "no workspace": (lambda idp: idp.sign(memhive_workspace=None), "workspace"),
     "unknown role": (lambda idp: idp.sign(memhive_role="root"), "memhive_role"),
+    "home not a scope path": (lambda idp: idp.sign(memhive_home="nonsense"), "memhive_home"),
+    "home out of order": (
+        lambda idp: idp.sign(memhive_home="team:mobile/product:ios"),
+        "memhive_home",
+    ),
+    "home not a string": (lambda idp: idp.sign(memhive_home=["global"]), "memhive_home"),
 }
 
 
@@ -210,21 +229,13 @@ async def test_an_unreachable_provider_is_a_refusal_within_the_timeout() -> None
         await v.verify(Provider().sign())
 
 
-class NoTokens:
-    async def lookup(self, token: str):
-        return None
-
-
-class Clock:
-    def now(self) -> datetime:
-        return datetime.now(UTC)
-
-
 async def test_the_gateway_authenticator_answers_401_for_a_bad_jwt_and_accepts_a_good_one(
     provider,
 ) -> None:
     idp, url = provider
-    auth = Authenticator(NoTokens(), Clock(), identity=verifier(url))
+    auth = Authenticator(
+        FakeTokenDirectory(), FixedClock(datetime.now(UTC)), identity=verifier(url)
+    )
 
     assert (await auth.principal_for(f"Bearer {idp.sign()}")).role is Role.ADMIN
     with pytest.raises(Unauthenticated, match="sign-in token rejected: .*audience"):
@@ -233,36 +244,14 @@ async def test_the_gateway_authenticator_answers_401_for_a_bad_jwt_and_accepts_a
         await auth.principal_for("Bearer mh_0123456789abcdef_secret")
 
 
-class OneTokenDirectory:
-    """What the token responder's use case needs of the directory: lookup and create."""
-
-    def __init__(self) -> None:
-        self.created = []
-
-    async def lookup(self, token: str):
-        return None
-
-    async def create(self, draft, created_by: str, now: datetime):
-        self.created.append((draft, created_by))
-        return draft.record("0123456789abcdef", created_by, now), "mh_0123456789abcdef_s"
-
-
-class Entries:
-    def __init__(self) -> None:
-        self.entries = []
-
-    async def append(self, entry) -> None:
-        self.entries.append(entry)
-
-
 async def test_the_token_responder_authenticates_a_forwarded_jwt_itself(provider) -> None:
     """The gateway forwards a person's JWT as received; the responder verifies it against
     the JWKS and applies the JWT's own workspace and role."""
     idp, url = provider
-    directory, audit = OneTokenDirectory(), Entries()
-    auth = Authenticator(directory, Clock(), ttl_s=0, identity=verifier(url))
-    admin = TokenAdmin(directory, AuditTrail(audit, Clock()), Clock())
-    tokens = AuthenticatedTokenAdmin(auth, admin, Clock())
+    directory, audit, clock = FakeTokenDirectory(), FakeAuditLog(), FixedClock(datetime.now(UTC))
+    auth = Authenticator(directory, clock, ttl_s=0, identity=verifier(url))
+    admin = TokenAdmin(directory, AuditTrail(audit, clock), clock)
+    tokens = AuthenticatedTokenAdmin(auth, admin, clock)
 
     record, _ = await tokens.create(idp.sign(), TokenRequest(user_id="bot", role="agent"))
     assert (record.workspace_id, record.created_by) == ("acme", "ada@example.test")

@@ -63,6 +63,9 @@ async def served_on_loopback(app) -> AsyncIterator[str]:
         await task
 
 
+PURGE_AFTER_S = 4
+
+
 @pytest.fixture(scope="session")
 async def stack(
     nats_url: str, bus_auth: EmbeddedBusAuth, tmp_path_factory: pytest.TempPathFactory
@@ -70,7 +73,9 @@ async def stack(
     """As `memhive run` wires it: every service on the bus as its own user."""
     data_dir: Path = tmp_path_factory.mktemp("stack")
     nats = {"url": nats_url, "embedded": False, "credentials_dir": bus_auth.directory}
-    settings = MemhiveSettings(data_dir=data_dir, nats=nats)
+    # Expired memories are purged 4 s after their expiry here (30 days by default).
+    ingest = {"expired_retention_days": PURGE_AFTER_S / 86400}
+    settings = MemhiveSettings(data_dir=data_dir, nats=nats, ingest=ingest)
     infra = await open_infrastructure(settings, name="memhive-tests")
     services = {name: await infra.connect_as(name, name=name) for name in BACKGROUND_SERVICES}
     services[QUERY] = await infra.connect_as(QUERY, name=QUERY)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from memhive.v1 import bulletins_pb2
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
@@ -13,10 +13,11 @@ from memhive_application.bulletins.scope_reader import ScopeReader
 from memhive_bulletin.app import create_bulletin
 from memhive_contracts import streams, subjects
 from memhive_contracts.codec import decode
-from memhive_domain.bulletin import Bulletin, BulletinBudget
+from memhive_domain.bulletin import BulletinBudget
 from memhive_domain.bulletin_audience import Audience
 from memhive_domain.scopes import Scope, ScopeRef
 
+from tests.fakes import FakeBulletinStore, FixedClock
 from tests.integration.stack.conftest import Stack, Workspace, save
 from tests.integration.stack.test_mcp_tools import session, text
 
@@ -114,17 +115,6 @@ async def _refresh_showing(events, memory_id: str) -> bulletins_pb2.BulletinRefr
                 return event
 
 
-class DictBulletinStore:
-    def __init__(self) -> None:
-        self.held: dict[tuple[str, str, Audience], Bulletin] = {}
-
-    async def get(self, workspace_id, scope, audience):
-        return self.held.get((workspace_id, scope.key, audience))
-
-    async def put(self, workspace_id, scope, audience, bulletin) -> None:
-        self.held[(workspace_id, scope.key, audience)] = bulletin
-
-
 async def test_a_tight_budget_is_respected_exactly_and_pinned_survive(
     stack: Stack, workspace: Workspace
 ) -> None:
@@ -144,7 +134,7 @@ async def test_a_tight_budget_is_respected_exactly_and_pinned_survive(
     budget = BulletinBudget(total_tokens=90, per_section_tokens=60)
     scopes = ScopeBulletins(
         ScopeReader(stack.infra.store, lexical),
-        DictBulletinStore(),
+        FakeBulletinStore(),
         COUNTER,
         budget,
         stack.infra.clock,
@@ -246,18 +236,10 @@ async def test_mcp_tools_serve_the_bulletin_and_the_context_pack(
     assert pack.structured_content["tokens_used"] <= 200
 
 
-class SteppedClock:
-    def __init__(self) -> None:
-        self.moment = datetime.now(UTC)
-
-    def now(self) -> datetime:
-        return self.moment
-
-
 async def test_a_burst_of_50_saves_renders_once_after_the_quiet_period(
     stack: Stack, workspace: Workspace
 ) -> None:
-    clock = SteppedClock()
+    clock = FixedClock(datetime.now(UTC))
     durable = f"bulletin-test-{uuid.uuid4().hex[:8]}"
     service = await create_bulletin(
         stack.infra, clock=clock, durable=durable, workspaces=workspace.id
@@ -272,7 +254,7 @@ async def test_a_burst_of_50_saves_renders_once_after_the_quiet_period(
         assert await service.scheduler.run_due() == 0
         refreshes = 0
         for _ in range(100):  # 100 simulated seconds: one render after the quiet period, then none
-            clock.moment += timedelta(seconds=1)
+            clock.advance(1)
             refreshes += await service.scheduler.run_due()
         assert refreshes == 1
         assert service.scheduler.next_wakeup() is None

@@ -13,6 +13,7 @@ from memhive.v1 import upstream_pb2 as pb
 from memhive_adapters.nats.connection import connect
 from memhive_adapters.nats.credentials import BusCredentials
 from memhive_contracts import bus_permissions, streams, subjects
+from memhive_domain.principals import Principal, Role
 from memhive_domain.upstream import upstream_memory_id
 
 from memhive_cli.bus import _do_hook_credentials
@@ -64,3 +65,22 @@ async def test_token_create_uses_the_admins_credentials(
     token = capsys.readouterr().out.strip().splitlines()[-1]
     async with stack.client(token) as client:
         assert (await client.get("/v1/memories")).status_code == 200
+
+
+async def test_issuing_and_revoking_hook_credentials_is_audited(
+    stack: Stack, workspace: Workspace, bus_env: None, capsys
+) -> None:
+    assert await _do_hook_credentials(argparse.Namespace(workspace=workspace.id)) == 0
+    public_key = re.search(r"public key:\s+(\S+)", capsys.readouterr().out).group(1)
+    revoke = argparse.Namespace(workspace=None, revoke=public_key)
+    assert await _do_hook_credentials(revoke) == 0
+    assert "not recorded" not in capsys.readouterr().err
+
+    admin = await stack.infra.tokens.issue(Principal(workspace.id, "root", Role.ADMIN))
+    async with stack.client(admin) as client:
+        items = (await client.get("/v1/admin/audit", params={"target": public_key})).json()
+    assert [(e["action"], e["user"], e["outcome"]) for e in items["items"]] == [
+        ("hook_revoke", "cli", "ok"),
+        ("hook_issue", "cli", "ok"),
+    ]
+    assert items["items"][0]["credential"].startswith("cli:")

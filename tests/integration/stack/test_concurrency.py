@@ -74,3 +74,35 @@ async def test_a_link_racing_a_forget_is_never_falsely_accepted(workspace: Works
     for response, (old, _) in zip(links, pairs, strict=True):
         if response.status_code == 409:
             assert "not" in response.json()["detail"] and old["id"] in response.json()["detail"]
+
+
+async def test_a_change_racing_a_forget_is_never_falsely_accepted(workspace: Workspace) -> None:
+    memories = [
+        await save(workspace.member, kind="fact", body=f"Queue {i} drains every {i + 2} minutes")
+        for i in range(CLIENTS // 2)
+    ]
+
+    async def change(memory: dict):
+        path = f"/v1/memories/{memory['id']}"
+        return await workspace.member.patch(path, json={"importance": 0.9, "tags": ["ops"]})
+
+    async def forget(memory: dict):
+        return await workspace.member.delete(f"/v1/memories/{memory['id']}")
+
+    started = asyncio.get_running_loop().time()
+    results = await asyncio.gather(*(call for m in memories for call in (change(m), forget(m))))
+    changes = results[0::2]
+
+    # Applied before the forget (200), refused because the forget came first (409), or the
+    # memory already gone when the change was asked (404): never a 202 that will not happen.
+    assert all(r.status_code in (200, 404, 409) for r in changes), [
+        (r.status_code, r.text) for r in changes
+    ]
+    for response, memory in zip(changes, memories, strict=True):
+        if response.status_code == 409:
+            assert memory["id"] in response.json()["detail"]
+        if response.status_code == 200:  # "updated" means the log holds the change
+            history = await workspace.member.get(f"/v1/memories/{memory['id']}/revisions")
+            assert ["ops"] in [r["tags"] for r in history.json()["revisions"]], history.text
+    # A refusal is told at once, not after the wait for an event that never comes.
+    assert asyncio.get_running_loop().time() - started < 5

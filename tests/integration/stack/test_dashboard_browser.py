@@ -1,11 +1,15 @@
 """The /memory dashboard in a real browser against the gateway on a real socket: sign in,
-search, filter, open a memory, follow an edge, forget with confirmation, gone from search;
-a non-member sees public memories only and no forget button."""
+search, filter, open a memory (revisions, recall statistics, trust and flags), pin and
+unpin it, follow an edge, forget with confirmation, gone from search; a non-member sees
+public memories only, no forget button, and cannot forget by posting the form."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from datetime import datetime
 
+import httpx
 import pytest
 
 from tests.integration.stack.browser import chromium, require_chromium, screenshot
@@ -14,7 +18,9 @@ from tests.integration.stack.conftest import Stack, save
 pytestmark = pytest.mark.timeout(180)
 
 OLD = "The payments API is served from the Frankfurt region"
+NEW_DRAFT = "The payments API moves to the Dublin region in June"  # revision 1 of NEW
 NEW = "The payments API moved to the Dublin region in May"
+FLAG_REASON = "the region moved to Dublin"
 PRIVATE = "Dublin datacenter door code rotates every Monday"
 
 
@@ -24,6 +30,8 @@ def _chromium() -> None:
 
 
 async def seed(stack: Stack) -> tuple[str, dict[str, str]]:
+    """OLD (flagged outdated) is updated by NEW; NEW has two revisions (its body corrected)
+    and two recalls; PRIVATE is for members only."""
     workspace = f"ws-{uuid.uuid4().hex[:12]}"
     ids: dict[str, str] = {}
     async with stack.client(await stack.token(workspace)) as member:
@@ -42,12 +50,17 @@ async def seed(stack: Stack) -> tuple[str, dict[str, str]]:
             await save(
                 member,
                 kind="decision",
-                body=NEW,
+                body=NEW_DRAFT,
                 visibility="public",
                 product_id="payments",
                 tags=["infra"],
             )
         )["id"]
+        corrected = await member.patch(
+            f"/v1/memories/{ids['new']}?wait=indexed", json={"body": NEW, "force": True}
+        )
+        assert corrected.status_code == 200, corrected.text
+        assert corrected.json()["memory"]["revision"] == 2
         ids["private"] = (
             await save(member, kind="fact", body=PRIVATE, tags=["infra"], visibility="private")
         )["id"]
@@ -61,9 +74,47 @@ async def seed(stack: Stack) -> tuple[str, dict[str, str]]:
             },
         )
         assert response.status_code in (200, 201), response.text
+        flagged = await member.post(
+            f"/v1/memories/{ids['old']}/flags?wait=indexed",
+            json={"kind": "outdated", "reason": FLAG_REASON},
+        )
+        assert flagged.status_code == 201, flagged.text
         for _ in range(2):  # recall statistics, folded in by ingest
-            assert (await member.post("/v1/recall", json={"query": "payments region"})).is_success
+            hits = (await member.post("/v1/recall", json={"query": "payments region"})).json()
+            assert ids["new"] in [hit["id"] for hit in hits["results"]]
+        await recalled_twice(member, ids["new"])
     return workspace, ids
+
+
+async def recalled_twice(member: httpx.AsyncClient, memory_id: str) -> dict:
+    for _ in range(200):
+        memory = (await member.get(f"/v1/memories/{memory_id}")).json()
+        if memory["access_count"] >= 2:
+            break
+        await asyncio.sleep(0.05)
+    assert memory["access_count"] == 2, memory
+    return memory
+
+
+async def memory_json(stack: Stack, workspace: str, memory_id: str) -> dict:
+    async with stack.client(await stack.token(workspace)) as member:
+        response = await member.get(f"/v1/memories/{memory_id}")
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def minute(iso: str) -> str:
+    """A timestamp of the API as the dashboard prints it."""
+    return datetime.fromisoformat(iso).strftime("%Y-%m-%d %H:%M UTC")
+
+
+async def definitions(page, heading: str) -> dict[str, str]:
+    """The <dt>/<dd> pairs of the section headed `heading` on a memory's page."""
+    section = page.locator("section", has=page.get_by_role("heading", name=heading))
+    return await section.locator("dl").first.evaluate(
+        """dl => Object.fromEntries([...dl.querySelectorAll('dt')].map(
+            dt => [dt.textContent.trim(), dt.nextElementSibling.textContent.trim()]))"""
+    )
 
 
 async def sign_in(page, gateway_url: str, token: str) -> None:
@@ -102,9 +153,21 @@ async def test_member_searches_filters_follows_an_edge_and_forgets(
         assert await results.get_by_text(OLD).count() == 0
         await results.get_by_text(NEW).wait_for()
 
-        # A product scope view opens with that scope's bulletin.
-        await page.goto(f"{gateway_url}/memory?product_id=payments")
+        # A node of the scope tree, picked in the form, opens with that node's bulletin.
+        await page.goto(f"{gateway_url}/memory")
+        node = page.get_by_label("Scope node")
+        options = page.locator("#scope-nodes option")
+        assert await options.evaluate_all("os => os.map(o => o.value)") == [
+            "global",
+            "product:payments",
+        ]
+        await node.fill("product:payments")
+        await page.get_by_role("button", name="Search").click()
+        await page.wait_for_url(lambda url: "scope_path=product%3Apayments" in url)
         await page.get_by_role("heading", name="Bulletin: product · payments").wait_for()
+        listed = results.locator("ol.memories")
+        await listed.get_by_text(NEW).wait_for()  # (the bulletin above quotes it too)
+        assert await listed.get_by_text(OLD).count() == 0
         await screenshot(page, "dashboard-scope")
 
         # Open the memory, follow its `updates` edge to the one it superseded.
@@ -115,13 +178,50 @@ async def test_member_searches_filters_follows_an_edge_and_forgets(
         main = page.locator("main")
         assert await main.get_by_text("the region moved").count() == 1
         await screenshot(page, "dashboard-memory")
+
+        # Recall statistics: the two recalls of the seed (browsing does not count).
+        new = await memory_json(stack, workspace, ids["new"])
+        assert new["access_count"] == 2
+        recall = await definitions(page, "Provenance and recall")
+        assert recall["Recalled"] == "2 times"
+        assert recall["Last recalled"] == minute(new["last_accessed_at"])
+        # Revision history: the save, then the corrected body, oldest first.
+        assert await revision_rows(page) == [
+            ["1", "saved", NEW_DRAFT],
+            ["2", "saved", NEW],
+        ]
+        trust = await definitions(page, "Trust")
+        assert trust["Trust"].startswith(f"{new['trust']:.2f} ")
+        assert trust["Corrected"] == "1 time" and trust["Confirmed"] == "0 times"
+        assert await main.get_by_role("heading", name="Flags (0)").count() == 1
+
+        # Pin, then unpin: each is a revision of its own.
         await page.get_by_role("button", name="Pin", exact=True).click()
         await page.get_by_role("button", name="Unpin").wait_for()
-        assert "pinned" in await main.locator("dl.meta-list").first.inner_text()
+        metadata = await definitions(page, "Metadata")
+        assert metadata["Importance"].endswith("· pinned")
+        assert (await memory_json(stack, workspace, ids["new"]))["pinned"] is True
+        await page.get_by_role("button", name="Unpin").click()
+        await page.get_by_role("button", name="Pin", exact=True).wait_for()
+        metadata = await definitions(page, "Metadata")
+        assert "pinned" not in metadata["Importance"]
+        assert (await memory_json(stack, workspace, ids["new"]))["pinned"] is False
+        assert [row[0] for row in await revision_rows(page)] == ["1", "2", "3", "4"]
+
         await page.locator("ul.edges").get_by_role("link", name=OLD).click()
         await page.wait_for_url(f"**/memory/m/{ids['old']}")
         await main.get_by_text("wiki/regions").wait_for()  # provenance
         await main.get_by_role("link", name=NEW).first.wait_for()  # newer in the chain
+        # An outdated flag: listed with its reason, trust down, fully stale.
+        old = await memory_json(stack, workspace, ids["old"])
+        trust = await definitions(page, "Trust")
+        assert trust["Trust"].startswith(f"{old['trust']:.2f} ") and old["trust"] < 0.5
+        assert trust["Staleness"].startswith("1.00 ")
+        await main.get_by_role("heading", name="Flags (1)").wait_for()
+        flag = main.locator("ul.flags li")
+        assert await flag.count() == 1
+        text = await flag.inner_text()
+        assert text.startswith(f"outdated {FLAG_REASON}") and "by agent" in text
 
         # Forget: a confirmation step, then gone from search.
         await page.get_by_role("link", name="Forget…").click()
@@ -175,9 +275,25 @@ async def test_non_member_sees_public_memories_only_and_no_forget_button(
         await page.goto(f"{gateway_url}/memory/m/{ids['new']}")
         await page.get_by_role("heading", name="Supersession chain").wait_for()
         assert await page.get_by_role("link", name="Forget…").count() == 0
+        assert await page.get_by_role("button", name="Pin", exact=True).count() == 0
         assert await page.get_by_role("button", name="Forget it").count() == 0
         await page.goto(f"{gateway_url}/memory/m/{ids['new']}/forget")
         await page.get_by_role("heading", name="Cannot do that").wait_for()
+
+        # The forget form posted anyway, with a valid CSRF token: refused, nothing forgotten.
+        csrf = await page.locator("input[name=csrf_token]").first.get_attribute("value")
+        refused = await page.request.post(
+            f"{gateway_url}/memory/m/{ids['new']}/forget", form={"csrf_token": csrf}
+        )
+        assert refused.status == 403
+        assert "only workspace members" in await refused.text()
+        pinned = await page.request.post(
+            f"{gateway_url}/memory/m/{ids['new']}/pin",
+            form={"csrf_token": csrf, "pinned": "true"},
+        )
+        assert pinned.status == 403
+        still = await memory_json(stack, workspace, ids["new"])
+        assert still["body"] == NEW and still["pinned"] is False
 
 
 async def test_a_form_post_without_the_csrf_token_is_refused(
@@ -196,6 +312,15 @@ async def test_a_form_post_without_the_csrf_token_is_refused(
         assert "CSRF" in await forged.text()
         await page.goto(f"{gateway_url}/memory/m/{ids['private']}")
         await page.locator("blockquote").get_by_text(PRIVATE).wait_for()  # still there
+
+
+async def revision_rows(page) -> list[list[str]]:
+    """Revision, change and body of each row of the revision history."""
+    rows = page.locator("section", has=page.get_by_role("heading", name="Revision history"))
+    cells = await rows.locator("tbody tr").evaluate_all(
+        "trs => trs.map(tr => [...tr.cells].map(td => td.textContent.trim()))"
+    )
+    return [[row[0], row[2], row[3]] for row in cells]
 
 
 async def test_a_member_reads_a_scopes_state_and_pages_through_it(

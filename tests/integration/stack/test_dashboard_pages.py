@@ -3,15 +3,19 @@ validation, the offline /docs page and the bearer scheme in the OpenAPI document
 
 from __future__ import annotations
 
+import asyncio
 import html
 import re
 import uuid
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 import httpx
+from memhive_contracts import subjects
+from memhive_domain.principals import Principal, Role
 
-from tests.integration.stack.conftest import Stack, Workspace, save
+from tests.integration.stack.conftest import Stack, Workspace, recall_ids, save
 
 CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
@@ -104,6 +108,82 @@ async def test_filters_by_source_visibility_and_day(workspace: Workspace, stack:
         assert note["id"] not in before
 
 
+async def test_the_index_narrows_to_a_node_of_the_scope_tree(
+    workspace: Workspace, stack: Stack
+) -> None:
+    nodes = ["product:ios/team:mobile", "product:ios/team:web", "product:ios", "global"]
+    ids = {}
+    for node in nodes:
+        saved = await save(workspace.member, kind="fact", body=f"Notes of {node}", scope_path=node)
+        ids[node] = saved["id"]
+    async with signed_in(stack, await stack.token(workspace.id)) as (client, _, _):
+        everything = (await client.get("/memory")).text
+        offered = re.findall(r'<option value="([^"]+)">', everything)
+        assert offered == ["global", *sorted(nodes[:3])]
+        mobile = await client.get("/memory", params={"scope_path": "product:ios/team:mobile"})
+        assert mobile.status_code == 200
+        assert shown_ids(mobile.text) == [ids["product:ios/team:mobile"]]
+        assert "Bulletin: product · ios · team mobile</h2>" in mobile.text
+        assert 'value="product:ios/team:mobile"' in mobile.text  # the field keeps it
+        # The memory's page links its node to that view.
+        page = (await client.get(f"/memory/m/{ids['product:ios/team:web']}")).text
+        link = re.search(r'<dt>Scope</dt><dd><a href="([^"]+)">product:ios/team:web</a>', page)
+        web = await client.get(html.unescape(link.group(1)))
+        assert shown_ids(web.text) == [ids["product:ios/team:web"]]
+        product = await client.get("/memory", params={"scope_path": "product:ios"})
+        assert shown_ids(product.text) == [ids["product:ios"]]  # the node exactly
+
+        bad = await client.get("/memory", params={"scope_path": "team:mobile/product:ios"})
+        assert bad.status_code == 422 and "scope_path" in bad.text
+        disagree = await client.get(
+            "/memory", params={"scope": "global", "scope_path": "product:ios"}
+        )
+        assert disagree.status_code == 422
+    web_member = Principal(workspace.id, "wendy", Role.MEMBER, home="product:ios/team:web")
+    async with signed_in(stack, await stack.infra.tokens.issue(web_member)) as (client, _, _):
+        outside = await client.get("/memory", params={"scope_path": "product:ios/team:mobile"})
+        assert outside.status_code == 403
+        assert "outside this token&#39;s scope tree" in outside.text
+        assert ids["product:ios/team:mobile"] not in outside.text
+        own = await client.get("/memory", params={"scope_path": "product:ios/team:web"})
+        assert shown_ids(own.text) == [ids["product:ios/team:web"]]
+
+
+async def test_search_results_sort_by_importance_or_newest(
+    workspace: Workspace, stack: Stack
+) -> None:
+    saved = [
+        (await save(workspace.member, kind="fact", body=body, importance=importance))["id"]
+        for body, importance in (
+            ("The canary deploy runs in the Lisbon region first", 0.2),
+            ("The canary deploy waits ten minutes before promotion", 0.9),
+            ("The canary deploy is rolled back on a 1% error rate", 0.5),
+        )
+    ]
+    async with signed_in(stack, await stack.token(workspace.id)) as (client, _, _):
+
+        async def order(**params: str) -> list[str]:
+            response = await client.get("/memory", params=params)
+            assert response.status_code == 200, response.text
+            return shown_ids(response.text)
+
+        # The least important memory is the best match: each order differs from the others.
+        search = {"q": "canary deploy in the Lisbon region"}
+        relevance = await order(**search)
+        assert sorted(relevance) == sorted(saved) and relevance[0] == saved[0]
+        assert await order(**search, sort="importance") == [saved[1], saved[2], saved[0]]
+        assert await order(**search, sort="newest") == saved[::-1]
+        assert await order(sort="newest") == saved[::-1]  # the listing, newest first
+        assert await order() == saved[::-1]
+        page = (await client.get("/memory", params={**search, "sort": "importance"})).text
+        assert '<option value="importance" selected>' in page
+
+
+def shown_ids(page: str) -> list[str]:
+    """The ids of the memories listed on an index page, in order."""
+    return re.findall(r'class="memory-link" href="/memory/m/([^"]+)"', page)
+
+
 async def test_the_index_pages_with_the_listing_cursor(stack: Stack) -> None:
     workspace = f"ws-{uuid.uuid4().hex[:12]}"
     token = await stack.token(workspace)
@@ -129,18 +209,85 @@ async def test_stats_for_members_and_non_members(workspace: Workspace, stack: St
     await save(
         workspace.member, kind="goal", body="Private goal for the team", visibility="private"
     )
+    for _ in range(3):
+        assert await recall_ids(workspace.member, "which goals do we have?")
+    subject = subjects.for_workspace(subjects.NOTE_ADDED, workspace.id)
+    await stack.infra.js.publish(  # poison: dead-lettered by ingest-upstream
+        subject, b"\xff not protobuf", headers={"Nats-Msg-Id": f"{workspace.id}:stats-junk"}
+    )
     member_token = await stack.token(workspace.id)
     guest_token = await stack.token(workspace.id, member=False)
     async with (
         signed_in(stack, member_token) as (member, _, _),
         signed_in(stack, guest_token) as (guest, _, _),
     ):
-        mine = (await member.get("/memory/stats")).text
+
+        async def settled() -> str | None:  # recalls and dead letters arrive in the background
+            page = (await member.get("/memory/stats")).text
+            return page if activity(page)[-1][2] == 3 and "ingest-upstream" in page else None
+
+        mine = await wait_for(settled, timeout_s=60)
         assert re.search(r">goal</a></th><td>2</td>", mine)
-        assert "Saves and recalls" in mine and "Dead letters" in mine
+        today = datetime.now(UTC).date()
+        days = [(today - timedelta(days=n)).isoformat() for n in range(6, -1, -1)]
+        # day, saves, recalls, and each bar's width against the busiest number (3).
+        assert activity(mine) == [(day, 0, 0, 0, 0) for day in days[:-1]] + [
+            (days[-1], 2, 3, 67, 100)
+        ]
+        letters = (await workspace.member.get("/v1/admin/dead-letters")).json()["items"]
+        assert len(letters) == 1
+        assert dead_letter_rows(mine) == [
+            (str(letters[0]["sequence"]), "ingest-upstream", letters[0]["reason"])
+        ]
+        assert "memhive.v1.NoteAdded" in letters[0]["reason"]
+        assert '<span class="badge">ingest-upstream: 1</span>' in mine
         theirs = (await guest.get("/memory/stats")).text
         assert re.search(r">goal</a></th><td>1</td>", theirs)
         assert "Saves and recalls" not in theirs and "Dead letters" not in theirs
+
+
+async def test_an_agent_sees_stats_without_the_dead_letters(workspace: Workspace, stack) -> None:
+    """Dead letters are for people (the policy's list_dead_letters), not agents."""
+    await save(workspace.member, kind="goal", body="Keep the build green", visibility="private")
+    agent = await stack.infra.tokens.issue(Principal(workspace.id, "bot", Role.AGENT))
+    async with signed_in(stack, agent) as (client, _, _):
+        page = await client.get("/memory/stats")
+    assert page.status_code == 200, page.text
+    assert re.search(r">goal</a></th><td>1</td>", page.text)
+    assert "Saves and recalls" in page.text and "Dead letters" not in page.text
+
+
+ACTIVITY_ROW = re.compile(
+    r'<th scope="row">(\d{4}-\d\d-\d\d)</th>\s*'
+    r'<td><span class="bar saves" style="width: (\d+)%"></span> (\d+)</td>\s*'
+    r'<td><span class="bar recalls" style="width: (\d+)%"></span> (\d+)</td>'
+)
+
+
+def activity(page: str) -> list[tuple[str, int, int, int, int]]:
+    """(day, saves, recalls, saves bar %, recalls bar %) per row of the activity table."""
+    return [
+        (day, int(saves), int(recalls), int(saves_bar), int(recalls_bar))
+        for day, saves_bar, saves, recalls_bar, recalls in ACTIVITY_ROW.findall(page)
+    ]
+
+
+def dead_letter_rows(page: str) -> list[tuple[str, str, str]]:
+    """(sequence, consumer, reason) per row of the dead-letter table."""
+    table = page[page.index('id="dlq-heading"') :]
+    rows = re.findall(
+        r"<tr><td>(\d+)</td><td>([^<]*)</td><td>[^<]*</td><td>([^<]*)</td></tr>", table
+    )
+    return [(seq, consumer, html.unescape(reason)) for seq, consumer, reason in rows]
+
+
+async def wait_for(predicate, timeout_s: float):
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while asyncio.get_running_loop().time() < deadline:
+        if result := await predicate():
+            return result
+        await asyncio.sleep(0.2)
+    raise AssertionError("condition not reached")
 
 
 async def test_api_docs_load_nothing_from_another_host(stack: Stack) -> None:

@@ -176,6 +176,19 @@ async def test_deeply_nested_json_is_422(workspace: Workspace) -> None:
     assert response.status_code == 422, response.text
 
 
+async def test_repeated_list_filters_are_bounded_in_the_schema(workspace: Workspace) -> None:
+    """The listing's repeated kind/tag are bounded where the request is parsed, so a
+    hundred thousand of them never reach the domain's checks."""
+    document = (await workspace.member.get("/openapi.json")).json()
+    parameters = document["paths"]["/v1/memories"]["get"]["parameters"]
+    bounds = {
+        p["name"]: p["schema"]["anyOf"][0].get("maxItems")
+        for p in parameters
+        if p["name"] in ("kind", "tag")
+    }
+    assert bounds == {"kind": 64, "tag": 128}
+
+
 async def test_the_openapi_document_declares_the_error_shape(workspace: Workspace) -> None:
     document = (await workspace.member.get("/openapi.json")).json()
     schemas = document["components"]["schemas"]

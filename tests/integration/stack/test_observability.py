@@ -5,15 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import re
+import uuid
 from collections.abc import Iterator
 
 import pytest
+from memhive_link_classifier.app import create_link_classifier
+from memhive_settings import LLMSettings
 from memhive_telemetry import installed_telemetry
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
+from tests.integration.llm.chat_server import LITELLM_WARNINGS, Reply, running_chat_server
+from tests.integration.nats.consuming import drained
 from tests.integration.stack.conftest import Stack, Workspace, recall_ids, save
 
 WAIT_S = 60.0
@@ -64,6 +69,51 @@ async def test_metrics_count_saves_recalls_lag_lanes_and_dead_letters(
     )
     assert re.search(r'memhive_lane_documents\{[^}]*lane="vector"[^}]*\} [1-9]', text)
     assert re.search(r'memhive_lane_documents\{[^}]*lane="lexical"[^}]*\} [1-9]', text)
+
+
+@LITELLM_WARNINGS
+async def test_metrics_show_the_link_classifiers_llm_calls_and_tokens(
+    stack: Stack, workspace: Workspace
+) -> None:
+    """LLM spend on /metrics: a link classifier with a model (a stub on loopback that bills
+    120 + 30 tokens a call) classifies two related memories; the counters grow by exactly
+    the calls it made and the tokens they billed."""
+    await save(workspace.member, kind="fact", body="Staging deploys happen every Tuesday")
+    await save(workspace.member, kind="fact", body="A staging deploy needs a green build")
+    before = await _scraped(stack)
+    llm = {"model": "openai/stub", "api_key": "sk-test"}
+    async with running_chat_server(Reply('{"links": []}')) as chat:
+        settings = stack.infra.settings.model_copy(
+            update={"llm": LLMSettings(**llm, api_base=chat.url)}
+        )
+        durable = f"lc-metrics-{uuid.uuid4().hex[:8]}"
+        classifier = await create_link_classifier(
+            stack.infra, settings=settings, durable=durable, workspace_id=workspace.id
+        )
+        await classifier.start()
+        try:
+            await drained(stack.infra.js, durable)
+        finally:
+            await classifier.stop()
+    after = await _scraped(stack)
+
+    calls = len(chat.requests)
+    assert calls == 2  # each memory, indexed before it started, has the other as neighbour
+    assert _total(after, "llm_calls") - _total(before, "llm_calls") == calls
+    assert _total(after, "llm_tokens") - _total(before, "llm_tokens") == calls * (120 + 30)
+
+
+async def _scraped(stack: Stack) -> str:
+    async with stack.client(None) as anonymous:
+        response = await anonymous.get("/metrics")
+    assert response.status_code == 200
+    return response.text
+
+
+def _total(text: str, counter: str) -> float:
+    name = re.compile(rf"^memhive_link_classifier_{counter}_total(\{{[^}}]*\}})? (\S+)$")
+    matches = [name.match(line) for line in text.splitlines()]
+    return sum(float(m.group(2)) for m in matches if m)
 
 
 async def test_one_save_is_one_trace_from_the_gateway_through_every_service(

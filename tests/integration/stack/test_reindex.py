@@ -3,17 +3,23 @@ generation while recall keeps being served, then swapped; failures leave the old
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import uuid
 from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
+from memhive_adapters.nats.audit_log import JetStreamAuditLog
 from memhive_adapters.nats.record_replay import RecordReplay
 from memhive_adapters.runtime.lane_builders import lexical_dir_of, vector_dir_of
+from memhive_domain.audit import DEPLOYMENT, AuditAction, AuditQuery, Outcome
+from memhive_domain.principals import Principal, Role
 from memhive_embed.app import create_reindexer
 from memhive_embed.reindex import Progress, Reindexer
 
-from memhive_cli.reindex import reindex
+from memhive_cli.operator import operator_trail
+from memhive_cli.reindex import _do_reindex, reindex
 from tests.integration.stack.conftest import Stack, Workspace, recall_ids, save
 
 TOPICS = {
@@ -198,16 +204,43 @@ async def test_repairing_one_workspace_rewrites_it_in_place(
 
 
 async def test_a_second_request_while_one_runs_is_refused(stack: Stack) -> None:
+    """Both requests are audited as the deployment's (a full rebuild names no workspace)."""
     from memhive_cli.reindex import ReindexUnavailable
 
-    first = asyncio.create_task(reindex(stack.infra.nats, stall_timeout_s=120))
+    trail, started = operator_trail(stack.infra.js), datetime.now(UTC)
+    first = asyncio.create_task(reindex(stack.infra.nats, stall_timeout_s=120, trail=trail))
     await asyncio.sleep(0)  # let the first request go out before the second
     outcomes = await asyncio.gather(
-        reindex(stack.infra.nats, stall_timeout_s=120), first, return_exceptions=True
+        reindex(stack.infra.nats, stall_timeout_s=120, trail=trail), first, return_exceptions=True
     )
     refused = [o for o in outcomes if isinstance(o, ReindexUnavailable)]
     done = [o for o in outcomes if not isinstance(o, BaseException) and o.state == "done"]
     assert len(refused) == 1 and "already running" in str(refused[0]) and len(done) == 1
+
+    query = AuditQuery(action=AuditAction.REINDEX, since=started)
+    entries = (await JetStreamAuditLog(stack.infra.js).read(DEPLOYMENT, query)).entries
+    assert sorted((e.outcome.value, e.user_id) for e in entries) == [
+        ("failed", "cli"),
+        ("ok", "cli"),
+    ]
+    assert {e.target for e in entries if e.outcome is Outcome.OK} == {done[0].job_id}
+
+
+async def test_memhive_reindex_is_audited_in_the_workspace_it_repairs(
+    stack: Stack, workspace: Workspace, bus_env: None, capsys
+) -> None:
+    await save(workspace.member, kind="fact", body=TOPICS["deploys"])
+    args = argparse.Namespace(workspace=[workspace.id], embedding_model=None, stall_timeout=120)
+
+    assert await _do_reindex(args) == 0
+
+    assert "reindexed 1 memories" in capsys.readouterr().out
+    admin = await stack.infra.tokens.issue(Principal(workspace.id, "root", Role.ADMIN))
+    async with stack.client(admin) as client:
+        answer = await client.get("/v1/admin/audit", params={"action": "reindex"})
+    [entry] = answer.json()["items"]
+    assert (entry["user"], entry["role"], entry["outcome"]) == ("cli", "admin", "ok")
+    assert entry["credential"].startswith("cli:") and len(entry["target"]) == 32  # the job
 
 
 async def test_an_unknown_local_model_fails_and_changes_nothing(stack: Stack) -> None:

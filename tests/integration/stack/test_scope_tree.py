@@ -73,6 +73,11 @@ async def test_products_are_records_whose_visibility_memories_inherit(
     assert (await workspace.reader.get("/v1/products/android")).status_code == 404
     refused = await workspace.reader.put("/v1/products/ios", json={"visibility": "private"})
     assert refused.status_code == 403
+    async with await client_for(stack, workspace, Role.AGENT, "global") as agent:
+        refused = await agent.put("/v1/products/ios", json={"visibility": "private"})
+        assert refused.status_code == 403, refused.text
+        assert "only workspace members can" in refused.json()["detail"]  # the policy's words
+        assert (await agent.get("/v1/products/ios")).json()["visibility"] == "public"
 
     inherited = await save(
         workspace.member, kind="fact", body="Builds on Xcode 16", product_id="ios"

@@ -12,39 +12,9 @@ from memhive_application.authentication import Authenticator, Unauthenticated
 from memhive_domain.principals import Principal, Role
 from memhive_domain.tokens import TokenRecord
 
+from tests.fakes import FakeTokenDirectory, FixedClock
+
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.moment = NOW
-
-    def now(self) -> datetime:
-        return self.moment
-
-
-class Directory:
-    """Only what the authenticator uses: lookup and changes."""
-
-    def __init__(self) -> None:
-        self.records: dict[str, TokenRecord] = {}
-        self.lookups = 0
-        self._changes: asyncio.Queue[str] = asyncio.Queue()
-
-    async def lookup(self, token: str) -> TokenRecord | None:
-        self.lookups += 1
-        return self.records.get(token)
-
-    async def changes(self) -> AsyncIterator[str]:
-        async def stream():
-            while True:
-                yield await self._changes.get()
-
-        return stream()
-
-    def revoke(self, token: str) -> None:
-        record = self.records.pop(token)
-        self._changes.put_nowait(record.id)
 
 
 def record(expires_at: datetime | None = None) -> TokenRecord:
@@ -52,9 +22,9 @@ def record(expires_at: datetime | None = None) -> TokenRecord:
 
 
 async def test_a_token_is_looked_up_once_then_served_from_the_cache() -> None:
-    directory = Directory()
+    directory = FakeTokenDirectory()
     directory.records["t"] = record()
-    auth = Authenticator(directory, Clock())
+    auth = Authenticator(directory, FixedClock(NOW))
 
     first = await auth.principal_for("Bearer t")
     second = await auth.principal_for("bearer t")
@@ -65,12 +35,12 @@ async def test_a_token_is_looked_up_once_then_served_from_the_cache() -> None:
 
 
 async def test_expiry_is_checked_on_every_request_even_when_cached() -> None:
-    directory, clock = Directory(), Clock()
+    directory, clock = FakeTokenDirectory(), FixedClock(NOW)
     directory.records["t"] = record(expires_at=NOW + timedelta(minutes=1))
     auth = Authenticator(directory, clock)
     await auth.principal_for("Bearer t")
 
-    clock.moment = NOW + timedelta(minutes=1)
+    clock.advance(60)
 
     with pytest.raises(Unauthenticated, match="expired"):
         await auth.principal_for("Bearer t")
@@ -78,13 +48,13 @@ async def test_expiry_is_checked_on_every_request_even_when_cached() -> None:
 
 
 async def test_a_change_in_the_directory_drops_the_cache() -> None:
-    directory = Directory()
+    directory = FakeTokenDirectory()
     directory.records["t"] = record()
-    auth = Authenticator(directory, Clock())
+    auth = Authenticator(directory, FixedClock(NOW))
     await auth.start()
     try:
         await auth.principal_for("Bearer t")
-        directory.revoke("t")
+        await directory.revoke(record().id)
         for _ in range(200):  # the watch task runs on the next loop turns
             await asyncio.sleep(0.005)
             try:
@@ -100,15 +70,15 @@ async def test_a_change_in_the_directory_drops_the_cache() -> None:
 @pytest.mark.parametrize("header", [None, "", "Bearer ", "Basic dXNlcg==", "t"])
 async def test_a_missing_bearer_is_refused(header: str | None) -> None:
     with pytest.raises(Unauthenticated, match="missing bearer"):
-        await Authenticator(Directory(), Clock()).principal_for(header)
+        await Authenticator(FakeTokenDirectory(), FixedClock(NOW)).principal_for(header)
 
 
 async def test_an_unknown_token_is_refused() -> None:
     with pytest.raises(Unauthenticated, match="unknown token"):
-        await Authenticator(Directory(), Clock()).principal_for("Bearer nope")
+        await Authenticator(FakeTokenDirectory(), FixedClock(NOW)).principal_for("Bearer nope")
 
 
-class BrokenWatch(Directory):
+class BrokenWatch(FakeTokenDirectory):
     async def changes(self) -> AsyncIterator[str]:
         raise PermissionError("the bus refused the watch")
 
@@ -117,10 +87,47 @@ async def test_a_refused_watch_does_not_stop_the_gateway(monkeypatch) -> None:
     monkeypatch.setattr("memhive_application.authentication.WATCH_START_TIMEOUT_S", 0.05)
     directory = BrokenWatch()
     directory.records["t"] = record()
-    auth = Authenticator(directory, Clock())
+    auth = Authenticator(directory, FixedClock(NOW))
 
     await asyncio.wait_for(auth.start(), 5)
     try:
         assert (await auth.principal_for("Bearer t")).user_id == "bot"
+    finally:
+        await auth.stop()
+
+
+class SlowLookups(FakeTokenDirectory):
+    """Each lookup reads the directory at once but answers only when released: a KV read
+    that was in flight while the token was revoked."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started, self.release = asyncio.Event(), asyncio.Event()
+
+    async def lookup(self, token: str) -> TokenRecord | None:
+        found = await super().lookup(token)
+        self.started.set()
+        await self.release.wait()
+        return found
+
+
+async def test_a_lookup_that_raced_a_revocation_is_not_cached() -> None:
+    """Otherwise the revoked token's record, read just before the revocation, would be cached
+    after the watch dropped the cache, and accepted for the cache's whole TTL."""
+    directory = SlowLookups()
+    directory.records["t"] = record()
+    auth = Authenticator(directory, FixedClock(NOW))
+    await auth.start()
+    try:
+        in_flight = asyncio.create_task(auth.principal_for("Bearer t"))
+        await directory.started.wait()
+        await directory.revoke(record().id)
+        for _ in range(20):  # the watch task sees the change on the next loop turns
+            await asyncio.sleep(0)
+        directory.release.set()
+        assert (await in_flight).user_id == "bot"  # it was read before the revocation
+
+        with pytest.raises(Unauthenticated, match="unknown token"):
+            await auth.principal_for("Bearer t")
     finally:
         await auth.stop()

@@ -4,6 +4,7 @@ import pytest
 from memhive_domain.errors import NotAllowed
 from memhive_domain.policy import (
     PERMISSIONS,
+    REACHED_FROM,
     Action,
     allows,
     may_write_global,
@@ -26,8 +27,21 @@ def test_the_doc_table_is_the_policy() -> None:
     assert table == policy_table_markdown(), "run `python -m memhive_domain.policy` into the doc"
 
 
-def test_every_action_has_a_rule() -> None:
+def test_every_action_has_a_rule_and_a_way_in() -> None:
     assert set(PERMISSIONS) == set(Action)
+    assert set(REACHED_FROM) == set(Action) and all(REACHED_FROM.values())
+
+
+def test_products_are_defined_by_people_and_read_by_everyone() -> None:
+    assert [r for r in Role if allows(principal(r), Action.DEFINE_PRODUCT)] == [
+        Role.ADMIN,
+        Role.MEMBER,
+    ]
+    assert all(allows(principal(r), Action.READ_PRODUCTS) for r in Role)
+    with pytest.raises(
+        NotAllowed, match="^an agent may not define product: only workspace members"
+    ):
+        require(principal(Role.AGENT), Action.DEFINE_PRODUCT)
 
 
 @pytest.mark.parametrize("action", [Action.SAVE, Action.FORGET, Action.LINK, Action.UPDATE])

@@ -11,24 +11,15 @@ from memhive_bulletin.scheduler import BulletinScheduler
 from memhive_domain.bulletin_schedule import BulletinSchedule
 from memhive_domain.scopes import Scope, ScopeRef
 
+from tests.fakes import FixedClock
+
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 GLOBAL = ScopeRef(Scope.GLOBAL)
 PRODUCT = ScopeRef(Scope.PRODUCT, "acme")
 
 
-class SteppedClock:
-    def __init__(self) -> None:
-        self.moment = T0
-
-    def now(self) -> datetime:
-        return self.moment
-
-    def advance(self, seconds: float) -> None:
-        self.moment += timedelta(seconds=seconds)
-
-
 class RecordingRefresh:
-    def __init__(self, clock: SteppedClock) -> None:
+    def __init__(self, clock: FixedClock) -> None:
         self.clock = clock
         self.calls: list[tuple[str, str, datetime]] = []
         self.expiry: datetime | None = None
@@ -42,22 +33,22 @@ class RecordingRefresh:
 
 
 @pytest.fixture
-def clock() -> SteppedClock:
-    return SteppedClock()
+def clock() -> FixedClock:
+    return FixedClock(T0)
 
 
 @pytest.fixture
-def refresh(clock: SteppedClock) -> RecordingRefresh:
+def refresh(clock: FixedClock) -> RecordingRefresh:
     return RecordingRefresh(clock)
 
 
 @pytest.fixture
-def scheduler(clock: SteppedClock, refresh: RecordingRefresh) -> BulletinScheduler:
+def scheduler(clock: FixedClock, refresh: RecordingRefresh) -> BulletinScheduler:
     schedule = BulletinSchedule(timedelta(seconds=2), timedelta(seconds=30))
     return BulletinScheduler(refresh, schedule, clock)
 
 
-async def run_for(scheduler: BulletinScheduler, clock: SteppedClock, seconds: int) -> None:
+async def run_for(scheduler: BulletinScheduler, clock: FixedClock, seconds: int) -> None:
     for _ in range(seconds * 10):
         clock.advance(0.1)
         await scheduler.run_due()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 from memhive_client import (
@@ -82,6 +84,24 @@ async def test_the_async_client_pages_through_every_memory() -> None:
     assert seen[0].url.params.get_list("kind") == ["fact"]
 
 
+def test_an_update_sends_only_the_fields_given_and_an_explicit_none() -> None:
+    answer = {"id": "a", "status": "updated", "memory": memory("a")}
+    seen, transport = scripted(*[httpx.Response(200, json=answer)] * 3)
+    with MemhiveClient("http://memhive", "t", retry=NO_WAIT, transport=transport) as client:
+        client.update("a", expires_at=None, wait="indexed")
+        client.unpin("a")
+        client.clear_flags("a", ["f1", "f2"])
+    patch, unpin, clear = seen
+    assert (patch.method, patch.url.path, patch.url.params["wait"]) == (
+        "PATCH",
+        "/v1/memories/a",
+        "indexed",
+    )
+    assert json.loads(patch.content) == {"expires_at": None}  # removes the expiry
+    assert json.loads(unpin.content) == {"pinned": False}
+    assert (clear.method, clear.url.params.get_list("flag_id")) == ("DELETE", ["f1", "f2"])
+
+
 async def test_the_async_client_raises_not_found() -> None:
     _, transport = scripted(httpx.Response(404, json={"detail": "memory x not found"}))
     async with AsyncMemhiveClient("http://memhive", "t", transport=transport) as client:
@@ -109,4 +129,6 @@ def memory(memory_id: str) -> dict:
         "revision": 1,
         "access_count": 0,
         "last_accessed_at": None,
+        "trust": 0.9,
+        "staleness": 0.0,
     }

@@ -57,3 +57,11 @@ def test_relative_scores_keep_a_repeated_id_at_its_first_place() -> None:
     assert [h.memory_id for h in fused] == ["a", "b"]
     assert {h.memory_id: h.ranks["vector"] for h in fused} == {"a": 1, "b": 2}
     assert {h.memory_id: h.score for h in fused} == {"a": pytest.approx(1.0), "b": 0.0}
+
+
+def test_fused_hits_keep_each_lanes_own_score() -> None:
+    lanes = {"vector": [("a", 0.8), ("b", 0.4)], "lexical": [("b", 12.0)]}
+
+    for method in FusionMethod:
+        by_id = {h.memory_id: h.lane_scores for h in fuse(method, lanes)}
+        assert by_id == {"a": {"vector": 0.8}, "b": {"vector": 0.4, "lexical": 12.0}}

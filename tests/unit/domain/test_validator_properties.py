@@ -40,7 +40,7 @@ moments = st.one_of(
 )
 FIELDS = {
     "kind", "body", "importance", "tags", "scope", "product_id", "visibility", "source",
-    "source_ref", "expires_at",
+    "source_ref", "expires_at", "occurred_at",
 }  # fmt: skip
 
 
@@ -56,10 +56,11 @@ def _named(problem: InvalidInput, allowed: set[str]) -> None:
     source_ref=st.one_of(st.none(), long_texts),
     product_id=st.one_of(st.none(), texts),
     expires_at=st.one_of(st.none(), moments),
+    occurred_at=st.one_of(st.none(), moments),
     kind=st.one_of(st.sampled_from(["fact", "decision"]), texts),
 )
 def test_a_draft_becomes_a_valid_memory_or_named_problems(
-    body, tags, source_ref, product_id, expires_at, kind
+    body, tags, source_ref, product_id, expires_at, occurred_at, kind
 ) -> None:
     draft = MemoryDraft(
         kind=kind,
@@ -68,6 +69,7 @@ def test_a_draft_becomes_a_valid_memory_or_named_problems(
         source_ref=source_ref,
         product_id=product_id,
         expires_at=expires_at,
+        occurred_at=occurred_at,
     )
     try:
         memory = create_memory(draft, memory_id="m", principal=WHO, now=NOW)
@@ -79,6 +81,33 @@ def test_a_draft_becomes_a_valid_memory_or_named_problems(
     assert len(memory.tags) <= MAX_TAGS and all(TAG_PATTERN.match(t) for t in memory.tags)
     assert memory.source_ref is None or is_encodable(memory.source_ref)
     assert memory.expires_at is None or (memory.expires_at > NOW and memory.expires_at.tzinfo)
+    assert memory.occurred_at is None or memory.occurred_at.utcoffset() == timedelta(0)
+    assert memory.occurred == (memory.occurred_at or NOW)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    created=st.tuples(st.one_of(st.none(), moments), st.one_of(st.none(), moments)),
+    occurred=st.tuples(st.one_of(st.none(), moments), st.one_of(st.none(), moments)),
+)
+def test_time_ranges_are_planned_in_utc_or_refused_naming_fields(created, occurred) -> None:
+    selection = SelectionRequest(
+        created_after=created[0],
+        created_before=created[1],
+        occurred_after=occurred[0],
+        occurred_before=occurred[1],
+    )
+    try:
+        plan = plan_recall("q", selection, None, principal=WHO, now=NOW)
+    except InvalidInput as problem:
+        _named(problem, {"created_after", "created_before", "occurred_after", "occurred_before"})
+        return
+    for window, ends in ((plan.filter.created, created), (plan.filter.occurred, occurred)):
+        assert (window is None) == (ends == (None, None))
+        if window is not None:
+            bounds = [b for b in (window.after, window.before) if b is not None]
+            assert all(b.utcoffset() == timedelta(0) for b in bounds)
+            assert window.after is None or window.before is None or window.after < window.before
 
 
 @settings(max_examples=80, deadline=None)
@@ -130,3 +159,7 @@ def test_content_ids_are_uuids_and_depend_on_every_part(workspace, scope, body, 
     assert content_id(*parts, attempt) == memory_id
     assert content_id(*parts, attempt + 1) != memory_id
     assert content_id(parts[0] + "x", *parts[1:], attempt) != memory_id
+    assert content_id(*parts, attempt, NOW) not in (
+        memory_id,
+        content_id(*parts, attempt, NOW + timedelta(seconds=1)),
+    )

@@ -19,15 +19,10 @@ from memhive_domain.memory import MemoryDraft, create_memory
 from memhive_domain.principals import Principal
 from memhive_ports.lanes import LaneHit
 
+from tests.fakes import FakeEmbedder
+
 NOW = datetime(2026, 1, 5, tzinfo=UTC)
-
-
-class FakeEmbedder:
-    def __init__(self, model_name: str) -> None:
-        self.model_name, self.dimensions = model_name, 2
-
-    async def embed(self, texts):
-        return [[float(len(t)), 1.0 if self.model_name == "new" else 0.0] for t in texts]
+VECTORS = {"old": [1.0, 0.0], "new": [0.0, 1.0]}  # each model's vector for every text
 
 
 class FakeLane:
@@ -66,7 +61,8 @@ class FakeLane:
 
 def generation(number: int, model: str = "old") -> LaneGeneration:
     spec = GenerationSpec(number, model)
-    return LaneGeneration(spec, FakeEmbedder(model), FakeLane(), FakeLane())
+    embedder = FakeEmbedder(model, VECTORS[model])
+    return LaneGeneration(spec, embedder, FakeLane(), FakeLane())
 
 
 def memory(memory_id: str, revision: int = 1, body: str = "a body"):
@@ -110,7 +106,7 @@ async def test_mirrored_vectors_are_re_embedded_with_the_new_model() -> None:
     new = generation(1, "new")
     lanes.begin_build(new)
     await SwappableVectorIndex(lanes).upsert([(memory("m1", body="four"), [9.0, 9.0])])
-    assert new.vector.held["m1"] == (1, [4.0, 1.0])
+    assert new.vector.held["m1"] == (1, VECTORS["new"])
     assert lanes.current.vector.held["m1"] == (1, [9.0, 9.0])
 
 
@@ -138,7 +134,7 @@ async def test_the_embedder_follows_the_current_generation() -> None:
     lanes.begin_build(generation(1, "new"))
     assert embedder.model_name == "old"
     await lanes.swap()
-    assert embedder.model_name == "new" and (await embedder.embed(["ab"]))[0] == [2.0, 1.0]
+    assert embedder.model_name == "new" and (await embedder.embed(["ab"]))[0] == VECTORS["new"]
 
 
 async def test_only_one_build_at_a_time_and_abandoning_clears_it() -> None:

@@ -8,6 +8,7 @@ from memhive_adapters.lane_conditions import (
     After,
     AnyGroup,
     AnyOf,
+    Between,
     Condition,
     Equals,
     Excludes,
@@ -31,6 +32,11 @@ def holds(condition: Condition, fields: dict[str, object]) -> bool:
             return not values.isdisjoint(wanted)
         case After(_, moment):
             return any(float(v) > moment for v in values)
+        case Between(_, lowest, highest):
+            return any(
+                (lowest is None or float(v) >= lowest) and (highest is None or float(v) < highest)
+                for v in values
+            )
         case Excludes(_, unwanted):
             return values.isdisjoint(unwanted)
         case AnyGroup(groups):

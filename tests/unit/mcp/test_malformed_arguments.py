@@ -45,7 +45,8 @@ async def test_malformed_call_is_a_tool_error_naming_the_field(
 
     assert result.is_error is True
     assert field in text_of(result)
-    assert fake_api.calls == [("recall", {"query": "still there?", "max_results": 6})]
+    expected = {"query": "still there?", "max_results": 6, "min_confidence": 0.01}
+    assert fake_api.calls == [("recall", expected)]
     assert healthy.is_error is False
 
 

@@ -59,8 +59,18 @@ async def test_recall_passes_filters_and_limit(connect: Connect, fake_api: FakeM
     async with connect() as client:
         await call(client, "recall_memory", query="deploys", kinds=["decision"], max_results=3)
 
+    expected = {"query": "deploys", "kinds": ["decision"], "max_results": 3}
+    assert fake_api.calls == [("recall", expected | {"min_confidence": 0.01})]
+
+
+async def test_recall_passes_a_lower_confidence_floor(
+    connect: Connect, fake_api: FakeMemoryApi
+) -> None:
+    async with connect() as client:
+        await call(client, "recall_memory", query="deploys", min_confidence=0)
+
     assert fake_api.calls == [
-        ("recall", {"query": "deploys", "kinds": ["decision"], "max_results": 3})
+        ("recall", {"query": "deploys", "max_results": 6, "min_confidence": 0.0})
     ]
 
 
@@ -69,7 +79,7 @@ async def test_recall_with_nothing_matching_says_so(connect: Connect) -> None:
         result = await call(client, "recall_memory", query="quantum chromodynamics")
 
     assert result.structured_content == {"results": []}
-    assert "No memories matched" in text_of(result)
+    assert "nothing stored seems to answer this" in text_of(result)
 
 
 async def test_forgotten_memory_is_no_longer_recalled(connect: Connect) -> None:

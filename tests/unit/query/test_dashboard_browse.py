@@ -6,7 +6,9 @@ from __future__ import annotations
 import pytest
 from memhive_domain.errors import InvalidInput
 from memhive_domain.listing import ListPosition, encode_cursor
+from memhive_domain.principals import Principal, Role
 from memhive_domain.recall import SelectionRequest
+from memhive_domain.scopes import Scope
 from memhive_domain.sources import Source
 from memhive_ports import LaneHit
 from memhive_query.dashboard.browse import (
@@ -16,6 +18,7 @@ from memhive_query.dashboard.browse import (
     BrowseRequest,
     RefinementFields,
     Sort,
+    readable_nodes,
 )
 from memhive_query.use_cases.memories import MemoryReader
 
@@ -70,3 +73,16 @@ async def test_every_problem_of_the_form_at_once() -> None:
     with pytest.raises(InvalidInput) as caught:
         await browse()(MEMBER, bad)
     assert [p.field for p in caught.value.problems] == ["kinds", "visibility", "created_from"]
+
+
+def test_the_nodes_offered_are_the_home_lineage_and_those_of_the_memories_shown() -> None:
+    shown = [
+        memory(1, scope=Scope.PRODUCT, product_id="ios", team_id="mobile", agent_id="bob"),
+        memory(2, scope=Scope.PRODUCT, product_id="web"),
+    ]
+    nodes = ["global", "product:ios", "product:ios/team:mobile", "product:web"]
+    assert readable_nodes(MEMBER, shown) == nodes  # another agent's LOCAL node: not offered
+    admin = Principal("ws", "root", role=Role.ADMIN)
+    assert readable_nodes(admin, shown) == sorted([*nodes, "product:ios/team:mobile/agent:bob"])
+    homed = Principal("ws", "carl", home="product:ios/team:mobile")
+    assert readable_nodes(homed, []) == ["global", "product:ios", "product:ios/team:mobile"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from memhive.v1 import commands_pb2
+from memhive.v1 import commands_pb2, events_pb2
 from memhive_domain.errors import NotAllowed, NotFound
 from memhive_domain.memory import forget
 from memhive_domain.recall import SelectionRequest
@@ -60,6 +60,16 @@ async def test_forget_publishes_the_command_and_waits(store: FakeStore) -> None:
     assert (command.memory_id, command.reason, command.requested_by) == (mid(2), "wrong", "u1")
     waiter.arrives = False
     assert await forget_memory(MEMBER, mid(1), "persisted") == "accepted"
+
+
+async def test_forget_waits_past_an_earlier_write_still_in_flight(store: FakeStore) -> None:
+    earlier = events_pb2.MemoryIndexed(event_id="earlier:1")
+    earlier.memory.id = mid(2)
+    gone = events_pb2.MemoryUnindexed(memory_id=mid(2))
+    waiter = FakeWaiter(script=[earlier, gone])
+    forget_memory = ForgetMemory(reader(store), FakePublisher(), waiter, FixedClock(NOW), 1.0)
+    assert await forget_memory(MEMBER, mid(2), "indexed") == "forgotten"
+    assert waiter.expected == [(mid(2), "indexed")] * 2 and not waiter.script
 
 
 async def test_forget_refuses_viewers_and_unknown_ids(store: FakeStore) -> None:

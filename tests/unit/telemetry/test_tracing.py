@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import logging
+import random
 
 from memhive_settings import TelemetrySettings
 from memhive_telemetry import build_tracer_provider, extract_trace, inject_trace
@@ -39,3 +40,15 @@ def test_a_json_log_line_carries_the_trace_id_of_the_current_span() -> None:
     assert line["level"] == "WARNING"
     assert line["trace_id"] == format(span.get_span_context().trace_id, "032x")
     assert "trace_id" not in json.loads(JsonLogFormatter().format(record))
+
+
+def test_spans_leave_the_global_random_state_alone() -> None:
+    tracer = build_tracer_provider(TelemetrySettings()).get_tracer("test")
+    before = random.getstate()
+    ids = set()
+    for _ in range(50):
+        with tracer.start_as_current_span("work") as span:
+            ids.add((span.get_span_context().trace_id, span.get_span_context().span_id))
+
+    assert random.getstate() == before
+    assert len(ids) == 50 and all(t and s for t, s in ids)

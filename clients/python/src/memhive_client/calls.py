@@ -41,7 +41,11 @@ def _id(memory_id: str) -> str:
 
 
 def _params(**values: Any) -> dict[str, Any]:
-    return {k: v for k, v in values.items() if v is not None}
+    return {
+        k: v.isoformat() if isinstance(v, datetime) else v
+        for k, v in values.items()
+        if v is not None
+    }
 
 
 def save(request: m.SaveRequest, wait: m.Wait) -> Call[m.SaveResult]:
@@ -57,14 +61,130 @@ def list_page(
     kind: list[str] | None,
     scope: str | None,
     product_id: str | None,
+    scope_path: str | None,
     tag: list[str] | None,
     limit: int,
     cursor: str | None,
+    window: m.ListWindow | None = None,
 ) -> Call[m.MemoryPage]:
     params = _params(
-        kind=kind, scope=scope, product_id=product_id, tag=tag, limit=limit, cursor=cursor
+        kind=kind,
+        scope=scope,
+        product_id=product_id,
+        scope_path=scope_path,
+        tag=tag,
+        limit=limit,
+        cursor=cursor,
+        **(window or m.ListWindow()).params(),
     )
     return Call("GET", "/v1/memories", _model(m.MemoryPage), params)
+
+
+def update(memory_id: str, request: m.UpdateRequest, wait: m.Wait) -> Call[m.UpdateResult]:
+    path = f"/v1/memories/{_id(memory_id)}"
+    return Call("PATCH", path, _model(m.UpdateResult), {"wait": wait}, request.as_json())
+
+
+def flag(memory_id: str, request: m.FlagRequest, wait: m.Wait) -> Call[m.FlagResult]:
+    path = f"/v1/memories/{_id(memory_id)}/flags"
+    return Call("POST", path, _model(m.FlagResult), {"wait": wait}, request.as_json())
+
+
+def flags(memory_id: str) -> Call[list[m.Flag]]:
+    path = f"/v1/memories/{_id(memory_id)}/flags"
+    return Call("GET", path, _model(list[m.Flag], "items"))
+
+
+def clear_flags(memory_id: str, flag_ids: list[str] | None, wait: m.Wait) -> Call[m.UpdateResult]:
+    """Every flag when `flag_ids` is None or empty."""
+    path = f"/v1/memories/{_id(memory_id)}/flags"
+    params = _params(flag_id=flag_ids or None, wait=wait)
+    return Call("DELETE", path, _model(m.UpdateResult), params)
+
+
+def confirm(memory_id: str, wait: m.Wait) -> Call[m.UpdateResult]:
+    path = f"/v1/memories/{_id(memory_id)}/confirmations"
+    return Call("POST", path, _model(m.UpdateResult), {"wait": wait})
+
+
+def consolidate(request: m.ConsolidateRequest, wait: m.Wait) -> Call[m.ConsolidateResult]:
+    path = "/v1/memories/consolidate"
+    return Call("POST", path, _model(m.ConsolidateResult), {"wait": wait}, request.as_json())
+
+
+def crystallize(memory_id: str, request: m.CrystallizeRequest, wait: m.Wait) -> Call[m.Skill]:
+    path = f"/v1/memories/{_id(memory_id)}/crystallize"
+    return Call("POST", path, _model(m.Skill), {"wait": wait}, request.as_json())
+
+
+def skill_file(memory_id: str, also: list[str] | None, name: str | None) -> Call[str]:
+    """The SKILL.md as text (the route answers it as a file download)."""
+    path = f"/v1/memories/{_id(memory_id)}/skill"
+    return Call("GET", path, lambda r: r.text, _params(also=also or None, name=name))
+
+
+def skill_candidates(
+    scope_path: str | None, limit: int, cursor: str | None
+) -> Call[m.SkillCandidates]:
+    params = _params(scope_path=scope_path, limit=limit, cursor=cursor)
+    return Call("GET", "/v1/skills/candidates", _model(m.SkillCandidates), params)
+
+
+def skills(scope_path: str | None, limit: int, cursor: str | None) -> Call[m.SkillPage]:
+    params = _params(scope_path=scope_path, limit=limit, cursor=cursor)
+    return Call("GET", "/v1/skills", _model(m.SkillPage), params)
+
+
+def put_product(product_id: str, request: m.ProductRequest) -> Call[m.Product]:
+    path = f"/v1/products/{_id(product_id)}"
+    return Call("PUT", path, _model(m.Product), json=request.as_json())
+
+
+def product(product_id: str) -> Call[m.Product]:
+    return Call("GET", f"/v1/products/{_id(product_id)}", _model(m.Product))
+
+
+def products() -> Call[list[m.Product]]:
+    return Call("GET", "/v1/products", _model(list[m.Product], "items"))
+
+
+def create_token(request: m.CreateTokenRequest) -> Call[m.IssuedToken]:
+    return Call("POST", "/v1/admin/tokens", _model(m.IssuedToken), json=request.as_json())
+
+
+def tokens() -> Call[list[m.TokenInfo]]:
+    return Call("GET", "/v1/admin/tokens", _model(list[m.TokenInfo], "items"))
+
+
+def revoke_token(token_id: str) -> Call[m.TokenInfo]:
+    return Call("DELETE", f"/v1/admin/tokens/{_id(token_id)}", _model(m.TokenInfo))
+
+
+def rotate_token(token_id: str, request: m.RotateTokenRequest) -> Call[m.IssuedToken]:
+    path = f"/v1/admin/tokens/{_id(token_id)}/rotate"
+    return Call("POST", path, _model(m.IssuedToken), json=request.as_json())
+
+
+def audit(
+    *,
+    action: str | None,
+    principal: str | None,
+    target: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    limit: int,
+    cursor: str | None,
+) -> Call[m.AuditPage]:
+    params = _params(
+        action=action,
+        principal=principal,
+        target=target,
+        since=since.isoformat() if since else None,
+        until=until.isoformat() if until else None,
+        limit=limit,
+        cursor=cursor,
+    )
+    return Call("GET", "/v1/admin/audit", _model(m.AuditPage), params)
 
 
 def forget(memory_id: str, wait: m.Wait) -> Call[m.ForgetResult]:

@@ -94,12 +94,21 @@ class MemhiveClient:
         kind: list[str] | None = None,
         scope: str | None = None,
         product_id: str | None = None,
+        scope_path: str | None = None,
         tag: list[str] | None = None,
         limit: int = 20,
         cursor: str | None = None,
+        **window: Any,
     ) -> m.MemoryPage:
         call = calls.list_page(
-            kind=kind, scope=scope, product_id=product_id, tag=tag, limit=limit, cursor=cursor
+            kind=kind,
+            scope=scope,
+            product_id=product_id,
+            scope_path=scope_path,
+            tag=tag,
+            limit=limit,
+            cursor=cursor,
+            window=m.ListWindow(**window),
         )
         return self._run(call)
 
@@ -137,6 +146,126 @@ class MemhiveClient:
 
     def dead_letters(self, consumer: str | None = None, limit: int = 100) -> list[m.DeadLetter]:
         return self._run(calls.dead_letters(consumer, limit))
+
+    # --- changing a memory: update, pin, flags, confirmations ----------------------------
+
+    def update(
+        self, memory_id: str, *, wait: m.Wait = "persisted", **fields: Any
+    ) -> m.UpdateResult:
+        """Fields as in `UpdateRequest` (body, importance, tags, pinned, visibility,
+        expires_at, force); only those given change, `expires_at=None` removes the expiry."""
+        return self._run(calls.update(memory_id, m.UpdateRequest(**fields), wait))
+
+    def pin(self, memory_id: str, *, wait: m.Wait = "persisted") -> m.UpdateResult:
+        return self.update(memory_id, pinned=True, wait=wait)
+
+    def unpin(self, memory_id: str, *, wait: m.Wait = "persisted") -> m.UpdateResult:
+        return self.update(memory_id, pinned=False, wait=wait)
+
+    def flag(
+        self, memory_id: str, kind: str, reason: str, *, wait: m.Wait = "persisted"
+    ) -> m.FlagResult:
+        """kind: wrong, outdated or unverified; `.flag_id` names the flag for clear_flags."""
+        request = m.FlagRequest(kind=kind, reason=reason)
+        return self._run(calls.flag(memory_id, request, wait))
+
+    def flags(self, memory_id: str) -> list[m.Flag]:
+        return self._run(calls.flags(memory_id))
+
+    def clear_flags(
+        self, memory_id: str, flag_ids: list[str] | None = None, *, wait: m.Wait = "persisted"
+    ) -> m.UpdateResult:
+        """The flags named, or every flag when none is named."""
+        return self._run(calls.clear_flags(memory_id, flag_ids, wait))
+
+    def confirm(self, memory_id: str, *, wait: m.Wait = "persisted") -> m.UpdateResult:
+        """The recalled memory held (a procedure worked): more trust, no longer stale."""
+        return self._run(calls.confirm(memory_id, wait))
+
+    # --- consolidation and skills ---------------------------------------------------------
+
+    def consolidate(
+        self, ids: list[str], *, wait: m.Wait = "persisted", **fields: Any
+    ) -> m.ConsolidateResult:
+        """Fields as in `ConsolidateRequest` (body, or summarize=True; kind, importance, tags)."""
+        request = m.ConsolidateRequest(ids=ids, **fields)
+        return self._run(calls.consolidate(request, wait))
+
+    def crystallize(self, memory_id: str, *, wait: m.Wait = "persisted", **fields: Any) -> m.Skill:
+        """Fields as in `CrystallizeRequest` (also, name, description)."""
+        request = m.CrystallizeRequest(**fields)
+        return self._run(calls.crystallize(memory_id, request, wait))
+
+    def skill(
+        self, memory_id: str, *, also: list[str] | None = None, name: str | None = None
+    ) -> str:
+        """The skill's SKILL.md as the memories read now."""
+        return self._run(calls.skill_file(memory_id, also, name))
+
+    def skills(
+        self, *, scope_path: str | None = None, limit: int = 20, cursor: str | None = None
+    ) -> m.SkillPage:
+        """The skills this token may read, newest first: one page of procedures filtered, so
+        a page may be short and still have a next_cursor."""
+        return self._run(calls.skills(scope_path, limit, cursor))
+
+    def skill_candidates(
+        self, *, scope_path: str | None = None, limit: int = 20, cursor: str | None = None
+    ) -> m.SkillCandidates:
+        return self._run(calls.skill_candidates(scope_path, limit, cursor))
+
+    # --- products, tokens, audit ----------------------------------------------------------
+
+    def put_product(
+        self, product_id: str, visibility: str, *, name: str | None = None
+    ) -> m.Product:
+        request = m.ProductRequest(visibility=visibility, name=name)
+        return self._run(calls.put_product(product_id, request))
+
+    def product(self, product_id: str) -> m.Product:
+        return self._run(calls.product(product_id))
+
+    def products(self) -> list[m.Product]:
+        return self._run(calls.products())
+
+    def create_token(self, user: str, **fields: Any) -> m.IssuedToken:
+        """Admins. Fields as in `CreateTokenRequest` (role, name, home, acting_for,
+        expires_in or expires_at); the secret is in `.token` of this answer only."""
+        return self._run(calls.create_token(m.CreateTokenRequest(user=user, **fields)))
+
+    def tokens(self) -> list[m.TokenInfo]:
+        return self._run(calls.tokens())
+
+    def revoke_token(self, token_id: str) -> m.TokenInfo:
+        return self._run(calls.revoke_token(token_id))
+
+    def rotate_token(self, token_id: str, *, grace: str | None = None) -> m.IssuedToken:
+        return self._run(calls.rotate_token(token_id, m.RotateTokenRequest(grace=grace)))
+
+    def audit(
+        self,
+        *,
+        action: str | None = None,
+        principal: str | None = None,
+        target: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> m.AuditPage:
+        """Admins: the workspace's audit log, newest first."""
+        call = calls.audit(
+            action=action,
+            principal=principal,
+            target=target,
+            since=since,
+            until=until,
+            limit=limit,
+            cursor=cursor,
+        )
+        return self._run(call)
+
+    # --- key/value memory and recent activity ---------------------------------------------
 
     def get_state(self, scope: str, key: str) -> m.KvEntry:
         """The JSON value under `key` at the node `scope` (e.g. "product:ios/team:mobile")."""
@@ -256,12 +385,21 @@ class AsyncMemhiveClient:
         kind: list[str] | None = None,
         scope: str | None = None,
         product_id: str | None = None,
+        scope_path: str | None = None,
         tag: list[str] | None = None,
         limit: int = 20,
         cursor: str | None = None,
+        **window: Any,
     ) -> m.MemoryPage:
         call = calls.list_page(
-            kind=kind, scope=scope, product_id=product_id, tag=tag, limit=limit, cursor=cursor
+            kind=kind,
+            scope=scope,
+            product_id=product_id,
+            scope_path=scope_path,
+            tag=tag,
+            limit=limit,
+            cursor=cursor,
+            window=m.ListWindow(**window),
         )
         return await self._run(call)
 
@@ -303,6 +441,128 @@ class AsyncMemhiveClient:
         self, consumer: str | None = None, limit: int = 100
     ) -> list[m.DeadLetter]:
         return await self._run(calls.dead_letters(consumer, limit))
+
+    # --- changing a memory: update, pin, flags, confirmations ----------------------------
+
+    async def update(
+        self, memory_id: str, *, wait: m.Wait = "persisted", **fields: Any
+    ) -> m.UpdateResult:
+        """Fields as in `UpdateRequest` (body, importance, tags, pinned, visibility,
+        expires_at, force); only those given change, `expires_at=None` removes the expiry."""
+        return await self._run(calls.update(memory_id, m.UpdateRequest(**fields), wait))
+
+    async def pin(self, memory_id: str, *, wait: m.Wait = "persisted") -> m.UpdateResult:
+        return await self.update(memory_id, pinned=True, wait=wait)
+
+    async def unpin(self, memory_id: str, *, wait: m.Wait = "persisted") -> m.UpdateResult:
+        return await self.update(memory_id, pinned=False, wait=wait)
+
+    async def flag(
+        self, memory_id: str, kind: str, reason: str, *, wait: m.Wait = "persisted"
+    ) -> m.FlagResult:
+        """kind: wrong, outdated or unverified; `.flag_id` names the flag for clear_flags."""
+        request = m.FlagRequest(kind=kind, reason=reason)
+        return await self._run(calls.flag(memory_id, request, wait))
+
+    async def flags(self, memory_id: str) -> list[m.Flag]:
+        return await self._run(calls.flags(memory_id))
+
+    async def clear_flags(
+        self, memory_id: str, flag_ids: list[str] | None = None, *, wait: m.Wait = "persisted"
+    ) -> m.UpdateResult:
+        """The flags named, or every flag when none is named."""
+        return await self._run(calls.clear_flags(memory_id, flag_ids, wait))
+
+    async def confirm(self, memory_id: str, *, wait: m.Wait = "persisted") -> m.UpdateResult:
+        """The recalled memory held (a procedure worked): more trust, no longer stale."""
+        return await self._run(calls.confirm(memory_id, wait))
+
+    # --- consolidation and skills ---------------------------------------------------------
+
+    async def consolidate(
+        self, ids: list[str], *, wait: m.Wait = "persisted", **fields: Any
+    ) -> m.ConsolidateResult:
+        """Fields as in `ConsolidateRequest` (body, or summarize=True; kind, importance, tags)."""
+        request = m.ConsolidateRequest(ids=ids, **fields)
+        return await self._run(calls.consolidate(request, wait))
+
+    async def crystallize(
+        self, memory_id: str, *, wait: m.Wait = "persisted", **fields: Any
+    ) -> m.Skill:
+        """Fields as in `CrystallizeRequest` (also, name, description)."""
+        request = m.CrystallizeRequest(**fields)
+        return await self._run(calls.crystallize(memory_id, request, wait))
+
+    async def skill(
+        self, memory_id: str, *, also: list[str] | None = None, name: str | None = None
+    ) -> str:
+        """The skill's SKILL.md as the memories read now."""
+        return await self._run(calls.skill_file(memory_id, also, name))
+
+    async def skills(
+        self, *, scope_path: str | None = None, limit: int = 20, cursor: str | None = None
+    ) -> m.SkillPage:
+        """The skills this token may read, newest first: one page of procedures filtered, so
+        a page may be short and still have a next_cursor."""
+        return await self._run(calls.skills(scope_path, limit, cursor))
+
+    async def skill_candidates(
+        self, *, scope_path: str | None = None, limit: int = 20, cursor: str | None = None
+    ) -> m.SkillCandidates:
+        return await self._run(calls.skill_candidates(scope_path, limit, cursor))
+
+    # --- products, tokens, audit ----------------------------------------------------------
+
+    async def put_product(
+        self, product_id: str, visibility: str, *, name: str | None = None
+    ) -> m.Product:
+        request = m.ProductRequest(visibility=visibility, name=name)
+        return await self._run(calls.put_product(product_id, request))
+
+    async def product(self, product_id: str) -> m.Product:
+        return await self._run(calls.product(product_id))
+
+    async def products(self) -> list[m.Product]:
+        return await self._run(calls.products())
+
+    async def create_token(self, user: str, **fields: Any) -> m.IssuedToken:
+        """Admins. Fields as in `CreateTokenRequest` (role, name, home, acting_for,
+        expires_in or expires_at); the secret is in `.token` of this answer only."""
+        return await self._run(calls.create_token(m.CreateTokenRequest(user=user, **fields)))
+
+    async def tokens(self) -> list[m.TokenInfo]:
+        return await self._run(calls.tokens())
+
+    async def revoke_token(self, token_id: str) -> m.TokenInfo:
+        return await self._run(calls.revoke_token(token_id))
+
+    async def rotate_token(self, token_id: str, *, grace: str | None = None) -> m.IssuedToken:
+        return await self._run(calls.rotate_token(token_id, m.RotateTokenRequest(grace=grace)))
+
+    async def audit(
+        self,
+        *,
+        action: str | None = None,
+        principal: str | None = None,
+        target: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> m.AuditPage:
+        """Admins: the workspace's audit log, newest first."""
+        call = calls.audit(
+            action=action,
+            principal=principal,
+            target=target,
+            since=since,
+            until=until,
+            limit=limit,
+            cursor=cursor,
+        )
+        return await self._run(call)
+
+    # --- key/value memory and recent activity ---------------------------------------------
 
     async def get_state(self, scope: str, key: str) -> m.KvEntry:
         return await self._run(calls.get_state(scope, key))

@@ -39,11 +39,30 @@ class SaveRequest(_Request):
     source: str = "agent"
     source_ref: str | None = None
     expires_at: datetime | None = None
+    occurred_at: datetime | None = None  # when it happened, if not now
     force: bool = False
     supersedes: list[str] = Field(default_factory=list)
 
 
-class RecallRequest(_Request):
+class _TimeWindow(_Request):
+    """Half-open windows: after <= t < before. occurred: occurred_at, else when saved."""
+
+    occurred_after: datetime | None = None
+    occurred_before: datetime | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+
+
+class ListWindow(_TimeWindow):
+    """The listing's time bounds, and expired memories too (members, for audits)."""
+
+    include_expired: bool | None = None
+
+    def params(self) -> dict:
+        return self.model_dump(exclude_none=True)
+
+
+class RecallRequest(_TimeWindow):
     query: str
     scope: str | None = None
     product_id: str | None = None
@@ -52,6 +71,7 @@ class RecallRequest(_Request):
     tags: list[str] | None = None
     max_results: int | None = None
     include_superseded: bool = False
+    min_confidence: float | None = None  # 0..1: leave out results less likely to answer
     lanes: list[Literal["vector", "lexical"]] | None = None
 
 
@@ -63,7 +83,7 @@ class EdgeRequest(_Request):
     rationale: str = ""
 
 
-class ContextRequest(_Request):
+class ContextRequest(_TimeWindow):
     query: str | None = None
     scope: str | None = None
     product_id: str | None = None
@@ -78,7 +98,71 @@ class KvPutRequest(_Request):
     create_only: bool = False  # only if the key does not exist yet
 
 
+class UpdateRequest(_Request):
+    """Only the fields given change; `expires_at=None` given explicitly removes the expiry,
+    `occurred_at=None` makes it "when saved" again."""
+
+    body: str | None = None
+    importance: float | None = None
+    tags: list[str] | None = None
+    pinned: bool | None = None
+    visibility: str | None = None
+    expires_at: datetime | None = None
+    occurred_at: datetime | None = None
+    force: bool = False
+
+    def as_json(self) -> dict:
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class FlagRequest(_Request):
+    kind: str  # wrong, outdated or unverified
+    reason: str
+
+
+class ConsolidateRequest(_Request):
+    ids: list[str]
+    body: str | None = None  # required unless summarize
+    summarize: bool = False
+    kind: str | None = None
+    importance: float | None = None
+    tags: list[str] | None = None
+
+
+class CrystallizeRequest(_Request):
+    also: list[str] = Field(default_factory=list)
+    name: str | None = None
+    description: str | None = None
+
+
+class ProductRequest(_Request):
+    visibility: str
+    name: str | None = None
+
+
+class CreateTokenRequest(_Request):
+    user: str
+    role: Literal["admin", "member", "agent", "viewer"] = "member"
+    name: str = ""
+    home: str = "global"
+    acting_for: str | None = None
+    expires_in: str | None = None  # e.g. 30d, 12h
+    expires_at: datetime | None = None
+
+
+class RotateTokenRequest(_Request):
+    grace: str | None = None  # how long the old secret keeps working, e.g. 1h
+
+
 # --- answers --------------------------------------------------------------------------
+
+
+class Flag(_Answer):
+    id: str
+    kind: str
+    reason: str
+    flagged_by: str
+    flagged_at: datetime
 
 
 class Memory(_Answer):
@@ -100,14 +184,22 @@ class Memory(_Answer):
     created_at: datetime
     updated_at: datetime
     expires_at: datetime | None
+    occurred_at: datetime | None = None
     revision: int
     access_count: int
     last_accessed_at: datetime | None
+    trust: float  # 0.05..1: author, confirmations, corrections, flags
+    staleness: float  # 0 fresh .. 1 stale, as of the answer
+    flags: list[Flag] = Field(default_factory=list)
+    confirmations: int = 0
+    corrections: int = 0
+    promoted_at: datetime | None = None  # crystallized into a skill
 
 
 class RecalledMemory(Memory):
     score: float
     lane_ranks: dict[str, int]
+    confidence: float = 0.0  # how likely it answers the query, calibrated on LoCoMo
     replaces: list[str] = Field(default_factory=list)
     superseded_by: str | None = None
 
@@ -120,6 +212,101 @@ class SaveResult(_Answer):
     id: str
     status: Literal["accepted", "persisted", "indexed", "duplicate"]
     memory: Memory
+
+
+class UpdateResult(_Answer):
+    id: str
+    status: Literal["updated", "unchanged", "accepted"]
+    memory: Memory
+
+
+class FlagResult(UpdateResult):
+    flag_id: str | None  # for clear_flags
+
+
+class ConsolidateResult(_Answer):
+    id: str
+    status: str
+    memory: Memory
+    consolidated: list[str]
+
+
+class Skill(_Answer):
+    name: str
+    status: Literal["crystallized", "accepted"]
+    filename: str
+    skill_md: str
+    download: str
+    memories: list[Memory]
+
+
+class SkillCandidates(_Answer):
+    items: list[Memory]
+    next_cursor: str | None
+    threshold: int
+
+
+class SkillInfo(_Answer):
+    """A skill the token may read (a crystallized procedure); `download` is its SKILL.md."""
+
+    id: str
+    name: str
+    description: str
+    scope_path: str
+    promoted_at: datetime | None
+    download: str
+
+
+class SkillPage(_Answer):
+    items: list[SkillInfo]
+    next_cursor: str | None
+
+
+class Product(_Answer):
+    product_id: str
+    name: str | None
+    visibility: str
+    updated_by: str
+    updated_at: datetime
+
+
+class TokenInfo(_Answer):
+    """A token's metadata (never its secret); `status` is "revoked" after revoke_token."""
+
+    id: str
+    name: str
+    workspace_id: str
+    user: str
+    role: str
+    home: str
+    acting_for: str | None
+    created_at: datetime | None
+    created_by: str | None
+    expires_at: datetime | None
+    rotated_at: datetime | None
+    status: str | None = None
+
+
+class IssuedToken(TokenInfo):
+    token: str  # the secret: in this answer only
+
+
+class AuditEntry(_Answer):
+    id: str
+    time: datetime
+    action: str
+    user: str
+    role: str
+    credential: str
+    acting_for: str | None
+    target: str
+    outcome: str
+    detail: str
+
+
+class AuditPage(_Answer):
+    items: list[AuditEntry]
+    next_cursor: str | None
 
 
 class ForgetResult(_Answer):

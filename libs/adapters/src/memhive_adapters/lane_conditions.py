@@ -20,6 +20,12 @@ from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.scope_tree import TreeView
 from memhive_domain.scopes import Scope, ScopeRef, Visibility
+from memhive_domain.time_range import TimeRange
+
+# The version of the fields below. Bumped whenever a lane must store something new: a lane
+# generation of an older layout is rebuilt from the record (runtime/lane_generations.py).
+# 1: the first fields; 2: occurred_at.
+LAYOUT = 2
 
 # 9999-12-31T23:59:59Z. A memory without expiry gets this, so "live at t" is one range
 # condition (expires_at > t) in every engine instead of an "is missing or after" pair.
@@ -47,6 +53,15 @@ class After:
 
 
 @dataclass(frozen=True, slots=True)
+class Between:
+    """The field holds an epoch-seconds value in [lowest, highest): either end may be open."""
+
+    field: str
+    lowest: float | None
+    highest: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class Excludes:
     """The field holds none of `values` (a document without the field passes)."""
 
@@ -61,7 +76,7 @@ class AnyGroup:
     groups: tuple[tuple[Condition, ...], ...]
 
 
-Condition = Equals | AnyOf | After | Excludes | AnyGroup
+Condition = Equals | AnyOf | After | Between | Excludes | AnyGroup
 
 NESTED, LOCAL = "nested", "local"
 
@@ -82,6 +97,7 @@ def stored_fields(memory: Memory) -> dict[str, object]:
         "public": int(memory.visibility is Visibility.PUBLIC),
         "expires_at": NEVER if memory.expires_at is None else epoch_seconds(memory.expires_at),
         "created_at": epoch_seconds(memory.created_at),
+        "occurred_at": epoch_seconds(memory.occurred),
     }
     if memory.product_id:
         fields["product_id"] = memory.product_id
@@ -108,7 +124,20 @@ def conditions_of(memory_filter: MemoryFilter) -> list[Condition]:
         conditions.append(Equals("public", 1))
     if f.live_at is not None:
         conditions.append(After("expires_at", epoch_seconds(f.live_at)))
+    if f.created is not None:
+        conditions.append(_between("created_at", f.created))
+    if f.occurred is not None:
+        conditions.append(_between("occurred_at", f.occurred))
     return conditions
+
+
+def _between(field: str, window: TimeRange) -> Between:
+    lowest, highest = window.after, window.before
+    return Between(
+        field,
+        None if lowest is None else epoch_seconds(lowest),
+        None if highest is None else epoch_seconds(highest),
+    )
 
 
 def scope_tokens(node: ScopeRef) -> list[str]:

@@ -41,6 +41,7 @@ class Authenticator:
         self._tokens, self._clock, self._ttl = tokens, clock, ttl_s
         self._identity = identity
         self._cache: dict[str, tuple[float, TokenRecord]] = {}
+        self._changes_seen = 0  # a lookup that overlapped a change is not cached
         self._watch: asyncio.Task | None = None
         self._watching = asyncio.Event()
 
@@ -78,14 +79,18 @@ class Authenticator:
         return record.principal()
 
     def forget_cached(self) -> None:
+        self._changes_seen += 1
         self._cache.clear()
 
     async def _record(self, token: str) -> TokenRecord | None:
         cached = self._cache.get(token)
         if cached and cached[0] > time.monotonic():
             return cached[1]
+        changes_before = self._changes_seen
         record = await self._tokens.lookup(token)
-        if record is None or self._ttl <= 0:
+        # A change seen while the lookup was in flight may be this token's revocation, which
+        # the lookup may have read too late to see: use the answer once, do not keep it.
+        if record is None or self._ttl <= 0 or self._changes_seen != changes_before:
             return record
         if len(self._cache) >= CACHE_MAX:
             self._cache.clear()
@@ -98,10 +103,10 @@ class Authenticator:
         while True:
             try:
                 changes = await self._tokens.changes()
-                self._cache.clear()  # anything may have changed while not watching
+                self.forget_cached()  # anything may have changed while not watching
                 self._watching.set()
                 async for _ in changes:
-                    self._cache.clear()
+                    self.forget_cached()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

@@ -131,7 +131,8 @@ SERVICES: dict[str, BusPermissions] = {
     # bucket (authentication) and watches it (to drop revoked tokens at once), but token
     # changes are requests to ingest, which writes them; it appends to the audit log and
     # keeps the products' records and the key/value memory (the only service that reads or
-    # writes it: compare-and-set writes, listing by a throwaway reader).
+    # writes it: compare-and-set writes, listing by a throwaway reader). Its consolidation
+    # summaries share an LLM spend bound.
     QUERY: _service(
         QUERY,
         (
@@ -155,6 +156,7 @@ SERVICES: dict[str, BusPermissions] = {
             *_consume(streams.ACTIVITY_STREAM),  # the dashboard's recall counts
             *_get(streams.DEAD_LETTER_STREAM),
             *_follow_lanes(),
+            *_spend(),
         ),
         (subjects.ALL_MEMORY_EVENTS,),
     ),
@@ -164,7 +166,8 @@ SERVICES: dict[str, BusPermissions] = {
     INGEST: _service(
         INGEST,
         (
-            subjects.ALL_MEMORY_EVENTS,  # saved, forgotten, linked
+            subjects.ALL_MEMORY_EVENTS,  # saved, forgotten, linked, purged
+            f"{subjects.PURGE_SCHEDULES}.*.*",  # the stream purges expired memories later
             *_DEAD_LETTERS,
             *_kv_read(streams.MEMORIES_BUCKET),
             *_kv_write(streams.MEMORIES_BUCKET),

@@ -45,6 +45,7 @@ def changes_to_pb(changes: MemoryChanges) -> pb.MemoryChanges:
     """For changes the domain has checked (enums parsed)."""
     message = pb.MemoryChanges(
         clear_expiry=changes.clear_expiry,
+        clear_occurred_at=changes.clear_occurred_at,
         clear_flag_ids=list(changes.clear_flag_ids),
         clear_all_flags=changes.clear_all_flags,
         confirm=changes.confirm,
@@ -59,6 +60,7 @@ def changes_to_pb(changes: MemoryChanges) -> pb.MemoryChanges:
     if changes.visibility is not None:
         message.visibility = _VISIBILITY[Visibility(changes.visibility)]
     _set_stamp(message.expires_at, changes.expires_at)
+    _set_stamp(message.occurred_at, changes.occurred_at)
     if changes.add_flag is not None:
         message.add_flag = _FLAG[FlagKind(changes.add_flag.kind)]
         message.flag_reason = changes.add_flag.reason
@@ -80,6 +82,8 @@ def changes_from_pb(message: pb.MemoryChanges) -> MemoryChanges:
         else None,
         expires_at=_stamp(message, "expires_at"),
         clear_expiry=message.clear_expiry,
+        occurred_at=_stamp(message, "occurred_at"),
+        clear_occurred_at=message.clear_occurred_at,
         add_flag=flag,
         clear_flag_ids=tuple(message.clear_flag_ids),
         clear_all_flags=message.clear_all_flags,

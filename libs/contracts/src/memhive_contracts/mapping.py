@@ -44,6 +44,16 @@ def visibility_from_pb(value: int) -> Visibility | None:
     return _VISIBILITY_BACK.get(value)
 
 
+_MOMENTS = (
+    "expires_at",
+    "last_accessed_at",
+    "forgotten_at",
+    "created_at",
+    "updated_at",
+    "occurred_at",
+)
+
+
 def memory_to_pb(memory: Memory) -> pb.Memory:
     message = pb.Memory(
         id=memory.id,
@@ -66,7 +76,7 @@ def memory_to_pb(memory: Memory) -> pb.Memory:
         revision=memory.revision,
         curation=curation_to_pb(memory.curation),
     )
-    for name in ("expires_at", "last_accessed_at", "forgotten_at", "created_at", "updated_at"):
+    for name in _MOMENTS:
         stamp = to_timestamp(getattr(memory, name))
         if stamp is not None:
             getattr(message, name).CopyFrom(stamp)
@@ -100,6 +110,7 @@ def memory_from_pb(message: pb.Memory) -> Memory:
         forgotten=message.forgotten,
         forgotten_at=_stamp(message, "forgotten_at"),
         curation=curation_from_pb(message.curation),
+        occurred_at=_stamp(message, "occurred_at"),
     )
 
 
@@ -119,6 +130,7 @@ def draft_from_pb(message: pb.Memory) -> MemoryDraft:
         source=_SOURCE_BACK.get(message.source, Source.AGENT),
         source_ref=message.source_ref or None,
         expires_at=_stamp(message, "expires_at"),
+        occurred_at=_stamp(message, "occurred_at"),
     )
 
 

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 # The log: every command and event, kept for replay (reindex rebuilds projections from it).
 LOG_STREAM = "MEMHIVE"
-LOG_SUBJECTS = ("memhive.cmd.>", "memhive.evt.>", "memhive.upstream.>")
+# memhive.sched.> holds schedules the stream fires into memhive.cmd.> (message schedules).
+LOG_SUBJECTS = ("memhive.cmd.>", "memhive.evt.>", "memhive.upstream.>", "memhive.sched.>")
 
 # Access activity: high volume, only needed until the counters absorb it.
 ACTIVITY_STREAM = "MEMHIVE_ACTIVITY"
@@ -31,10 +32,11 @@ class StreamSpec:
     name: str
     subjects: tuple[str, ...]
     max_age_s: float = 0  # 0: keep forever
+    schedules: bool = False  # holds message schedules (nats-server 2.12+); never turned off
 
 
 STREAMS = (
-    StreamSpec(LOG_STREAM, LOG_SUBJECTS),
+    StreamSpec(LOG_STREAM, LOG_SUBJECTS, schedules=True),
     StreamSpec(ACTIVITY_STREAM, ACTIVITY_SUBJECTS, ACTIVITY_MAX_AGE_S),
     StreamSpec(DEAD_LETTER_STREAM, DEAD_LETTER_SUBJECTS),
     StreamSpec(AUDIT_STREAM, AUDIT_SUBJECTS, AUDIT_MAX_AGE_S),

@@ -6,10 +6,12 @@ from __future__ import annotations
 SAVE_MEMORY = "memhive.cmd.memory.save"
 FORGET_MEMORY = "memhive.cmd.memory.forget"
 UPDATE_MEMORY = "memhive.cmd.memory.update"
+PURGE_MEMORY = "memhive.cmd.memory.purge"
 MEMORY_SAVED = "memhive.evt.memory.saved"
 MEMORY_INDEXED = "memhive.evt.memory.indexed"
 MEMORY_FORGOTTEN = "memhive.evt.memory.forgotten"
 MEMORY_UNINDEXED = "memhive.evt.memory.unindexed"
+MEMORY_PURGED = "memhive.evt.memory.purged"
 MEMORIES_RECALLED = "memhive.activity.recalled"
 DEAD_LETTER = "memhive.dlq"
 
@@ -43,6 +45,16 @@ CREATE_TOKEN = "memhive.admin.tokens.create"
 REVOKE_TOKEN = "memhive.admin.tokens.revoke"
 ROTATE_TOKEN = "memhive.admin.tokens.rotate"
 TOKEN_RESPONDERS = "token-responders"
+
+# Work the stream itself publishes later (JetStream message schedules, stream MEMHIVE): a
+# definition's subject is its identity, so scheduling one again replaces it.
+# memhive.sched.memory.purge.<workspace>.<memory id> -> PURGE_MEMORY.<workspace> when due.
+PURGE_SCHEDULES = "memhive.sched.memory.purge"
+
+
+def purge_schedule(workspace_id: str, memory_id: str) -> str:
+    return f"{PURGE_SCHEDULES}.{workspace_id}.{memory_id}"
+
 
 # The audit log: memhive.audit.<action>.<workspace> (stream MEMHIVE_AUDIT).
 AUDIT = "memhive.audit"

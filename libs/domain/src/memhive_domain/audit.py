@@ -1,8 +1,8 @@
 """The audit log: who did what to which target, when, and how it ended.
 
 Entries are appended to the log (stream MEMHIVE_AUDIT) by whoever acted: the gateway for
-REST and MCP calls, the CLI for token changes made by operators. Admins read them newest
-first, filtered by action, principal, target and time.
+REST and MCP calls, the CLI for what operators do (tokens, reindex, hook credentials).
+Admins read them newest first, filtered by action, principal, target and time.
 """
 
 from __future__ import annotations
@@ -33,6 +33,16 @@ class AuditAction(StrEnum):
     TOKEN_ROTATE = "token_rotate"
     DEAD_LETTERS_LIST = "dead_letters_list"
     AUDIT_READ = "audit_read"
+    PRODUCT_DEFINE = "product_define"  # PUT /v1/products/{id}
+    REINDEX = "reindex"  # `memhive reindex` (target: the job id)
+    HOOK_ISSUE = "hook_issue"  # `memhive hook-credentials` (target: the hook's public key)
+    HOOK_REVOKE = "hook_revoke"
+
+
+# Operations on the whole deployment rather than one workspace (a full `memhive reindex`) are
+# recorded under this name, which no workspace id can take (those start with a-z or 0-9):
+# `memhive audit list --workspace _deployment`.
+DEPLOYMENT = "_deployment"
 
 
 class Outcome(StrEnum):

@@ -31,6 +31,7 @@ from memhive_domain.memory import (
 )
 from memhive_domain.scopes import Visibility
 from memhive_domain.text import id_list_problems
+from memhive_domain.time_range import checked_moment
 
 MAX_CLEARED_FLAGS = MAX_FLAGS
 T = TypeVar("T")
@@ -45,6 +46,8 @@ class MemoryChanges:
     visibility: Visibility | str | None = None
     expires_at: datetime | None = None
     clear_expiry: bool = False  # expires_at cannot say "never" by being None
+    occurred_at: datetime | None = None
+    clear_occurred_at: bool = False  # back to "when it was saved"
     add_flag: FlagDraft | None = None
     clear_flag_ids: tuple[str, ...] = ()
     clear_all_flags: bool = False
@@ -64,6 +67,8 @@ def checked_changes(changes: MemoryChanges, now: datetime) -> MemoryChanges:
         problems.append(FieldProblem("body", "nothing to change: give at least one field"))
     if changes.expires_at is not None and changes.clear_expiry:
         problems.append(FieldProblem("expires_at", "give a time or clear it, not both"))
+    if changes.occurred_at is not None and changes.clear_occurred_at:
+        problems.append(FieldProblem("occurred_at", "give a time or clear it, not both"))
     checked = replace(
         changes,
         body=None if changes.body is None else normalise_body(changes.body, problems),
@@ -71,6 +76,7 @@ def checked_changes(changes: MemoryChanges, now: datetime) -> MemoryChanges:
         tags=None if changes.tags is None else normalise_tags(changes.tags, problems),
         visibility=_visibility(changes.visibility, problems),
         expires_at=check_expiry(changes.expires_at, now, problems),
+        occurred_at=checked_moment("occurred_at", changes.occurred_at, problems),
         add_flag=None if changes.add_flag is None else check_flag(changes.add_flag, problems),
         clear_flag_ids=tuple(changes.clear_flag_ids),
     )
@@ -93,6 +99,9 @@ def apply_changes(
         pinned=_given(changes.pinned, memory.pinned),
         visibility=_given(changes.visibility, memory.visibility),
         expires_at=None if changes.clear_expiry else _given(changes.expires_at, memory.expires_at),
+        occurred_at=None
+        if changes.clear_occurred_at
+        else _given(changes.occurred_at, memory.occurred_at),
         curation=_curated(memory, changes, by, change_id, now),
     )
     if updated == memory:

@@ -13,7 +13,7 @@ Two methods, chosen by setting:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 RRF_K = 60
@@ -29,6 +29,7 @@ class FusedHit:
     memory_id: str
     score: float
     ranks: Mapping[str, int] = field(default_factory=dict)  # lane -> 1-based rank
+    lane_scores: Mapping[str, float] = field(default_factory=dict)  # lane -> its own score
 
 
 def fuse_ranked_lists(
@@ -68,7 +69,7 @@ def fuse_relative_scores(
             share = (score - worst) / (best - worst) if best > worst else 1.0
             scores[memory_id] = scores.get(memory_id, 0.0) + weight * share
             ranks.setdefault(memory_id, {})[lane] = rank
-    return _ordered(scores, ranks)
+    return _ordered(scores, ranks, _raw_scores(lanes))
 
 
 def fuse(
@@ -78,10 +79,21 @@ def fuse(
     weights: Mapping[str, float] | None = None,
 ) -> list[FusedHit]:
     if method is FusionMethod.RRF:
-        return fuse_ranked_lists(
+        fused = fuse_ranked_lists(
             {lane: [i for i, _ in hits] for lane, hits in lanes.items()}, weights=weights
         )
+        raw = _raw_scores(lanes)
+        return [replace(h, lane_scores=raw.get(h.memory_id, {})) for h in fused]
     return fuse_relative_scores(lanes, weights=weights)
+
+
+def _raw_scores(lanes: Mapping[str, Sequence[tuple[str, float]]]) -> dict[str, dict[str, float]]:
+    """Each memory's own score in each lane that found it (its best, if listed twice)."""
+    raw: dict[str, dict[str, float]] = {}
+    for lane, hits in lanes.items():
+        for memory_id, score in _first_of_each(hits):
+            raw.setdefault(memory_id, {})[lane] = score
+    return raw
 
 
 def _first_of_each(hits: Sequence[tuple[str, float]]) -> list[tuple[str, float]]:
@@ -92,6 +104,10 @@ def _first_of_each(hits: Sequence[tuple[str, float]]) -> list[tuple[str, float]]
     return list(first.values())
 
 
-def _ordered(scores: dict[str, float], ranks: dict[str, dict[str, int]]) -> list[FusedHit]:
+def _ordered(
+    scores: dict[str, float],
+    ranks: dict[str, dict[str, int]],
+    raw: Mapping[str, Mapping[str, float]] | None = None,
+) -> list[FusedHit]:
     ordered = sorted(scores, key=lambda m: (-scores[m], m))
-    return [FusedHit(m, scores[m], ranks[m]) for m in ordered]
+    return [FusedHit(m, scores[m], ranks[m], (raw or {}).get(m, {})) for m in ordered]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
+from datetime import datetime
 
 from memhive_domain.errors import NotFound
 
@@ -19,14 +20,24 @@ def uuid7(unix_ms: int, random_bits: int | None = None) -> str:
     return str(uuid.UUID(int=value))
 
 
-def content_id(workspace_id: str, scope_key: str, body: str, attempt: int = 0) -> str:
-    """The id a memory with this normalised body gets in this scope (UUIDv8 of a SHA-256).
+def content_id(
+    workspace_id: str,
+    scope_key: str,
+    body: str,
+    attempt: int = 0,
+    occurred_at: datetime | None = None,
+) -> str:
+    """The id a memory with this normalised body gets in this scope (UUIDv8 of a SHA-256);
+    a memory that says when it happened is another occurrence at another time.
 
     Identical saves racing each other compute the same id, so the record's create-if-absent
     keeps exactly one. `attempt` moves to the next id when the earlier one belongs to a
     memory that was forgotten or expired (the record keeps those for history).
     """
-    key = "\0".join(("memhive-content-v1", workspace_id, scope_key, body, str(attempt)))
+    parts = ["memhive-content-v1", workspace_id, scope_key, body, str(attempt)]
+    if occurred_at is not None:  # appended only when given: older ids stay what they were
+        parts.append(occurred_at.isoformat())
+    key = "\0".join(parts)
     digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()
     value = int.from_bytes(digest[:16], "big")
     value &= ~(0xF << 76) & ~(0b11 << 62)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 
 from memhive_domain.curation import Curation, author_kind_of
 from memhive_domain.enum_fields import parse_enum
@@ -23,6 +23,7 @@ from memhive_domain.scopes import (
 )
 from memhive_domain.sources import Source
 from memhive_domain.text import checked_text, string_problems
+from memhive_domain.time_range import checked_moment
 
 MAX_BODY_CHARS = 4000
 MAX_TAGS = 32
@@ -56,6 +57,12 @@ class Memory:
     team_id: str | None = None  # with agent_id: the node below the product (or the root)
     agent_id: str | None = None
     curation: Curation = Curation()  # flags, confirmations, corrections, promotion, author
+    occurred_at: datetime | None = None  # when the remembered thing happened, if said
+
+    @property
+    def occurred(self) -> datetime:
+        """When it happened: as the author said, else when it was saved."""
+        return self.occurred_at or self.created_at
 
     @property
     def scope_ref(self) -> ScopeRef:
@@ -90,6 +97,7 @@ class MemoryDraft:
     source: Source | str = Source.AGENT
     source_ref: str | None = None
     expires_at: datetime | None = None
+    occurred_at: datetime | None = None  # when it happened; None: when it is saved
 
 
 def create_memory(
@@ -118,6 +126,7 @@ def create_memory(
     tags = normalise_tags(draft.tags, problems)
     importance = check_importance(draft.importance, kind, problems)
     expires_at = check_expiry(draft.expires_at, now, problems)
+    occurred_at = checked_moment("occurred_at", draft.occurred_at, problems)
     source_ref = _check_source_ref(draft.source_ref, problems)
     if problems:
         raise InvalidInput(problems)
@@ -139,6 +148,7 @@ def create_memory(
         source_ref=source_ref,
         created_by=principal.user_id,
         expires_at=expires_at,
+        occurred_at=occurred_at,
         created_at=now,
         updated_at=now,
         curation=Curation(author_kind=author_kind_of(principal, source)),
@@ -252,11 +262,6 @@ def normalise_tags(
     return cleaned
 
 
-def as_utc(moment: datetime) -> datetime:
-    """Naive datetimes from callers are taken as UTC."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
 def check_importance(
     importance: float | None, kind: MemoryKind | None, problems: list[FieldProblem]
 ) -> float:
@@ -273,14 +278,8 @@ def check_expiry(
 ) -> datetime | None:
     if expires_at is None:
         return None
-    if not isinstance(expires_at, datetime):
-        problems.append(FieldProblem("expires_at", "must be a date and time (ISO 8601)"))
-        return None
-    try:
-        moment = as_utc(expires_at)
-    except OverflowError:
-        # e.g. 9999-12-31T23:59:59-12:00: valid as written, past year 9999 in UTC.
-        problems.append(FieldProblem("expires_at", "is outside the supported range in UTC"))
+    moment = checked_moment("expires_at", expires_at, problems)
+    if moment is None:
         return None
     if moment <= now:
         problems.append(FieldProblem("expires_at", "is in the past; give a future time or omit it"))

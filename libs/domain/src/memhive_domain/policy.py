@@ -24,11 +24,14 @@ class Action(StrEnum):
     LINK = "link"
     RECALL = "recall"
     READ = "read"
+    READ_EXPIRED = "read_expired"
     READ_BULLETIN = "read_bulletin"
     READ_CONTEXT = "read_context"
     READ_ACTIVITY = "read_activity"
     READ_STATE = "read_state"
     WRITE_STATE = "write_state"
+    READ_PRODUCTS = "read_products"
+    DEFINE_PRODUCT = "define_product"
     LIST_DEAD_LETTERS = "list_dead_letters"
     MANAGE_TOKENS = "manage_tokens"
     READ_AUDIT = "read_audit"
@@ -48,6 +51,7 @@ PERMISSIONS: Mapping[Action, frozenset[Role]] = {
     Action.LINK: _WRITERS,
     Action.RECALL: _EVERYONE,
     Action.READ: _EVERYONE,
+    Action.READ_EXPIRED: _PEOPLE,
     Action.READ_BULLETIN: _EVERYONE,
     Action.READ_CONTEXT: _EVERYONE,
     Action.READ_ACTIVITY: _EVERYONE,  # entries filtered by the caller's view, as recall is
@@ -55,34 +59,118 @@ PERMISSIONS: Mapping[Action, frozenset[Role]] = {
     # viewer (a public-only reader) reads none of them (memhive_domain.kv).
     Action.READ_STATE: _WRITERS,
     Action.WRITE_STATE: _WRITERS,
+    Action.READ_PRODUCTS: _EVERYONE,
+    # A product's visibility is what its memories inherit: a decision for people, not agents.
+    Action.DEFINE_PRODUCT: _PEOPLE,
     Action.LIST_DEAD_LETTERS: _PEOPLE,
     Action.MANAGE_TOKENS: _ADMINS,
     Action.READ_AUDIT: _ADMINS,
     Action.REINDEX: _ADMINS,
 }
 
-# Where each action is reached from: the doc table's last column.
-WHERE: Mapping[Action, str] = {
-    Action.SAVE: "`POST /v1/memories`, MCP `save_memory`",
-    Action.UPDATE: "`PATCH /v1/memories/{id}`, MCP `update_memory`, clearing flags, "
-    "consolidate, crystallize, the dashboard's pin",
-    Action.FLAG: "`POST /v1/memories/{id}/flags`, `.../confirmations`, MCP `flag_memory`, "
-    "`confirm_memory` (any readable memory)",
-    Action.FORGET: "`DELETE /v1/memories/{id}`, MCP `forget_memory`",
-    Action.LINK: "`POST /v1/edges`, MCP `link_memories`",
-    Action.RECALL: "`POST /v1/recall`, MCP `recall_memory`",
-    Action.READ: "`GET /v1/memories[/{id}[/edges,/revisions]]`, MCP `get_memory`, `list_memories`",
-    Action.READ_BULLETIN: "`GET /v1/bulletins/{scope}`, MCP `get_memory_bulletin`",
-    Action.READ_CONTEXT: "`POST /v1/context`, MCP `get_context`",
-    Action.READ_ACTIVITY: "`GET /v1/activity`, MCP `recent_activity`",
-    Action.READ_STATE: "`GET /v1/kv/{scope}/{key}`, `GET /v1/kv?scope=`, MCP `get_state`, "
-    "`list_state`, the dashboard's State page",
-    Action.WRITE_STATE: "`PUT` and `DELETE /v1/kv/{scope}/{key}`, MCP `set_state`, `delete_state`",
-    Action.LIST_DEAD_LETTERS: "`GET /v1/admin/dead-letters`",
-    Action.MANAGE_TOKENS: "`/v1/admin/tokens` (create, list, revoke, rotate)",
-    Action.READ_AUDIT: "`GET /v1/admin/audit`",
-    Action.REINDEX: "`memhive reindex` (operators, over the bus)",
+# Where each action is reached from: the doc table's last column, and what a test checks
+# against the gateway's routes and MCP tools (every one must be listed). An entry is an
+# HTTP route ("GET /v1/memories", path parameters named freely), "MCP <tool>" or
+# "CLI <command>", optionally followed by a remark in parentheses.
+REACHED_FROM: Mapping[Action, tuple[str, ...]] = {
+    Action.SAVE: ("POST /v1/memories", "MCP save_memory"),
+    Action.UPDATE: (
+        "PATCH /v1/memories/{id}",
+        "DELETE /v1/memories/{id}/flags",
+        "POST /v1/memories/consolidate",
+        "POST /v1/memories/{id}/crystallize",
+        "POST /memory/m/{id}/pin (dashboard)",
+        "MCP update_memory",
+        "MCP consolidate_memories",
+        "MCP crystallize_memory",
+    ),
+    Action.FLAG: (
+        "POST /v1/memories/{id}/flags",
+        "POST /v1/memories/{id}/confirmations",
+        "MCP flag_memory",
+        "MCP confirm_memory (any readable memory)",
+    ),
+    Action.FORGET: (
+        "DELETE /v1/memories/{id}",
+        "GET /memory/m/{id}/forget (dashboard: the confirmation)",
+        "POST /memory/m/{id}/forget",
+        "MCP forget_memory",
+    ),
+    Action.LINK: ("POST /v1/edges", "MCP link_memories"),
+    Action.RECALL: ("POST /v1/recall", "GET /memory (dashboard: a search)", "MCP recall_memory"),
+    Action.READ: (
+        "GET /v1/memories",
+        "GET /v1/memories/{id}",
+        "GET /v1/memories/{id}/edges",
+        "GET /v1/memories/{id}/revisions",
+        "GET /v1/memories/{id}/flags",
+        "GET /v1/memories/{id}/skill (also MCP resource `memhive://skills/{memory_id}`)",
+        "GET /v1/skills (MCP `resources/list` names them too)",
+        "GET /v1/skills/candidates",
+        "GET /memory (dashboard: a listing)",
+        "GET /memory/m/{id}",
+        "GET /memory/stats (counts; saves and recalls per day for all but viewers)",
+        "MCP get_memory",
+        "MCP list_memories",
+    ),
+    Action.READ_EXPIRED: (
+        "GET /v1/memories (include_expired=true: audits)",
+        "GET /v1/memories/{id} (include_expired=true)",
+    ),
+    Action.READ_BULLETIN: (
+        "GET /v1/bulletins/{scope} (also MCP resource `memhive://bulletins/{+scope}`)",
+        "MCP get_memory_bulletin",
+    ),
+    Action.READ_CONTEXT: ("POST /v1/context", "MCP get_context"),
+    Action.READ_ACTIVITY: ("GET /v1/activity", "MCP recent_activity"),
+    Action.READ_STATE: (
+        "GET /v1/kv/{scope}/{key}",
+        "GET /v1/kv",
+        "GET /memory/state (dashboard: a node's key/value entries)",
+        "MCP get_state",
+        "MCP list_state",
+    ),
+    Action.WRITE_STATE: (
+        "PUT /v1/kv/{scope}/{key}",
+        "DELETE /v1/kv/{scope}/{key}",
+        "MCP set_state",
+        "MCP delete_state",
+    ),
+    Action.READ_PRODUCTS: (
+        "GET /v1/products",
+        "GET /v1/products/{id} (a viewer: public products only)",
+    ),
+    Action.DEFINE_PRODUCT: ("PUT /v1/products/{id} (a product in the principal's tree)",),
+    Action.LIST_DEAD_LETTERS: (
+        "GET /v1/admin/dead-letters",
+        "GET /memory/stats (its dead letters)",
+    ),
+    Action.MANAGE_TOKENS: (
+        "POST /v1/admin/tokens",
+        "GET /v1/admin/tokens",
+        "DELETE /v1/admin/tokens/{id}",
+        "POST /v1/admin/tokens/{id}/rotate",
+    ),
+    Action.READ_AUDIT: ("GET /v1/admin/audit",),
+    Action.REINDEX: ("CLI memhive reindex (operators, over the bus)",),
 }
+
+# Reached without a principal (and so outside the table's roles): probes, the API docs and
+# the dashboard's sign-in, whose pages ask for a token or an OIDC sign-in.
+NO_PRINCIPAL: tuple[str, ...] = (
+    "GET /healthz",
+    "GET /readyz",
+    "GET /metrics",
+    "GET /openapi.json",
+    "GET /docs",
+    "GET /docs/assets/{path}",
+    "GET /memory/sign-in",
+    "POST /memory/sign-in",
+    "POST /memory/sign-out",
+    "GET /memory/oidc/login",
+    "GET /memory/oidc/callback",
+    "GET /memory/static/{path}",
+)
 
 _WHO = {
     frozenset(_WRITERS): "workspace members and agents",
@@ -99,8 +187,10 @@ def require(principal: Principal, action: Action) -> None:
     """Raises NotAllowed (403) naming who may, when the principal's role may not."""
     if not allows(principal, action):
         who = _WHO.get(PERMISSIONS[action], "other roles")
+        role = principal.role.value
+        article = "an" if role[0] in "aeiou" else "a"
         raise NotAllowed(
-            f"a {principal.role.value} may not {action.value.replace('_', ' ')}: only {who} can"
+            f"{article} {role} may not {action.value.replace('_', ' ')}: only {who} can"
         )
 
 
@@ -120,10 +210,22 @@ def policy_table_markdown() -> str:
     rows = [
         f"| {action.value} | "
         + " | ".join("yes" if role in PERMISSIONS[action] else "no" for role in roles)
-        + f" | {WHERE[action]} |"
+        + f" | {_entries(REACHED_FROM[action])} |"
         for action in Action
     ]
-    return "\n".join([header, rule, *rows])
+    open_ = f"Reached without a principal: {_entries(NO_PRINCIPAL)}."
+    return "\n".join([header, rule, *rows, "", open_])
+
+
+def _entries(entries: tuple[str, ...]) -> str:
+    """`GET /v1/x` (remark), MCP `tool`, CLI `command`."""
+    rendered = []
+    for entry in entries:
+        name, _, remark = entry.partition(" (")
+        surface, _, rest = name.partition(" ")
+        code = f"{surface} `{rest}`" if surface in ("MCP", "CLI") else f"`{name}`"
+        rendered.append(code + (f" ({remark}" if remark else ""))
+    return ", ".join(rendered)
 
 
 if __name__ == "__main__":

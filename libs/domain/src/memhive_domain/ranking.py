@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from memhive_domain.fusion import FusedHit
 from memhive_domain.memory import Memory
+from memhive_domain.neighbours import with_neighbour_context
+from memhive_domain.query_time import favour_named_times
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.selection import is_selected
+from memhive_domain.sources import Source
+from memhive_domain.time_range import TimeRange
 from memhive_domain.trust import reliability_weight
 
 # How strongly importance bends relevance: the weight is (1 - s) + s * importance.
@@ -24,10 +28,29 @@ class RankedMemory:
     score: float
     fused_score: float
     ranks: Mapping[str, int]
+    lane_scores: Mapping[str, float] = field(default_factory=dict)
 
 
 def importance_weight(importance: float, influence: float = DEFAULT_IMPORTANCE_INFLUENCE) -> float:
     return (1.0 - influence) + influence * importance
+
+
+def in_context(
+    hits: Sequence[FusedHit],
+    records: Mapping[str, Memory],
+    *,
+    named_times: Sequence[TimeRange],
+    neighbour_share: float,
+    time_boost: float,
+) -> list[FusedHit]:
+    """Fused hits re-scored by what the lanes cannot see: neighbours that matched too
+    (`neighbours.py`) and the times the query names (`query_time.py`). Only memories saved
+    by agents and hooks have neighbours: upstream refs name entities (issue:41, issue:42 are
+    two unrelated issues), not places in a thread."""
+    refs = {i: m.source_ref for i, m in records.items() if m.source is Source.AGENT}
+    hits = with_neighbour_context(hits, refs, neighbour_share)
+    occurred = {i: m.occurred for i, m in records.items()}
+    return favour_named_times(hits, occurred, named_times, time_boost)
 
 
 def rank_recalled(
@@ -49,6 +72,7 @@ def rank_recalled(
             * reliability_weight(records[hit.memory_id], now),
             fused_score=hit.score,
             ranks=hit.ranks,
+            lane_scores=hit.lane_scores,
         )
         for hit in hits
         if hit.memory_id in records and is_selected(records[hit.memory_id], memory_filter, now)

@@ -10,10 +10,13 @@ from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput, NotAllowed
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import node_of, normalise_tags
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
+from memhive_domain.query_time import times_named
 from memhive_domain.scope_tree import TreeView, tree_view
 from memhive_domain.scopes import Scope, ScopeRef
 from memhive_domain.text import checked_text, string_problems, unencodable
+from memhive_domain.time_range import TimeRange, checked_range
 
 MAX_QUERY_CHARS = 2000
 DEFAULT_MAX_RESULTS = 6
@@ -39,6 +42,9 @@ class MemoryFilter:
     tags: frozenset[str] | None = None  # any of these
     public_only: bool = False
     live_at: datetime | None = None  # leave out what expired at or before this moment
+    created: TimeRange | None = None  # saved within this range
+    occurred: TimeRange | None = None  # happened within it (occurred_at, else created_at)
+    include_expired: bool = False  # audits by members: expired memories too
 
 
 def view_of(principal: Principal, node: ScopeRef | None = None) -> MemoryFilter:
@@ -65,6 +71,11 @@ class SelectionRequest:
     # How the caller named the lists (the listing's query parameters are singular).
     kinds_field: str = "kinds"
     tags_field: str = "tags"
+    created_after: datetime | None = None  # inclusive
+    created_before: datetime | None = None  # exclusive
+    occurred_after: datetime | None = None
+    occurred_before: datetime | None = None
+    include_expired: bool = False  # audits: members may see what has expired
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +83,8 @@ class RecallQuery:
     text: str
     filter: MemoryFilter
     limit: int
+    named_times: tuple[TimeRange, ...] = ()  # times the query text names (query_time.py)
+    min_confidence: float = 0.0  # results below it are left out
 
     @property
     def candidates_per_lane(self) -> int:
@@ -85,16 +98,28 @@ def plan_recall(
     *,
     principal: Principal,
     now: datetime,
+    min_confidence: float | None = None,
 ) -> RecallQuery:
     problems: list[FieldProblem] = []
     query = checked_text("query", text, MAX_QUERY_CHARS, problems, required=True)
     limit = DEFAULT_MAX_RESULTS if max_results is None else max_results
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_RESULTS:
         problems.append(FieldProblem("max_results", f"must be 1..{MAX_RESULTS}, got {limit!r}"))
+    floor = _checked_confidence(min_confidence, problems)
     memory_filter = _build_filter(selection, principal, now, problems)
     if problems:
         raise InvalidInput(problems)
-    return RecallQuery(text=query, filter=memory_filter, limit=limit)
+    named = tuple(n.range for n in times_named(query, now))
+    return RecallQuery(query, memory_filter, limit, named_times=named, min_confidence=floor)
+
+
+def _checked_confidence(value: float | None, problems: list[FieldProblem]) -> float:
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        problems.append(FieldProblem("min_confidence", f"must be 0..1, got {value!r}"))
+        return 0.0
+    return float(value)
 
 
 def plan_listing(
@@ -122,6 +147,12 @@ def _build_filter(
     view = view_of(principal)
     kinds = _parse_kinds(selection.kinds, selection.kinds_field, problems)
     tags = _parse_tags(selection.tags, selection.tags_field, problems)
+    created = checked_range("created", selection.created_after, selection.created_before, problems)
+    occurred = checked_range(
+        "occurred", selection.occurred_after, selection.occurred_before, problems
+    )
+    if selection.include_expired and not problems:
+        require(principal, Action.READ_EXPIRED)
     if node is not None and view.view is not None and not view.view.admits(node) and not problems:
         raise NotAllowed(f"scope {node.key!r} is outside this token's scope tree")
     return replace(
@@ -129,7 +160,10 @@ def _build_filter(
         node=node,
         kinds=kinds,
         tags=tags,
-        live_at=now,
+        live_at=None if selection.include_expired else now,
+        include_expired=selection.include_expired,
+        created=created,
+        occurred=occurred,
     )
 
 

@@ -17,7 +17,8 @@ def is_selected(memory: Memory, memory_filter: MemoryFilter, now: datetime) -> b
     f = memory_filter
     return (
         memory.workspace_id == f.workspace_id
-        and memory.is_live(now)
+        and not memory.forgotten
+        and (f.include_expired or not memory.is_expired(now))
         and not (f.public_only and memory.visibility.value != "public")
         and (f.scope is None or memory.scope is f.scope)
         and (f.product_id is None or memory.product_id == f.product_id)
@@ -25,4 +26,6 @@ def is_selected(memory: Memory, memory_filter: MemoryFilter, now: datetime) -> b
         and (f.view is None or f.view.admits(memory.scope_ref))
         and (f.kinds is None or memory.kind in f.kinds)
         and (f.tags is None or not f.tags.isdisjoint(memory.tags))
+        and (f.created is None or f.created.holds(memory.created_at))
+        and (f.occurred is None or f.occurred.holds(memory.occurred))
     )

@@ -28,12 +28,12 @@ from memhive_domain.memory import (
     TAG_PATTERN,
     Memory,
     MemoryDraft,
-    as_utc,
     create_memory,
 )
 from memhive_domain.principals import Principal
 from memhive_domain.scopes import Scope, ScopeRef, Visibility
 from memhive_domain.sources import Source
+from memhive_domain.time_range import as_utc
 
 # Fixed forever: changing it would re-key every upstream memory and duplicate them all.
 UPSTREAM_NAMESPACE = uuid.UUID("6f0c1f6e-3d4b-5a7e-9c1d-2b8e4f5a6c70")
@@ -378,6 +378,7 @@ def _upstream(
         visibility=None if event.product_id else Visibility.PRIVATE,
         source=source,
         source_ref=source_ref,
+        occurred_at=as_utc(event.occurred_at),
     )
     return UpstreamMemory(
         memory_id=upstream_memory_id(event.workspace_id, source_ref),

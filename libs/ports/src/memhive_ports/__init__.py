@@ -4,6 +4,7 @@ fakes in tests/fakes.py implement them for unit tests."""
 from memhive_ports.audit import AuditLog, AuditPage
 from memhive_ports.clock import Clock
 from memhive_ports.embedder import Embedder
+from memhive_ports.health import HealthProbe
 from memhive_ports.identity import (
     CodeRefused,
     IdentityProvider,
@@ -17,6 +18,7 @@ from memhive_ports.link_classifier import EdgeProposal, LinkClassifier
 from memhive_ports.llm import JsonChat, JsonReply, LlmUnavailable, MalformedOutput
 from memhive_ports.poison import Poison
 from memhive_ports.publisher import EventPublisher
+from memhive_ports.scheduler import CommandScheduler
 from memhive_ports.spend import SpendCounters
 from memhive_ports.store import MemoryStore, StoredMemory
 from memhive_ports.token_commands import TokenCommands, TokenRequest, TokenServiceUnavailable
@@ -27,9 +29,11 @@ __all__ = [
     "AuditLog",
     "AuditPage",
     "Clock",
+    "CommandScheduler",
     "EdgeProposal",
     "Embedder",
     "CodeRefused",
+    "HealthProbe",
     "IdentityProvider",
     "IdentityVerifier",
     "ProviderEndpoints",

@@ -45,3 +45,8 @@ class MemoryStore(Protocol):
         edges: the memory's whole edge set after the write; None keeps `current.edges`.
         """
         ...
+
+    async def purge(self, current: StoredMemory) -> None:
+        """Remove the memory and every earlier revision of its record, only if the key is
+        still at `current.revision` (else ConcurrentUpdate). Reads find nothing afterwards."""
+        ...

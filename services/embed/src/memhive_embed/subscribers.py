@@ -15,6 +15,7 @@ from memhive_embed.indexer import IndexRequest, LaneIndexer
 EVENT_TYPES = {
     subjects.MEMORY_SAVED: events_pb2.MemorySaved,
     subjects.MEMORY_FORGOTTEN: events_pb2.MemoryForgotten,
+    subjects.MEMORY_PURGED: events_pb2.MemoryPurged,
 }
 
 
@@ -31,6 +32,8 @@ def _request(msg: Msg) -> IndexRequest:
     if prefix not in EVENT_TYPES:
         raise Poison(f"embed does not handle {msg.subject}")
     event = decode(msg.data, EVENT_TYPES[prefix])
+    if isinstance(event, events_pb2.MemoryPurged):  # no memory left to carry
+        return IndexRequest(event.event_id, workspace_id, event.memory_id, 0, None)
     embedding = getattr(event, "embedding", None)
     return IndexRequest(
         event_id=event.event_id,

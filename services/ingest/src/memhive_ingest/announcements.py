@@ -14,12 +14,17 @@ from memhive_contracts.mapping import memory_to_pb
 from memhive_domain.memory import Memory
 from memhive_ports import EventPublisher
 
+from memhive_ingest.purge_memory import PurgeScheduling
+
 Announcement = events_pb2.MemorySaved | events_pb2.MemoryForgotten
 
 
 class Announcer:
-    def __init__(self, publisher: EventPublisher) -> None:
-        self._publisher = publisher
+    """`purges`: memories announced saved with an expiry get their purge scheduled first,
+    so a crash in between leaves nothing unscheduled (the redelivery schedules again)."""
+
+    def __init__(self, publisher: EventPublisher, purges: PurgeScheduling | None = None) -> None:
+        self._publisher, self._purges = publisher, purges
 
     async def saved(
         self,
@@ -40,6 +45,8 @@ class Announcer:
         )
         if embedding is not None:
             event.embedding.CopyFrom(embedding)
+        if self._purges is not None:
+            await self._purges.written(memory)
         await self._publish(subjects.MEMORY_SAVED, memory, event)
 
     async def forgotten(

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from memhive_adapters.nats.audit_log import JetStreamAuditLog
 from memhive_adapters.nats.consumer import PullConsumer
+from memhive_adapters.nats.scheduler import JetStreamScheduler
 from memhive_adapters.oidc.jwks_verifier import JwksVerifier
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
@@ -16,6 +19,7 @@ from memhive_contracts import streams, subjects
 from memhive_ingest.access_counts import AccessCounter
 from memhive_ingest.forget_memory import ForgetMemoryHandler
 from memhive_ingest.link_memories import LinkMemoriesHandler
+from memhive_ingest.purge_memory import PurgeMemoryHandler, PurgeScheduling
 from memhive_ingest.save_memory import SaveMemoryHandler
 from memhive_ingest.subscribers import ActivitySubscriber, CommandRouter, command_routes
 from memhive_ingest.token_responder import TokenResponder
@@ -29,11 +33,14 @@ UPSTREAM_DURABLE = "ingest-upstream"
 
 def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> ServiceGroup:
     settings = infra.settings.ingest
+    retention = timedelta(days=settings.expired_retention_days)
+    purges = PurgeScheduling(JetStreamScheduler(infra.js), retention)
     routes = command_routes(
-        save=SaveMemoryHandler(infra.store, infra.publisher, infra.products),
+        save=SaveMemoryHandler(infra.store, infra.publisher, infra.products, purges),
         forget=ForgetMemoryHandler(infra.store, infra.publisher),
         link=LinkMemoriesHandler(infra.store, infra.publisher),
-        update=UpdateMemoryHandler(infra.store, infra.publisher),
+        update=UpdateMemoryHandler(infra.store, infra.publisher, purges),
+        purge=PurgeMemoryHandler(infra.store, infra.publisher, infra.clock, retention),
     ) | (extra_routes or {})
     commands = PullConsumer(
         infra.js,

@@ -15,6 +15,7 @@ from memhive_ports.store import StoredMemory
 
 from memhive_ingest.announcements import Announcer
 from memhive_ingest.product_visibility import product_visibility
+from memhive_ingest.purge_memory import PurgeScheduling
 
 
 class SaveMemoryHandler:
@@ -23,8 +24,10 @@ class SaveMemoryHandler:
         store: MemoryStore,
         publisher: EventPublisher,
         products: ProductDirectory | None = None,
+        purges: PurgeScheduling | None = None,
     ) -> None:
-        self._store, self._announcer, self._products = store, Announcer(publisher), products
+        self._store, self._products = store, products
+        self._announcer = Announcer(publisher, purges)
 
     async def __call__(self, workspace_id: str, command: commands_pb2.SaveMemory) -> None:
         stored = await self._persist(workspace_id, command)

@@ -71,6 +71,7 @@ def command_routes(
     forget: CommandHandler,
     link: CommandHandler | None = None,
     update: CommandHandler | None = None,
+    purge: CommandHandler | None = None,
 ) -> dict:
     routes = {
         subjects.SAVE_MEMORY: (commands_pb2.SaveMemory, save),
@@ -80,4 +81,6 @@ def command_routes(
         routes[subjects.LINK_MEMORIES] = (edges_pb2.LinkMemories, link)
     if update is not None:
         routes[subjects.UPDATE_MEMORY] = (commands_pb2.UpdateMemory, update)
+    if purge is not None:
+        routes[subjects.PURGE_MEMORY] = (commands_pb2.PurgeMemory, purge)
     return routes

@@ -16,13 +16,19 @@ from memhive_ports.poison import Poison
 from memhive_ports.store import StoredMemory
 
 from memhive_ingest.announcements import Announcer
+from memhive_ingest.purge_memory import PurgeScheduling
 
 MAX_ATTEMPTS = 5
 
 
 class UpdateMemoryHandler:
-    def __init__(self, store: MemoryStore, publisher: EventPublisher) -> None:
-        self._store, self._announcer = store, Announcer(publisher)
+    def __init__(
+        self,
+        store: MemoryStore,
+        publisher: EventPublisher,
+        purges: PurgeScheduling | None = None,
+    ) -> None:
+        self._store, self._announcer = store, Announcer(publisher, purges)
 
     async def __call__(self, workspace_id: str, command: commands_pb2.UpdateMemory) -> None:
         stored, changed = await self._persist(workspace_id, command)

@@ -24,8 +24,9 @@ from collections.abc import Sequence
 from memhive_contracts.mapping import to_timestamp
 from memhive_contracts.upstream_mapping import upstream_event_from_wire
 from memhive_domain.errors import ConcurrentUpdate
-from memhive_domain.memory import as_utc, forget
+from memhive_domain.memory import forget
 from memhive_domain.scopes import Scope, ScopeRef
+from memhive_domain.time_range import as_utc
 from memhive_domain.upstream import (
     KnowledgeSnapshot,
     RevisionDecision,

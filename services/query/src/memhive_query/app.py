@@ -6,6 +6,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from memhive_adapters.runtime.infrastructure import Infrastructure
+from memhive_adapters.runtime.probes import InfrastructureProbe
 from memhive_telemetry import install_telemetry
 
 from memhive_query.api_docs import install_api_docs
@@ -14,6 +15,7 @@ from memhive_query.errors import install_error_handlers
 from memhive_query.gateway import build_gateway
 from memhive_query.http_telemetry import http_telemetry
 from memhive_query.mcp_mount import mount_mcp
+from memhive_query.openapi import errors
 from memhive_query.request_guards import RequestGuards
 from memhive_query.routes import (
     activity,
@@ -55,9 +57,11 @@ async def create_app(infra: Infrastructure) -> FastAPI:
         telemetry=http_telemetry(),
         docs_url=None,  # served offline by install_api_docs
         redoc_url=None,
+        # Every request passes the body-size guard (request_guards.py) before its route.
+        responses=errors(413),
     )
     app.state.gateway = gateway
-    app.state.infra = infra
+    app.state.health_probe = InfrastructureProbe(infra)
     install_error_handlers(app)
     routers = (
         consolidation,

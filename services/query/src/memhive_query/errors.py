@@ -23,6 +23,7 @@ from memhive_query.schemas import memory_json
 from memhive_query.use_cases.conflicts import NearDuplicates
 from memhive_query.use_cases.consolidate import SummaryUnavailable
 from memhive_query.use_cases.link import LinkRejected
+from memhive_query.use_cases.update import ChangeRejected
 
 
 class SafeJSONResponse(JSONResponse):
@@ -41,6 +42,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(NotAllowed, _status(403))
     app.add_exception_handler(ConcurrentUpdate, _status(409))
     app.add_exception_handler(LinkRejected, _status(409))
+    app.add_exception_handler(ChangeRejected, _status(409))
     app.add_exception_handler(Unauthenticated, _unauthenticated)
     app.add_exception_handler(NearDuplicates, _near_duplicates)
     app.add_exception_handler(RevisionMismatch, _revision_mismatch)

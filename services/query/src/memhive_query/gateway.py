@@ -15,7 +15,7 @@ from memhive_adapters.oidc.jwks_verifier import JwksVerifier
 from memhive_adapters.oidc.provider import HttpIdentityProvider
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
-from memhive_adapters.runtime.llm import build_chat_model, build_spend_guard
+from memhive_adapters.runtime.llm import build_chat_model, open_shared_spend_guard
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
@@ -29,6 +29,7 @@ from memhive_query.use_cases.audit import (
     AuditedForget,
     AuditedKeyValues,
     AuditedLink,
+    AuditedProducts,
     AuditedSave,
     AuditedUpdate,
     gateway_trail,
@@ -50,6 +51,8 @@ from memhive_query.use_cases.skills import Skills
 from memhive_query.use_cases.tokens import GatewayTokens
 from memhive_query.use_cases.update import UpdateMemory
 
+SPEND_CONSUMER = "consolidation"  # the gateway replicas' summaries share one LLM spend bound
+
 
 @dataclass
 class Gateway:
@@ -65,7 +68,7 @@ class Gateway:
     link: AuditedLink
     edges: EdgeReader
     bulletin: ReadBulletin
-    products: Products
+    products: AuditedProducts
     audit: AuditTrail
     tokens: GatewayTokens
     update: AuditedUpdate
@@ -73,15 +76,12 @@ class Gateway:
     # OIDC: the JWT verifier (API and dashboard) and, for the dashboard's sign-in, the provider.
     identity: IdentityVerifier | None = None
     identity_provider: IdentityProvider | None = None
+    # Writes consolidation bodies when asked; None without an LLM (MEMHIVE_LLM__MODEL).
+    summarizer: Summarizer | None = None
 
     @cached_property
     def consolidate(self) -> ConsolidateMemories:
-        llm = self.infra.settings.llm
-        chat = build_chat_model(llm)
-        summarizer = None
-        if chat is not None:
-            summarizer = Summarizer(chat, build_spend_guard(llm, self.infra.clock))
-        return ConsolidateMemories(self.reader, self.save, summarizer)
+        return ConsolidateMemories(self.reader, self.save, self.summarizer)
 
     @cached_property
     def skills(self) -> Skills:
@@ -109,6 +109,16 @@ class Gateway:
         await self.waiter.stop()
 
 
+async def open_summarizer(infra: Infrastructure) -> Summarizer | None:
+    """The consolidation summarizer, within the spend bound every gateway replica shares."""
+    llm = infra.settings.llm
+    chat = build_chat_model(llm)
+    if chat is None:
+        return None
+    spend = await open_shared_spend_guard(llm, infra.clock, infra.js, consumer=SPEND_CONSUMER)
+    return Summarizer(chat, spend)
+
+
 async def build_gateway(infra: Infrastructure) -> Gateway:
     settings = infra.settings.query
     vector, lexical = await infra.lanes()
@@ -126,6 +136,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         auth=Authenticator(infra.tokens, infra.clock, identity=identity),
         identity=identity,
         identity_provider=provider,
+        summarizer=await open_summarizer(infra),
         waiter=waiter,
         save=AuditedSave(
             SaveMemory(
@@ -136,7 +147,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
                 timeout,
                 conflicts=conflicts,
                 edges=edge_commands,
-                identical=IdenticalSaves(infra.store, waiter),
+                identical=IdenticalSaves(infra.store, waiter, lexical),
                 products=infra.products,
             ),
             trail,
@@ -154,6 +165,8 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             },
             importance_influence=settings.importance_influence,
             fusion=FusionMethod(settings.fusion),
+            neighbour_share=settings.neighbour_share,
+            time_boost=settings.time_boost,
         ),
         reader=reader,
         forget=AuditedForget(
@@ -164,7 +177,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         link=AuditedLink(LinkMemories(infra.store, edge_commands, infra.clock), trail),
         edges=EdgeReader(infra.store, infra.clock),
         bulletin=ReadBulletin(await open_scope_bulletins(infra)),
-        products=Products(infra.products, infra.clock),
+        products=AuditedProducts(Products(infra.products, infra.clock), trail),
         audit=trail,
         tokens=GatewayTokens(
             infra.tokens, BusTokenCommands(infra.nats, settings.token_request_timeout_s)

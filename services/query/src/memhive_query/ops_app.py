@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from fastapi import FastAPI
 from memhive_adapters.runtime.infrastructure import Infrastructure
+from memhive_adapters.runtime.probes import InfrastructureProbe
 
 from memhive_query.http_telemetry import http_telemetry
 from memhive_query.routes import health
@@ -18,6 +19,6 @@ def create_ops_app(infra: Infrastructure, service: str) -> FastAPI:
         openapi_url=None,
         telemetry=http_telemetry(),
     )
-    app.state.infra = infra
+    app.state.health_probe = InfrastructureProbe(infra)
     app.include_router(health.router)
     return app

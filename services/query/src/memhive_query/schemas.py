@@ -59,6 +59,11 @@ class SaveRequest(BaseModel):
     source: str = Field("agent", max_length=64)
     source_ref: str | None = Field(None, description="at most 512 characters", max_length=2048)
     expires_at: datetime | None = None
+    occurred_at: datetime | None = Field(
+        None,
+        description="when the remembered thing happened (ISO 8601), if not now; the same "
+        "words at another time are another memory",
+    )
     force: bool = Field(False, description="save even when near-duplicates exist")
     supersedes: list[str] = Field(
         default_factory=list, description="ids this memory updates, at most 20", max_length=100
@@ -78,11 +83,13 @@ class SaveRequest(BaseModel):
             source=self.source,
             source_ref=self.source_ref,
             expires_at=self.expires_at,
+            occurred_at=self.occurred_at,
         )
 
 
 class UpdateRequest(BaseModel):
-    """Only the fields given change; `expires_at: null` removes the expiry."""
+    """Only the fields given change; `expires_at: null` removes the expiry, `occurred_at:
+    null` makes it "when it was saved" again."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -99,6 +106,9 @@ class UpdateRequest(BaseModel):
     pinned: bool | None = Field(None, description="pinned memories lead their scope's bulletin")
     visibility: str | None = Field(None, description="private or public", max_length=64)
     expires_at: datetime | None = Field(None, description="a future time; null: never expires")
+    occurred_at: datetime | None = Field(
+        None, description="when it happened; null: when it was saved"
+    )
     force: bool = Field(False, description="change the body even when near-duplicates exist")
 
     def changes(self) -> MemoryChanges:
@@ -110,6 +120,8 @@ class UpdateRequest(BaseModel):
             visibility=self.visibility,
             expires_at=self.expires_at,
             clear_expiry="expires_at" in self.model_fields_set and self.expires_at is None,
+            occurred_at=self.occurred_at,
+            clear_occurred_at="occurred_at" in self.model_fields_set and self.occurred_at is None,
         )
 
 
@@ -169,7 +181,22 @@ class FlagRequest(BaseModel):
     reason: str = Field(description="why, 1..500 characters", max_length=2000)
 
 
-class RecallRequest(BaseModel):
+class TimeWindow(BaseModel):
+    """When memories were saved and when what they say happened: [after, before)."""
+
+    created_after: datetime | None = Field(None, description="saved at or after (ISO 8601)")
+    created_before: datetime | None = Field(None, description="saved before")
+    occurred_after: datetime | None = Field(
+        None, description="happened at or after (occurred_at, else when saved)"
+    )
+    occurred_before: datetime | None = Field(None, description="happened before")
+
+    def window(self) -> dict[str, datetime | None]:
+        """The four bounds, as SelectionRequest names them."""
+        return {name: getattr(self, name) for name in TimeWindow.model_fields}
+
+
+class RecallRequest(TimeWindow):
     model_config = ConfigDict(extra="forbid")
 
     query: str = Field(description="1..2000 characters", max_length=8000)
@@ -185,6 +212,12 @@ class RecallRequest(BaseModel):
     tags: list[str] | None = Field(None, description="any of these, at most 32", max_length=128)
     max_results: int | None = Field(None, description="1..20, default 6")
     include_superseded: bool = False
+    min_confidence: float | None = Field(
+        None,
+        description="0..1: leave out results less likely than this to answer the query "
+        "(each result's `confidence`); none left means nothing stored answers it. "
+        "Omitted: 0, every result (MCP recall_memory defaults to 0.01)",
+    )
     lanes: list[Literal["vector", "lexical"]] | None = Field(
         None, description="for diagnostics and benchmarks: search only these lanes", max_length=2
     )
@@ -240,6 +273,7 @@ def memory_json(memory: Memory) -> dict[str, Any]:
         "created_at": utc_iso(memory.created_at),
         "updated_at": utc_iso(memory.updated_at),
         "expires_at": utc_iso(memory.expires_at),
+        "occurred_at": utc_iso(memory.occurred_at),
         "revision": memory.revision,
         "access_count": memory.access_count,
         "last_accessed_at": utc_iso(memory.last_accessed_at),
@@ -273,6 +307,7 @@ def recalled_json(ranked: RankedMemory) -> dict[str, Any]:
     """A recall result; `replaces` and `superseded_by` only when edge resolution set them."""
     body = memory_json(ranked.memory) | {
         "score": round(ranked.score, 6),
+        "confidence": round(getattr(ranked, "confidence", 0.0), 4),
         "lane_ranks": dict(ranked.ranks),
     }
     if replaces := getattr(ranked, "replaces", ()):
@@ -289,7 +324,14 @@ def update_answer(outcome: UpdateOutcome, status_code: int = 200, **extra: Any) 
         "status": outcome.status,
         "memory": memory_json(outcome.memory),
     } | extra
+    if outcome.status == "accepted":
+        body["detail"] = UPDATE_ACCEPTED_NOTE
     return JSONResponse(body, status_code=202 if outcome.status == "accepted" else status_code)
+
+
+UPDATE_ACCEPTED_NOTE = (
+    "durable on the bus but not applied yet: it will be, unless the memory is forgotten first"
+)
 
 
 class KvPutRequest(BaseModel):

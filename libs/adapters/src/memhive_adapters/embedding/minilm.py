@@ -10,16 +10,12 @@ from pathlib import Path
 
 import numpy as np
 
-from memhive_adapters.embedding.batch_plan import plan_batches
+from memhive_adapters.embedding.batch_plan import embed_in_batches
 from memhive_adapters.embedding.bert_encoder import encode
 from memhive_adapters.embedding.bert_weights import load_bert_weights
 from memhive_adapters.embedding.blas_threads import blas_threads
 from memhive_adapters.embedding.pooling import l2_normalise, mean_pool
 from memhive_adapters.embedding.word_pieces import load_word_piece_tokenizer, pad, token_ids
-
-MAX_BATCH = 64
-# Padded tokens per forward pass: 64 texts of 128 pieces; keeps attention scores near 50 MB.
-MAX_BATCH_TOKENS = 64 * 128
 
 
 def bundled_model_dir() -> Path:
@@ -60,12 +56,9 @@ class MiniLmEmbedder:
     def embed_sync(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors (len(texts), 384) in input order; blocks the calling thread."""
         ids = token_ids(self._tokenizer, texts)
-        vectors = np.empty((len(ids), self.dimensions), dtype=np.float32)
         with self._lock, blas_threads(self._threads):
-            for batch in plan_batches([len(seq) for seq in ids], MAX_BATCH, MAX_BATCH_TOKENS):
-                vectors[batch] = self._embed_batch([ids[index] for index in batch])
-        return vectors
+            return embed_in_batches(ids, self.dimensions, self._embed_batch)
 
-    def _embed_batch(self, sequences: list[list[int]]) -> np.ndarray:
+    def _embed_batch(self, sequences: list[Sequence[int]]) -> np.ndarray:
         padded, mask = pad(sequences)
         return l2_normalise(mean_pool(encode(self._weights, padded, mask), mask))

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import tantivy
-
-from memhive_adapters.lexical.question_words import QUESTION_STOPWORDS
+from memhive_domain.question_words import QUESTION_STOPWORDS
 
 # Tokens longer than this are base64, hashes or URLs glued together: noise for BM25.
 MAX_TOKEN_CHARS = 40

@@ -49,6 +49,9 @@ class OpenSearchLexicalIndex:
         async with self._write_lock:
             if not await self._client.indices.exists(index=self._index):
                 await self._client.indices.create(index=self._index, body=dsl.INDEX_BODY)
+            else:  # an index of an older layout gains the new fields (strict mapping)
+                mapping = {"properties": dsl.INDEX_BODY["mappings"]["properties"]}
+                await self._client.indices.put_mapping(index=self._index, body=mapping)
 
     async def upsert(self, memories: Sequence[Memory]) -> None:
         if not memories:

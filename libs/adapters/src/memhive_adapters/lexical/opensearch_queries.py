@@ -7,12 +7,14 @@ from typing import Any
 
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
+from memhive_domain.question_words import QUESTION_STOPWORDS, has_content_words
 from memhive_domain.recall import MemoryFilter
 
 from memhive_adapters.lane_conditions import (
     After,
     AnyGroup,
     AnyOf,
+    Between,
     Condition,
     Equals,
     Excludes,
@@ -20,7 +22,6 @@ from memhive_adapters.lane_conditions import (
     epoch_seconds,
     stored_fields,
 )
-from memhive_adapters.lexical.question_words import QUESTION_STOPWORDS, has_content_words
 
 Json = dict[str, Any]
 
@@ -57,6 +58,7 @@ INDEX_BODY: Json = {
             "public": {"type": "integer"},
             "expires_at": {"type": "double"},
             "created_at": {"type": "double"},
+            "occurred_at": {"type": "double"},
             "body": {
                 "type": "text",
                 "analyzer": "memhive_body",
@@ -150,6 +152,9 @@ def _clause(condition: Condition) -> Json:
             return {"terms": {field: list(values)}}
         case After(field, moment):
             return {"range": {field: {"gt": moment}}}
+        case Between(field, lowest, highest):
+            bounds = {"gte": lowest, "lt": highest}
+            return {"range": {field: {k: v for k, v in bounds.items() if v is not None}}}
         case Excludes(field, values):
             return {"bool": {"must_not": [{"terms": {field: list(values)}}]}}
         case AnyGroup(groups):

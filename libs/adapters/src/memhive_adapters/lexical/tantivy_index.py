@@ -17,6 +17,7 @@ from memhive_adapters.lane_conditions import (
     After,
     AnyGroup,
     AnyOf,
+    Between,
     Condition,
     Equals,
     Excludes,
@@ -28,6 +29,8 @@ from memhive_adapters.lexical.analyzers import ANALYZERS, DEFAULT_ANALYZER, quer
 
 _KEYWORD_FIELDS = ("workspace_id", "scope", "product_id", "kind", "tags")
 _WRITER_HEAP_BYTES = 64_000_000
+# Time conditions name the stored field; this index keeps them as integer microseconds.
+_MICROSECOND_FIELDS = {"created_at": "created_us", "occurred_at": "occurred_us"}
 # A change applied with the writer before a commit: (writer, index, *args).
 _Change = Callable[..., None]
 Must, MustNot, Should = tantivy.Occur.Must, tantivy.Occur.MustNot, tantivy.Occur.Should
@@ -262,6 +265,15 @@ def _tantivy_condition(schema: tantivy.Schema, condition: Condition) -> tantivy.
             return tantivy.Query.range_query(
                 schema, field, tantivy.FieldType.Float, moment, None, include_lower=False
             )
+        case Between(field, lowest, highest):
+            # Times are whole microseconds here (created_us, occurred_us): [lo, hi) as [lo, hi - 1].
+            return tantivy.Query.range_query(
+                schema,
+                _MICROSECOND_FIELDS[field],
+                tantivy.FieldType.Integer,
+                None if lowest is None else _micros(lowest),
+                None if highest is None else _micros(highest) - 1,
+            )
         case Excludes(field, values):
             # A boolean query of MustNot alone matches nothing: exclude from everything.
             excluded = tantivy.Query.term_set_query(schema, field, list(values))
@@ -280,6 +292,7 @@ def _schema(tokenizer_name: str) -> tantivy.Schema:
     builder.add_integer_field("public", indexed=True, fast=True)
     builder.add_float_field("expires_at", indexed=True, fast=True)
     builder.add_integer_field("created_us", indexed=True, fast=True)
+    builder.add_integer_field("occurred_us", indexed=True, fast=True)
     builder.add_text_field("body", tokenizer_name=tokenizer_name, index_option="position")
     return builder.build()
 
@@ -293,9 +306,14 @@ def _document(memory: Memory) -> tantivy.Document:
             doc.add_text(field, value)
     doc.add_integer("public", fields["public"])
     doc.add_float("expires_at", fields["expires_at"])
-    doc.add_integer("created_us", round(epoch_seconds(memory.created_at) * 1_000_000))
+    doc.add_integer("created_us", _micros(epoch_seconds(memory.created_at)))
+    doc.add_integer("occurred_us", _micros(epoch_seconds(memory.occurred)))
     doc.add_text("body", memory.body)
     return doc
+
+
+def _micros(seconds: float) -> int:
+    return round(seconds * 1_000_000)
 
 
 def _as_list(value: object) -> list[str]:

@@ -115,6 +115,7 @@ def _stream_config(spec: StreamSpec, replicas: int) -> StreamConfig:
         duplicate_window=streams.DUPLICATE_WINDOW_S,
         max_age=spec.max_age_s or None,
         num_replicas=replicas,
+        allow_msg_schedules=spec.schedules or None,
     )
 
 
@@ -144,6 +145,7 @@ def _merged(existing: StreamConfig, spec: StreamSpec, replicas: int) -> StreamCo
         duplicate_window=streams.DUPLICATE_WINDOW_S,
         max_age=spec.max_age_s or existing.max_age,
         num_replicas=replicas,
+        allow_msg_schedules=spec.schedules or existing.allow_msg_schedules,
     )
 
 

@@ -229,6 +229,11 @@ class PullConsumer:
                 await msg.in_progress()
 
     async def _settle_failure(self, msg: Msg, exc: Exception) -> None:
+        # In the message's trace, so its log lines carry the trace id of the save behind it.
+        with self._telemetry.in_trace_of(msg):
+            await self._retry_or_dead_letter(msg, exc)
+
+    async def _retry_or_dead_letter(self, msg: Msg, exc: Exception) -> None:
         reason = poison_reason(exc)
         deliveries = msg.metadata.num_delivered
         if reason is None and deliveries < self._max_deliveries:

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 
 from memhive_telemetry.propagation import extract_trace, tracer
 from nats.aio.msg import Msg
+from opentelemetry import context as otel_context
 from opentelemetry import metrics, trace
 from opentelemetry.trace import Link, SpanKind
 
@@ -60,6 +61,15 @@ class ConsumerTelemetry:
             },
         ):
             yield
+
+    @contextmanager
+    def in_trace_of(self, msg: Msg) -> Iterator[None]:
+        """The message's trace as the current context (for what is logged about it)."""
+        token = otel_context.attach(extract_trace(msg.headers))
+        try:
+            yield
+        finally:
+            otel_context.detach(token)
 
     def settled(self, outcome: str, count: int = 1) -> None:
         _handled.add(count, {**self._attributes, "outcome": outcome})

@@ -77,14 +77,14 @@ async def _specs(watcher: KeyValue.KeyWatcher) -> AsyncIterator[GenerationSpec]:
 
 
 def _encode(spec: GenerationSpec) -> bytes:
-    return json.dumps({"generation": spec.number, "embedding_model": spec.embedding_model}).encode()
+    return json.dumps(spec.fields()).encode()
 
 
 def _decode(value: bytes | None) -> GenerationSpec | None:
     """A value that cannot be read (written by hand) moves nobody: logged, not fatal."""
     try:
         data = json.loads(value or b"")
-        return GenerationSpec(int(data["generation"]), str(data["embedding_model"]))
+        return GenerationSpec.from_fields(data)
     except (ValueError, KeyError, TypeError):
         log.warning("the lane generation pointer holds %r: ignored", (value or b"")[:80])
         return None

@@ -82,6 +82,16 @@ class KvMemoryStore:
             ) from exc
         return StoredMemory(memory, revision, command_id, kept)
 
+    async def purge(self, current: StoredMemory) -> None:
+        key = _key_of(current.memory)
+        try:  # the delete is revision-checked; the purge then drops the key's history
+            await self._kv.delete(key, last=current.revision)
+        except KeyWrongLastSequenceError as exc:
+            raise ConcurrentUpdate(
+                f"memory {current.memory.id} changed since revision {current.revision}"
+            ) from exc
+        await self._kv.purge(key)
+
 
 def _key_of(memory: Memory) -> str:
     key = memory_key(memory.workspace_id, memory.id)

@@ -26,6 +26,7 @@ from memhive_domain.principals import (
     is_valid_user_id,
     is_valid_workspace_id,
 )
+from memhive_domain.scopes import parse_scope_path
 from memhive_ports import IdentityProvider, ProviderUnavailable, SignInRejected
 from memhive_settings import OidcSettings
 
@@ -128,9 +129,10 @@ class JwksVerifier:
             raise SignInRejected(f"claim {s.user_claim!r} is not a user id")
         if role not in tuple(Role):
             raise SignInRejected(f"claim {s.role_claim!r} is not one of {[r.value for r in Role]}")
-        if not isinstance(home, str) or not is_valid_user_id(home):
+        node = parse_scope_path(home, []) if isinstance(home, str) else None
+        if node is None:
             raise SignInRejected(f"claim {s.home_claim!r} is not a scope-tree node")
-        return Principal(workspace, user, Role(role), home, credential=f"oidc:{claims['sub']}")
+        return Principal(workspace, user, Role(role), node.key, credential=f"oidc:{claims['sub']}")
 
 
 def _same(sent: object, expected: str) -> bool:

@@ -28,10 +28,12 @@ from memhive_adapters.nats.kv_memory_store import KvMemoryStore
 from memhive_adapters.nats.kv_product_directory import KvProductDirectory
 from memhive_adapters.nats.kv_token_directory import KvTokenDirectory
 from memhive_adapters.nats.publisher import JetStreamPublisher
+from memhive_adapters.nats.record_replay import RecordReplay
 from memhive_adapters.nats.stream_check import require_streams
 from memhive_adapters.runtime.generation_follower import GenerationFollower
 from memhive_adapters.runtime.lane_generations import LaneGenerations
 from memhive_adapters.runtime.lane_set import LaneSet
+from memhive_adapters.runtime.lane_upgrade import upgrade_embedded_lanes
 from memhive_adapters.runtime.swappable_lanes import (
     SwappableEmbedder,
     SwappableLexicalIndex,
@@ -73,6 +75,7 @@ class Infrastructure:
                 pointer = await KvGenerationPointer.open(self.js, self.generations.pointer_key)
                 self.generations.learn(await pointer.read())
             self.generations.sweep()  # a reindex cut short leaves its half-built generation
+            await upgrade_embedded_lanes(self.generations, RecordReplay(self.js))
             await self.lane_set.current.open()
             self._stack.push_async_callback(self.lane_set.close)
             if self.generations.shared:

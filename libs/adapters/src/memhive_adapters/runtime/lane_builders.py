@@ -43,9 +43,19 @@ def build_embedder(settings: MemhiveSettings, model: str | None = None) -> Embed
         return LiteLlmEmbedder(model, embedding.dimensions, embedding.api_base, key)
     if model not in LOCAL_MODELS:
         raise ValueError(f"the local embedding provider has {list(LOCAL_MODELS)}, not {model!r}")
-    from memhive_adapters.embedding.minilm import MiniLmEmbedder
+    return _local_embedder(settings)
 
-    return MiniLmEmbedder(threads=embedding.threads)
+
+def _local_embedder(settings: MemhiveSettings) -> Embedder:
+    # Imported here, not at the top: `memhive --help` must not load onnxruntime or NumPy.
+    threads = settings.embedding.threads
+    if settings.embedding.runtime == "numpy":
+        from memhive_adapters.embedding.minilm import MiniLmEmbedder
+
+        return MiniLmEmbedder(threads=threads)
+    from memhive_adapters.embedding.onnx_minilm import OnnxMiniLmEmbedder
+
+    return OnnxMiniLmEmbedder(settings.model_cache_dir, threads=threads)
 
 
 def build_vector_index(

@@ -21,6 +21,7 @@ from memhive_domain.lane_generation import GenerationSpec, newest
 from memhive_ports import Embedder, LexicalIndex, VectorIndex
 from memhive_settings import MemhiveSettings
 
+from memhive_adapters.lane_conditions import LAYOUT
 from memhive_adapters.runtime.lane_builders import (
     build_embedder,
     build_lexical_index,
@@ -64,13 +65,13 @@ class GenerationPointer:
         if not self._path.exists():
             return None
         data = json.loads(self._path.read_text())
-        return GenerationSpec(int(data["generation"]), str(data["embedding_model"]))
+        return GenerationSpec.from_fields(data)
 
     def write(self, spec: GenerationSpec) -> None:
         """Atomic: a reader sees the old pointer or the new one, even across a crash."""
         self._path.parent.mkdir(parents=True, exist_ok=True)
         staged = self._path.with_suffix(".tmp")
-        payload = {"generation": spec.number, "embedding_model": spec.embedding_model}
+        payload = spec.fields()
         with open(staged, "w") as f:
             json.dump(payload, f)
             f.flush()
@@ -87,7 +88,18 @@ class LaneGenerations:
 
     def current_spec(self) -> GenerationSpec:
         known = newest(self._pointer.read(), self._shared)
-        return known or GenerationSpec(0, self._settings.embedding.model)
+        if known is not None:
+            return known
+        # No pointer: embedded lanes already on disk date from before pointers recorded a
+        # layout (the first); a fresh data dir, or server lanes, get this code's.
+        layout = 1 if any(_holds_files(d) for d in self._local_dirs(0)) else LAYOUT
+        return GenerationSpec(0, self._settings.embedding.model, layout)
+
+    def record(self, spec: GenerationSpec) -> None:
+        """Write the pointer file when there is none yet, so a later version knows which
+        layout these lanes have (embedded lanes only: server lanes have the bus pointer)."""
+        if not self.shared and self._pointer.read() is None:
+            self._pointer.write(spec)
 
     def learn(self, shared: GenerationSpec | None) -> None:
         """What the pointer on the bus says (read at start, and on every change)."""
@@ -109,7 +121,8 @@ class LaneGenerations:
 
     def next_spec(self, embedding_model: str | None = None) -> GenerationSpec:
         current = self.current_spec()
-        return GenerationSpec(current.number + 1, embedding_model or current.embedding_model)
+        model = embedding_model or current.embedding_model
+        return GenerationSpec(current.number + 1, model, LAYOUT)
 
     def build(self, spec: GenerationSpec, embedder: Embedder | None = None) -> LaneGeneration:
         """The generation's objects, not yet opened; `embedder` is reused when it fits."""
@@ -162,6 +175,10 @@ def _generations_beside(base: Path) -> set[int]:
         if suffix.isdigit():
             found.add(int(suffix))
     return found
+
+
+def _holds_files(path: Path) -> bool:
+    return path.is_dir() and any(path.iterdir())
 
 
 def _fsync_dir(path: Path) -> None:

@@ -8,6 +8,7 @@ an async engine call; OpenTelemetry's gauge callbacks are synchronous).
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
 from opentelemetry import metrics
 
@@ -22,6 +23,19 @@ _lane_documents = _meter.create_gauge(
 _lane_generation = _meter.create_gauge(
     "memhive.lane.generation", description="the lane generation this process serves from"
 )
+
+
+@dataclass(frozen=True, slots=True)
+class InfrastructureProbe:
+    """HealthProbe of a process, over the Infrastructure it composed."""
+
+    infra: Infrastructure
+
+    async def readiness(self) -> dict[str, bool]:
+        return await readiness(self.infra)
+
+    async def record_lane_sizes(self) -> None:
+        await record_lane_sizes(self.infra)
 
 
 async def readiness(infra: Infrastructure) -> dict[str, bool]:

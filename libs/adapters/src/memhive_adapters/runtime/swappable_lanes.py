@@ -42,6 +42,10 @@ class SwappableVectorIndex:
         async with self._lanes.using() as (current, _):
             return await current.vector.present(workspace_id, memory_ids)
 
+    async def vectors(self, memory_ids: Sequence[str]) -> dict[str, list[float]]:
+        async with self._lanes.using() as (current, _):
+            return await current.vector.vectors(memory_ids)
+
     async def count(self, workspace_id: str | None = None) -> int:
         async with self._lanes.using() as (current, _):
             return await current.vector.count(workspace_id)

@@ -16,6 +16,7 @@ from memhive_adapters.lane_conditions import (
     After,
     AnyGroup,
     AnyOf,
+    Between,
     Condition,
     Equals,
     Excludes,
@@ -24,7 +25,12 @@ from memhive_adapters.lane_conditions import (
 )
 
 _KEYWORD_FIELDS = ("workspace_id", "scope", "product_id", "kind", "tags")
-_NUMBER_FIELDS = {"public": qe.PayloadSchemaType.Integer, "expires_at": qe.PayloadSchemaType.Float}
+_NUMBER_FIELDS = {
+    "public": qe.PayloadSchemaType.Integer,
+    "expires_at": qe.PayloadSchemaType.Float,
+    "created_at": qe.PayloadSchemaType.Float,
+    "occurred_at": qe.PayloadSchemaType.Float,
+}
 
 
 class EdgeVectorIndex:
@@ -89,6 +95,13 @@ class EdgeVectorIndex:
         records, _ = await asyncio.to_thread(shard.scroll, request)
         return {str(r.id) for r in records}
 
+    async def vectors(self, memory_ids: Sequence[str]) -> dict[str, list[float]]:
+        if not memory_ids:
+            return {}
+        shard = await self._ready()
+        records = await asyncio.to_thread(shard.retrieve, list(memory_ids), False, True)
+        return {str(r.id): list(r.vector) for r in records if r.vector is not None}
+
     async def count(self, workspace_id: str | None = None) -> int:
         where = None if workspace_id is None else qe.Filter(must=[_workspace(workspace_id)])
         shard = await self._ready()
@@ -136,6 +149,8 @@ def _edge_condition(condition: Condition) -> qe.FieldCondition | qe.Filter:
             return qe.FieldCondition(field, match=qe.MatchAny(list(values)))
         case After(field, moment):
             return qe.FieldCondition(field, range=qe.RangeFloat(gt=moment))
+        case Between(field, lowest, highest):
+            return qe.FieldCondition(field, range=qe.RangeFloat(gte=lowest, lt=highest))
         case Excludes(field, values):
             return qe.Filter(must_not=[qe.FieldCondition(field, match=qe.MatchAny(list(values)))])
         case AnyGroup(groups):

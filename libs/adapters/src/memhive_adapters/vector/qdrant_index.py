@@ -15,6 +15,7 @@ from memhive_adapters.lane_conditions import (
     After,
     AnyGroup,
     AnyOf,
+    Between,
     Condition,
     Equals,
     Excludes,
@@ -30,6 +31,8 @@ _PAYLOAD_INDEXES = {
     "tags": models.PayloadSchemaType.KEYWORD,
     "public": models.PayloadSchemaType.INTEGER,
     "expires_at": models.PayloadSchemaType.FLOAT,
+    "created_at": models.PayloadSchemaType.FLOAT,
+    "occurred_at": models.PayloadSchemaType.FLOAT,
 }
 
 
@@ -98,6 +101,14 @@ class QdrantVectorIndex:
         )
         return {str(r.id) for r in records}
 
+    async def vectors(self, memory_ids: Sequence[str]) -> dict[str, list[float]]:
+        if not memory_ids:
+            return {}
+        records = await self._client.retrieve(
+            self._collection, ids=list(memory_ids), with_payload=False, with_vectors=True
+        )
+        return {str(r.id): list(r.vector) for r in records if isinstance(r.vector, list)}
+
     async def count(self, workspace_id: str | None = None) -> int:
         where = None
         if workspace_id is not None:
@@ -137,6 +148,8 @@ def _qdrant_condition(condition: Condition) -> models.FieldCondition | models.Fi
             return models.FieldCondition(key=field, match=models.MatchAny(any=list(values)))
         case After(field, moment):
             return models.FieldCondition(key=field, range=models.Range(gt=moment))
+        case Between(field, lowest, highest):
+            return models.FieldCondition(key=field, range=models.Range(gte=lowest, lt=highest))
         case Excludes(field, values):
             excluded = models.FieldCondition(key=field, match=models.MatchAny(any=list(values)))
             return models.Filter(must_not=[excluded])

@@ -41,6 +41,20 @@ class UpdateMemory(_message.Message):
     changes: _memory_pb2.MemoryChanges
     def __init__(self, command_id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., memory_id: _Optional[str] = ..., requested_by: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., pinned: _Optional[bool] = ..., changes: _Optional[_Union[_memory_pb2.MemoryChanges, _Mapping]] = ...) -> None: ...
 
+class PurgeMemory(_message.Message):
+    __slots__ = ("command_id", "workspace_id", "memory_id", "expires_at", "due_at")
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    WORKSPACE_ID_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    DUE_AT_FIELD_NUMBER: _ClassVar[int]
+    command_id: str
+    workspace_id: str
+    memory_id: str
+    expires_at: _timestamp_pb2.Timestamp
+    due_at: _timestamp_pb2.Timestamp
+    def __init__(self, command_id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., memory_id: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., due_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
 class ForgetMemory(_message.Message):
     __slots__ = ("command_id", "workspace_id", "memory_id", "requested_by", "reason", "requested_at")
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]

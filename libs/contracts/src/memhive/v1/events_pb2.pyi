@@ -54,6 +54,20 @@ class MemoryForgotten(_message.Message):
     requested_by: str
     def __init__(self, event_id: _Optional[str] = ..., command_id: _Optional[str] = ..., memory: _Optional[_Union[_memory_pb2.Memory, _Mapping]] = ..., reason: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., requested_by: _Optional[str] = ...) -> None: ...
 
+class MemoryPurged(_message.Message):
+    __slots__ = ("event_id", "command_id", "workspace_id", "memory_id", "occurred_at")
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    WORKSPACE_ID_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    event_id: str
+    command_id: str
+    workspace_id: str
+    memory_id: str
+    occurred_at: _timestamp_pb2.Timestamp
+    def __init__(self, event_id: _Optional[str] = ..., command_id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., memory_id: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
 class MemoryUnindexed(_message.Message):
     __slots__ = ("event_id", "workspace_id", "memory_id", "occurred_at")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]

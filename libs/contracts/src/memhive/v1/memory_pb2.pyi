@@ -92,7 +92,7 @@ AUTHOR_KIND_AGENT: AuthorKind
 AUTHOR_KIND_UPSTREAM: AuthorKind
 
 class Memory(_message.Message):
-    __slots__ = ("id", "workspace_id", "kind", "body", "importance", "pinned", "tags", "scope", "product_id", "visibility", "source", "source_ref", "created_by", "expires_at", "access_count", "last_accessed_at", "forgotten", "forgotten_at", "revision", "created_at", "updated_at", "team_id", "agent_id", "curation")
+    __slots__ = ("id", "workspace_id", "kind", "body", "importance", "pinned", "tags", "scope", "product_id", "visibility", "source", "source_ref", "created_by", "expires_at", "access_count", "last_accessed_at", "forgotten", "forgotten_at", "revision", "created_at", "updated_at", "team_id", "agent_id", "occurred_at", "curation")
     ID_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -116,6 +116,7 @@ class Memory(_message.Message):
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     TEAM_ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
     CURATION_FIELD_NUMBER: _ClassVar[int]
     id: str
     workspace_id: str
@@ -140,8 +141,9 @@ class Memory(_message.Message):
     updated_at: _timestamp_pb2.Timestamp
     team_id: str
     agent_id: str
+    occurred_at: _timestamp_pb2.Timestamp
     curation: MemoryCuration
-    def __init__(self, id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., body: _Optional[str] = ..., importance: _Optional[float] = ..., pinned: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ..., scope: _Optional[_Union[Scope, str]] = ..., product_id: _Optional[str] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., source: _Optional[_Union[Source, str]] = ..., source_ref: _Optional[str] = ..., created_by: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., access_count: _Optional[int] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forgotten: _Optional[bool] = ..., forgotten_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revision: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., team_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., curation: _Optional[_Union[MemoryCuration, _Mapping]] = ...) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., body: _Optional[str] = ..., importance: _Optional[float] = ..., pinned: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ..., scope: _Optional[_Union[Scope, str]] = ..., product_id: _Optional[str] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., source: _Optional[_Union[Source, str]] = ..., source_ref: _Optional[str] = ..., created_by: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., access_count: _Optional[int] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forgotten: _Optional[bool] = ..., forgotten_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revision: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., team_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., curation: _Optional[_Union[MemoryCuration, _Mapping]] = ...) -> None: ...
 
 class MemoryFlag(_message.Message):
     __slots__ = ("id", "kind", "reason", "flagged_by", "flagged_at")
@@ -180,7 +182,7 @@ class TagList(_message.Message):
     def __init__(self, tags: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class MemoryChanges(_message.Message):
-    __slots__ = ("body", "importance", "tags", "visibility", "expires_at", "clear_expiry", "embedding", "add_flag", "flag_reason", "clear_flag_ids", "clear_all_flags", "confirm", "promote")
+    __slots__ = ("body", "importance", "tags", "visibility", "expires_at", "clear_expiry", "embedding", "add_flag", "flag_reason", "clear_flag_ids", "clear_all_flags", "confirm", "promote", "occurred_at", "clear_occurred_at")
     BODY_FIELD_NUMBER: _ClassVar[int]
     IMPORTANCE_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
@@ -194,6 +196,8 @@ class MemoryChanges(_message.Message):
     CLEAR_ALL_FLAGS_FIELD_NUMBER: _ClassVar[int]
     CONFIRM_FIELD_NUMBER: _ClassVar[int]
     PROMOTE_FIELD_NUMBER: _ClassVar[int]
+    OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
+    CLEAR_OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
     body: str
     importance: float
     tags: TagList
@@ -207,7 +211,9 @@ class MemoryChanges(_message.Message):
     clear_all_flags: bool
     confirm: bool
     promote: bool
-    def __init__(self, body: _Optional[str] = ..., importance: _Optional[float] = ..., tags: _Optional[_Union[TagList, _Mapping]] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., clear_expiry: _Optional[bool] = ..., embedding: _Optional[_Union[Embedding, _Mapping]] = ..., add_flag: _Optional[_Union[FlagKind, str]] = ..., flag_reason: _Optional[str] = ..., clear_flag_ids: _Optional[_Iterable[str]] = ..., clear_all_flags: _Optional[bool] = ..., confirm: _Optional[bool] = ..., promote: _Optional[bool] = ...) -> None: ...
+    occurred_at: _timestamp_pb2.Timestamp
+    clear_occurred_at: bool
+    def __init__(self, body: _Optional[str] = ..., importance: _Optional[float] = ..., tags: _Optional[_Union[TagList, _Mapping]] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., clear_expiry: _Optional[bool] = ..., embedding: _Optional[_Union[Embedding, _Mapping]] = ..., add_flag: _Optional[_Union[FlagKind, str]] = ..., flag_reason: _Optional[str] = ..., clear_flag_ids: _Optional[_Iterable[str]] = ..., clear_all_flags: _Optional[bool] = ..., confirm: _Optional[bool] = ..., promote: _Optional[bool] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., clear_occurred_at: _Optional[bool] = ...) -> None: ...
 
 class Embedding(_message.Message):
     __slots__ = ("model", "values")

@@ -17,6 +17,8 @@ from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
 from memhive_domain.recall import MAX_RESULTS, SelectionRequest, plan_listing
 from memhive_domain.refinement import Refinement, parse_refinement
+from memhive_domain.scope_tree import tree_view
+from memhive_domain.scopes import ROOT_PATH
 from memhive_ports import Clock
 
 from memhive_query.use_cases.memories import MemoryReader
@@ -57,6 +59,7 @@ class BrowsePage:
     next_cursor: str | None
     searched: bool  # True: the top matches of a search, no further pages
     scanned: int  # listing rows read for this page (0 for a search)
+    nodes: list[str]  # scope paths to offer in the form (see `readable_nodes`)
 
 
 class BrowseMemories:
@@ -66,8 +69,10 @@ class BrowseMemories:
     async def __call__(self, principal: Principal, request: BrowseRequest) -> BrowsePage:
         refinement = self._validate(principal, request)
         if request.text.strip():
-            return await self._search(principal, request, refinement)
-        return await self._list(principal, request, refinement)
+            items = await self._search(principal, request, refinement)
+            return BrowsePage(items, None, True, 0, readable_nodes(principal, items))
+        items, cursor, scanned = await self._list(principal, request, refinement)
+        return BrowsePage(items, cursor, False, scanned, readable_nodes(principal, items))
 
     def _validate(self, principal: Principal, request: BrowseRequest) -> Refinement:
         """Every problem of the form at once: the selection's and the refinement's."""
@@ -86,7 +91,7 @@ class BrowseMemories:
 
     async def _search(
         self, principal: Principal, request: BrowseRequest, refinement: Refinement
-    ) -> BrowsePage:
+    ) -> list[Memory]:
         recalled = await self._recall(
             principal, request.text, request.selection, MAX_RESULTS, record_hits=False
         )
@@ -95,11 +100,11 @@ class BrowseMemories:
             items.sort(key=lambda m: m.created_at, reverse=True)
         elif request.sort is Sort.IMPORTANCE:
             items.sort(key=lambda m: m.importance, reverse=True)
-        return BrowsePage(items, None, searched=True, scanned=0)
+        return items
 
     async def _list(
         self, principal: Principal, request: BrowseRequest, refinement: Refinement
-    ) -> BrowsePage:
+    ) -> tuple[list[Memory], str | None, int]:
         items: list[Memory] = []
         cursor: str | None = request.cursor
         scanned = 0
@@ -110,4 +115,13 @@ class BrowseMemories:
             cursor = page.next_cursor
             if cursor is None or len(items) >= PAGE_SIZE or refinement.is_empty:
                 break
-        return BrowsePage(items, cursor, searched=False, scanned=scanned)
+        return items, cursor, scanned
+
+
+def readable_nodes(principal: Principal, shown: list[Memory]) -> list[str]:
+    """Nodes of the scope tree worth offering as a filter: the principal's home and its
+    ancestors, and the nodes (with their ancestors) of the memories shown, all of which the
+    principal reads. The tree has no list of nodes: a node exists while memories live there."""
+    view = tree_view(principal)
+    nodes = {*view.home.lineage, *(n for m in shown for n in m.scope_ref.lineage)}
+    return sorted((n.key for n in nodes if view.admits(n)), key=lambda k: (k != ROOT_PATH, k))

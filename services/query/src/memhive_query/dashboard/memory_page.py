@@ -9,6 +9,8 @@ from memhive_domain.errors import NotFound
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
 from memhive_domain.revisions import Revision
+from memhive_domain.trust import TrustScores, score
+from memhive_ports import Clock
 
 from memhive_query.use_cases.link import EdgeReader
 from memhive_query.use_cases.memories import MemoryReader
@@ -33,11 +35,15 @@ class MemoryView:
     newer: list[Memory]  # what superseded it, nearest first
     older: list[Memory]  # what it superseded, nearest first
     revisions: list[Revision]
+    scores: TrustScores  # as of now, like the memory JSON of the API
 
 
 class ViewMemory:
-    def __init__(self, reader: MemoryReader, edges: EdgeReader, revisions: MemoryRevisions) -> None:
+    def __init__(
+        self, reader: MemoryReader, edges: EdgeReader, revisions: MemoryRevisions, clock: Clock
+    ) -> None:
         self._reader, self._edges, self._revisions = reader, edges, revisions
+        self._clock = clock
 
     async def __call__(self, principal: Principal, memory_id: str) -> MemoryView:
         memory = await self._reader.get(principal, memory_id)
@@ -52,6 +58,7 @@ class ViewMemory:
             newer=await self._chain(principal, memory.id, newer=True),
             older=await self._chain(principal, memory.id, newer=False),
             revisions=await self._revisions(principal, memory.id),
+            scores=score(memory, self._clock.now()),
         )
 
     async def _other(self, principal: Principal, edge: Edge, memory_id: str) -> Memory | None:

@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from memhive_application.authentication import Unauthenticated
 from memhive_domain.changes import MemoryChanges
 from memhive_domain.errors import DomainError, InvalidInput, NotAllowed, NotFound
 from memhive_domain.listing import MAX_CURSOR_CHARS
+from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.recall import SelectionRequest
 
@@ -38,14 +39,31 @@ def _dashboard(request: Request) -> Dashboard:
     return request.app.state.dashboard
 
 
+class SignInRequired(Exception):
+    """A page asked for without a live session: the answer is the sign-in page."""
+
+
+async def _visitor(request: Request) -> Principal:
+    """The signed-in principal of a page; without one the page is not run at all."""
+    who = await signed_in(request, _dashboard(request).auth)
+    if who is None:
+        raise SignInRequired()
+    return who
+
+
+DashboardDep = Annotated[Dashboard, Depends(_dashboard)]
+VisitorDep = Annotated[Principal, Depends(_visitor)]
+
+
+async def to_sign_in(_: Request, __: Exception) -> RedirectResponse:
+    """The handler of SignInRequired (installed with the router by mount_dashboard)."""
+    return RedirectResponse("/memory/sign-in", status_code=303)
+
+
 def _oidc_name(request: Request) -> str | None:
     """The provider's name for "Sign in with ...", when OIDC sign-in is configured."""
     oidc = _dashboard(request).oidc
     return oidc.display_name if oidc else None
-
-
-def _to_sign_in() -> RedirectResponse:
-    return RedirectResponse("/memory/sign-in", status_code=303)
 
 
 def _error(request: Request, who: Principal | None, exc: Exception) -> HTMLResponse:
@@ -101,10 +119,13 @@ async def sign_out(request: Request) -> Response:
 @router.get("")
 async def index(
     request: Request,
+    dash: DashboardDep,
+    who: VisitorDep,
     q: str = "",
     kind: str = "",
     scope: str = "",
     product_id: str = "",
+    scope_path: str = "",
     tag: str = "",
     visibility: str = "",
     source: str = "",
@@ -113,15 +134,12 @@ async def index(
     sort: str = "",
     after: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
 ) -> Response:
-    dash = _dashboard(request)
-    who = await signed_in(request, dash.auth)
-    if who is None:
-        return _to_sign_in()
     filters = {
         "q": q,
         "kind": kind,
         "scope": scope,
         "product_id": product_id.strip(),
+        "scope_path": scope_path.strip(),
         "tag": tag,
         "visibility": visibility,
         "source": source,
@@ -160,11 +178,9 @@ async def index(
 
 
 @router.get("/m/{memory_id}")
-async def memory_page(request: Request, memory_id: str) -> Response:
-    dash = _dashboard(request)
-    who = await signed_in(request, dash.auth)
-    if who is None:
-        return _to_sign_in()
+async def memory_page(
+    request: Request, memory_id: str, dash: DashboardDep, who: VisitorDep
+) -> Response:
     try:
         view = await dash.view(who, memory_id)
     except DomainError as exc:
@@ -173,14 +189,11 @@ async def memory_page(request: Request, memory_id: str) -> Response:
 
 
 @router.get("/m/{memory_id}/forget")
-async def confirm_forget(request: Request, memory_id: str) -> Response:
-    dash = _dashboard(request)
-    who = await signed_in(request, dash.auth)
-    if who is None:
-        return _to_sign_in()
+async def confirm_forget(
+    request: Request, memory_id: str, dash: DashboardDep, who: VisitorDep
+) -> Response:
     try:
-        if not who.can_write:
-            raise NotAllowed("only workspace members can forget memories")
+        require(who, Action.FORGET)  # no confirmation page for a forget it may not do
         memory = await dash.reader.get(who, memory_id)
     except DomainError as exc:
         return _error(request, who, exc)
@@ -188,11 +201,7 @@ async def confirm_forget(request: Request, memory_id: str) -> Response:
 
 
 @router.post("/m/{memory_id}/forget")
-async def forget(request: Request, memory_id: str) -> Response:
-    dash = _dashboard(request)
-    who = await signed_in(request, dash.auth)
-    if who is None:
-        return _to_sign_in()
+async def forget(request: Request, memory_id: str, dash: DashboardDep, who: VisitorDep) -> Response:
     try:
         await check_csrf(request)
         # indexed: once this answers, the memory is gone from search too.
@@ -203,11 +212,13 @@ async def forget(request: Request, memory_id: str) -> Response:
 
 
 @router.post("/m/{memory_id}/pin")
-async def pin(request: Request, memory_id: str, pinned: Annotated[str, Form()] = "") -> Response:
-    dash = _dashboard(request)
-    who = await signed_in(request, dash.auth)
-    if who is None:
-        return _to_sign_in()
+async def pin(
+    request: Request,
+    memory_id: str,
+    dash: DashboardDep,
+    who: VisitorDep,
+    pinned: Annotated[str, Form()] = "",
+) -> Response:
     try:
         await check_csrf(request)
         await dash.update(who, memory_id, MemoryChanges(pinned=pinned == "true"), wait="persisted")
@@ -217,11 +228,7 @@ async def pin(request: Request, memory_id: str, pinned: Annotated[str, Form()] =
 
 
 @router.get("/stats")
-async def stats_page(request: Request) -> Response:
-    dash = _dashboard(request)
-    who = await signed_in(request, dash.auth)
-    if who is None:
-        return _to_sign_in()
+async def stats_page(request: Request, dash: DashboardDep, who: VisitorDep) -> Response:
     stats = await dash.stats(who)
     peak = max([1] + [max(a.saves, a.recalls) for a in stats.activity or []])
     return _render(request, "stats.html", who=who, stats=stats, peak=peak)
@@ -230,15 +237,13 @@ async def stats_page(request: Request) -> Response:
 @router.get("/state")
 async def state_page(
     request: Request,
+    dash: DashboardDep,
+    who: VisitorDep,
     scope: str = "",
     after: Annotated[str | None, Query(max_length=64)] = None,
 ) -> Response:
     """Key/value memory of one node (the caller's home unless another is chosen), read-only,
     a page at a time in the order entries were last written."""
-    dash = _dashboard(request)
-    who = await signed_in(request, dash.auth)
-    if who is None:
-        return _to_sign_in()
     node = scope.strip() or who.home
     try:
         listing = await dash.kv.list(who, node, after, STATE_PAGE)
@@ -259,11 +264,9 @@ def _browse_request(filters: dict[str, str], after: str | None) -> BrowseRequest
     if sort is None:
         sort = Sort.RELEVANCE if searching else Sort.NEWEST
     tags = [t.strip() for t in filters["tag"].split(",") if t.strip()]
-    scope = filters["scope"].strip()
-    is_path = ":" in scope  # a node of the scope tree, e.g. product:ios/team:mobile
     selection = SelectionRequest(
-        scope=None if is_path else scope or None,
-        scope_path=scope if is_path else None,
+        scope=filters["scope"].strip() or None,
+        scope_path=filters["scope_path"] or None,  # validated like the API's scope_path
         product_id=filters["product_id"] or None,
         kinds=[filters["kind"]] if filters["kind"] else None,
         tags=tags or None,
@@ -277,10 +280,15 @@ def _browse_request(filters: dict[str, str], after: str | None) -> BrowseRequest
 async def _bulletin_of(
     dash: Dashboard, who: Principal, filters: dict[str, str]
 ) -> ScopeBulletin | None:
-    """A scope view (a scope or a product chosen) opens with that scope's bulletin."""
-    if not (filters["scope"] or filters["product_id"]):
+    """A scope view (a scope, a product or a node chosen) opens with that node's bulletin."""
+    if not (filters["scope"] or filters["product_id"] or filters["scope_path"]):
         return None
-    return await dash.bulletin(who, filters["scope"] or None, filters["product_id"] or None)
+    return await dash.bulletin(
+        who,
+        filters["scope"] or None,
+        filters["product_id"] or None,
+        filters["scope_path"] or None,
+    )
 
 
 def _non_empty(filters: dict[str, str]) -> dict[str, str]:

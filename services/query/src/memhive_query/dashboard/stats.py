@@ -5,8 +5,9 @@
 - saves and recalls per day: JetStream counts the MemorySaved events of the workspace on
   the log and its MemoriesRecalled on the activity stream (kept 7 days) from each midnight
   on (`EventCounts`); a day is the difference of two counts. Saves count every saved
-  revision; recalls count recall requests that returned something. Members only;
-- dead letters: the workspace's letters (members only), per consumer, newest shown.
+  revision; recalls count recall requests that returned something. Not for viewers;
+- dead letters: the workspace's letters (those the policy lets list them: not agents),
+  per consumer, newest shown.
 """
 
 from __future__ import annotations
@@ -15,14 +16,15 @@ from collections import Counter
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 
-from memhive_adapters.nats.dead_letters import DeadLetter
 from memhive_contracts import subjects
 from memhive_contracts.streams import ACTIVITY_STREAM, LOG_STREAM
 from memhive_domain.kinds import MemoryKind
+from memhive_domain.policy import Action, allows
 from memhive_domain.principals import Principal
 from memhive_domain.recall import SelectionRequest, plan_listing
 from memhive_domain.scopes import Scope
 from memhive_ports import Clock, LexicalIndex
+from memhive_ports.dead_letters import DeadLetter
 from memhive_ports.event_counts import EventCounts
 
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
@@ -63,11 +65,14 @@ class MemoryStats:
         totals = {s: sum(row[s] for row in per_kind.values()) for s in Scope}
         if not principal.is_member:
             return Stats(per_kind, totals, None, None, {})
+        activity = await self._activity(principal.workspace_id)
+        if not allows(principal, Action.LIST_DEAD_LETTERS):  # agents: not operators
+            return Stats(per_kind, totals, activity, None, {})
         letters = await self._letters(principal, None, 1000)
         return Stats(
             per_kind,
             totals,
-            await self._activity(principal.workspace_id),
+            activity,
             letters[-DEAD_LETTERS_SHOWN:][::-1],
             dict(Counter(d.consumer for d in letters)),
         )

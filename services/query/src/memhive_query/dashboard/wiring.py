@@ -45,7 +45,7 @@ async def build_dashboard(gw: Gateway) -> Dashboard:
         auth=gw.auth,
         reader=gw.reader,
         browse=BrowseMemories(gw.reader, gw.recall, gw.infra.clock),
-        view=ViewMemory(gw.reader, gw.edges, gw.revisions),
+        view=ViewMemory(gw.reader, gw.edges, gw.revisions, gw.infra.clock),
         forget=gw.forget,
         update=gw.update,
         bulletin=gw.bulletin,

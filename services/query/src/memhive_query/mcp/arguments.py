@@ -6,6 +6,7 @@ lists the allowed values inline (agents read them) and stays in step with the do
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from memhive_domain.kinds import MemoryKind
@@ -129,6 +130,36 @@ Revision = Annotated[
 ]
 
 
+OccurredAt = Annotated[
+    datetime | None,
+    Field(
+        description="When the remembered thing happened, ISO 8601 (e.g. a meeting's date), "
+        "if not now. Omitted: when it is saved."
+    ),
+]
+HappenedAfter = Annotated[
+    datetime | None,
+    Field(
+        description="Only what happened at or after this time, ISO 8601 (its occurred_at, "
+        "else when it was saved), e.g. for 'what happened last week'."
+    ),
+]
+HappenedBefore = Annotated[
+    datetime | None, Field(description="Only what happened before this time, ISO 8601.")
+]
+SavedAfter = Annotated[
+    datetime | None, Field(description="Only memories saved at or after this time, ISO 8601.")
+]
+SavedBefore = Annotated[
+    datetime | None, Field(description="Only memories saved before this time, ISO 8601.")
+]
+
+
 def present(**fields: Any) -> dict[str, Any]:
-    """The fields the agent gave: absent ones are left to memhive's defaults."""
-    return {name: value for name, value in fields.items() if value is not None}
+    """The fields the agent gave: absent ones are left to memhive's defaults; times as the
+    REST API reads them (ISO 8601)."""
+    return {
+        name: value.isoformat() if isinstance(value, datetime) else value
+        for name, value in fields.items()
+        if value is not None
+    }

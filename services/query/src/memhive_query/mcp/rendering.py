@@ -40,7 +40,11 @@ def memory_line(memory: Json) -> str:
 def _notes(memory: Json) -> Iterable[str]:
     if memory.get("score") is not None:
         yield f"score {memory['score']:.2f}"
+    if memory.get("confidence") is not None:
+        yield f"confidence {memory['confidence']:.2f}"
     yield _where(memory)
+    if memory.get("occurred_at"):
+        yield f"happened {memory['occurred_at']}"
     if memory.get("pinned"):
         yield "pinned"
     if memory.get("trust") is not None:
@@ -85,7 +89,10 @@ def render_near_duplicates(message: str, similar: list[Json]) -> str:
 
 def render_recall(results: list[Json]) -> str:
     if not results:
-        return "No memories matched. Try other words, a wider scope, or fewer filters."
+        return (
+            "No memory matched with enough confidence: nothing stored seems to answer this. "
+            "Try other words, a wider scope, fewer filters, or a lower min_confidence."
+        )
     return f"{len(results)} memories, best first:\n{memory_lines(results)}"
 
 
@@ -108,6 +115,7 @@ _DETAIL_KEYS = (
     "source_ref",
     "created_by",
     "created_at",
+    "occurred_at",
     "updated_at",
     "expires_at",
     "revision",

@@ -5,17 +5,18 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from memhive_query.openapi import errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
+from memhive_query.schemas import TimeWindow
 from memhive_query.timestamps import utc_iso
 from memhive_query.use_cases.bulletins import ScopeBulletin
 
 router = APIRouter(prefix="/v1", tags=["bulletins"], responses=errors(401, 422))
 
 
-class ContextRequest(BaseModel):
+class ContextRequest(TimeWindow):
     model_config = ConfigDict(extra="forbid")
 
     query: str | None = Field(
@@ -52,6 +53,7 @@ async def get_context(request: ContextRequest, gw: GatewayDep, who: PrincipalDep
         request.product_id,
         request.token_budget,
         scope_path=request.scope_path,
+        window=request.window(),
     )
     return {
         "text": pack.text,

@@ -6,19 +6,18 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
-from memhive_adapters.runtime.infrastructure import Infrastructure
-from memhive_adapters.runtime.probes import readiness, record_lane_sizes
+from memhive_ports import HealthProbe
 from memhive_telemetry import PROMETHEUS_CONTENT_TYPE, installed_telemetry
 
 router = APIRouter(tags=["health"])
 
 
-def _infra(request: Request) -> Infrastructure:
-    """The gateway and the background services' own listener both keep it in app.state."""
-    return request.app.state.infra
+def _probe(request: Request) -> HealthProbe:
+    """The gateway and the background services' own listener both put it in app.state."""
+    return request.app.state.health_probe
 
 
-InfraDep = Annotated[Infrastructure, Depends(_infra)]
+ProbeDep = Annotated[HealthProbe, Depends(_probe)]
 
 
 @router.get("/healthz")
@@ -27,8 +26,8 @@ async def healthz() -> dict:
 
 
 @router.get("/readyz")
-async def readyz(infra: InfraDep) -> JSONResponse:
-    checks = await readiness(infra)
+async def readyz(probe: ProbeDep) -> JSONResponse:
+    checks = await probe.readiness()
     ready = all(checks.values())
     return JSONResponse(
         {"status": "ready" if ready else "unready", **checks}, status_code=200 if ready else 503
@@ -36,9 +35,9 @@ async def readyz(infra: InfraDep) -> JSONResponse:
 
 
 @router.get("/metrics", include_in_schema=False)
-async def prometheus_metrics(infra: InfraDep) -> Response:
+async def prometheus_metrics(probe: ProbeDep) -> Response:
     telemetry = installed_telemetry()
     if telemetry is None:
         return Response("telemetry is not installed in this process\n", status_code=503)
-    await record_lane_sizes(infra)
+    await probe.record_lane_sizes()
     return Response(telemetry.prometheus_text(), media_type=PROMETHEUS_CONTENT_TYPE)

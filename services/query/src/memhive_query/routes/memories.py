@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -11,7 +12,12 @@ from memhive_domain.recall import SelectionRequest
 
 from memhive_query.openapi import ACCEPTED, NearDuplicatesBody, errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
-from memhive_query.schemas import SaveRequest, UpdateRequest, memory_json, update_answer
+from memhive_query.schemas import (
+    SaveRequest,
+    UpdateRequest,
+    memory_json,
+    update_answer,
+)
 from memhive_query.use_cases.save import Wait
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"], responses=errors(401, 422))
@@ -44,25 +50,34 @@ async def save_memory(
     return JSONResponse(body, status_code=status_code)
 
 
-@router.get("/{memory_id}", responses=errors(404))
-async def get_memory(memory_id: str, gw: GatewayDep, who: PrincipalDep) -> dict:
-    return memory_json(await gw.reader.get(who, memory_id))
+@router.get("/{memory_id}", responses=errors(403, 404))
+async def get_memory(
+    memory_id: str, gw: GatewayDep, who: PrincipalDep, include_expired: bool = False
+) -> dict:
+    """`include_expired` (members, for audits): an expired memory is found too."""
+    return memory_json(await gw.reader.get(who, memory_id, include_expired=include_expired))
 
 
-@router.get("")
+@router.get("", responses=errors(403))
 async def list_memories(
     gw: GatewayDep,
     who: PrincipalDep,
-    kind: Annotated[list[str] | None, Query()] = None,
+    kind: Annotated[list[str] | None, Query(max_length=64)] = None,
     scope: Annotated[str | None, Query(max_length=64)] = None,
     product_id: Annotated[str | None, Query(max_length=512)] = None,
     scope_path: Annotated[str | None, Query(max_length=512)] = None,
-    tag: Annotated[list[str] | None, Query()] = None,
+    tag: Annotated[list[str] | None, Query(max_length=128)] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
+    created_after: datetime | None = None,
+    created_before: datetime | None = None,
+    occurred_after: datetime | None = None,
+    occurred_before: datetime | None = None,
+    include_expired: bool = False,
 ) -> dict:
     """Newest first; pass `next_cursor` back as `cursor` for the next page (an opaque keyset
-    position: pages stay stable while memories are saved or forgotten)."""
+    position: pages stay stable while memories are saved or forgotten). Time bounds are
+    [after, before); `include_expired` (members, for audits) lists expired memories too."""
     selection = SelectionRequest(
         scope=scope,
         product_id=product_id,
@@ -71,6 +86,11 @@ async def list_memories(
         tags=tag,
         kinds_field="kind",
         tags_field="tag",
+        include_expired=include_expired,
+        created_after=created_after,
+        created_before=created_before,
+        occurred_after=occurred_after,
+        occurred_before=occurred_before,
     )
     page = await gw.reader.list(who, selection, cursor, limit)
     return {"items": [memory_json(m) for m in page.items], "next_cursor": page.next_cursor}

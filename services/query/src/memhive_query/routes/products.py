@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from memhive_query.openapi import errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
+from memhive_query.timestamps import utc_iso
 
 router = APIRouter(prefix="/v1/products", tags=["products"], responses=errors(401, 413, 422))
 
@@ -52,5 +53,5 @@ def product_json(product: Product) -> dict[str, Any]:
         "name": product.name,
         "visibility": product.visibility.value,
         "updated_by": product.updated_by,
-        "updated_at": product.updated_at.isoformat().replace("+00:00", "Z"),
+        "updated_at": utc_iso(product.updated_at),
     }

@@ -21,6 +21,7 @@ async def recall(request: RecallRequest, gw: GatewayDep, who: PrincipalDep) -> d
         scope_path=request.scope_path,
         kinds=request.kinds,
         tags=request.tags,
+        **request.window(),
     )
     lanes = tuple(request.lanes or (VECTOR_LANE, LEXICAL_LANE))
     ranked = await gw.recall(
@@ -30,5 +31,6 @@ async def recall(request: RecallRequest, gw: GatewayDep, who: PrincipalDep) -> d
         request.max_results,
         lanes,
         include_superseded=request.include_superseded,
+        min_confidence=request.min_confidence,
     )
     return {"results": [recalled_json(r) for r in ranked]}

@@ -1,9 +1,8 @@
 """The gateway's audited use cases: each write use case is wrapped, not changed
-(`AuditedSave`, ...), and records its outcome in the trail (`memhive_application.audit_trail`).
-
-The write use cases are wrapped, not changed (`AuditedSave`, ...): each call is recorded
-with its outcome, including refusals, after it ended. A failed append is logged and does
-not fail the call it records: the action itself has happened (or been refused) already.
+(`AuditedSave`, ...), and records its outcome in the trail (`memhive_application.audit_trail`):
+each call is recorded with its outcome, including refusals, after it ended. A failed append
+is logged and does not fail the call it records: the action itself has happened (or been
+refused) already.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from memhive_domain.errors import DomainError
 from memhive_domain.kv import KvAddress, KvEntry, WriteRequest
 from memhive_domain.memory import MemoryDraft
 from memhive_domain.principals import Principal
+from memhive_domain.products import Product
 from memhive_ports import AuditLog, Clock
 
 from memhive_query.use_cases.conflicts import NearDuplicates
@@ -25,6 +25,7 @@ from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
 from memhive_query.use_cases.key_values import KeyValues, KvListing
 from memhive_query.use_cases.link import LinkMemories, LinkOutcome
 from memhive_query.use_cases.memories import ForgetMemory
+from memhive_query.use_cases.products import Products
 from memhive_query.use_cases.save import SaveMemory, SaveOutcome, Wait
 from memhive_query.use_cases.update import UpdateMemory, UpdateOutcome, is_verdict
 
@@ -100,6 +101,26 @@ class AuditedDeadLetters:
         action = AuditAction.DEAD_LETTERS_LIST
         async with self._trail.recording(principal, action, consumer or ""):
             return await self._letters(principal, consumer, limit)
+
+
+class AuditedProducts:
+    """Defining a product is audited (its visibility is what its memories inherit); reading
+    products is not."""
+
+    def __init__(self, products: Products, trail: AuditTrail) -> None:
+        self._products, self._trail = products, trail
+
+    async def put(
+        self, principal: Principal, product_id: str, visibility: str, name: str | None
+    ) -> Product:
+        async with self._trail.recording(principal, AuditAction.PRODUCT_DEFINE, product_id):
+            return await self._products.put(principal, product_id, visibility, name)
+
+    async def get(self, principal: Principal, product_id: str) -> Product:
+        return await self._products.get(principal, product_id)
+
+    async def list(self, principal: Principal) -> list[Product]:
+        return await self._products.list(principal)
 
 
 class AuditedKeyValues:

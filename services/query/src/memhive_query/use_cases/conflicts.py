@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from memhive_domain.errors import InvalidInput, NotFound
 from memhive_domain.ids import memory_id_or_not_found
@@ -17,6 +17,7 @@ from memhive_domain.principals import Principal
 from memhive_domain.recall import MemoryFilter, view_of
 from memhive_domain.selection import is_selected
 from memhive_domain.text import id_list_problems
+from memhive_domain.time_range import TimeRange
 from memhive_ports import MemoryStore, VectorIndex
 
 # Neighbours looked at per save: enough to list the near-duplicates an agent must judge.
@@ -90,8 +91,12 @@ def exact_duplicate(similar: Sequence[Similar], memory: Memory) -> Memory | None
 
 
 def _same_scope(principal: Principal, memory: Memory) -> MemoryFilter:
+    """Its node; and, for a memory that says when it happened, the same moment: the same
+    words at another time are another occurrence ("the deploy failed" on Monday, on Friday)."""
+    moment = memory.occurred_at
     return replace(
         view_of(principal),
         node=memory.scope_ref,
         live_at=memory.created_at,
+        occurred=None if moment is None else TimeRange(moment, moment + timedelta(microseconds=1)),
     )

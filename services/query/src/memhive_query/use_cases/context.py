@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime
+
 from memhive_domain.context_pack import ContextCandidate, ContextPack, build_context_pack
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
-from memhive_domain.recall import MAX_RESULTS, SelectionRequest, view_of
+from memhive_domain.recall import MAX_RESULTS, SelectionRequest, plan_listing
 from memhive_domain.selection import is_selected
 from memhive_ports import Clock, MemoryStore
 from memhive_ports.token_counter import TokenCounter
@@ -39,12 +42,16 @@ class BuildContext:
         token_budget: int,
         *,
         scope_path: str | None = None,
+        window: Mapping[str, datetime | None] | None = None,
     ) -> ContextPack:
+        """`window`: created/occurred bounds (SelectionRequest's names) for the memories
+        packed beside the bulletin; the bulletin itself is the node's, whole."""
         require(principal, Action.READ_CONTEXT)
         briefing = await self._bulletins(principal, scope, product_id, scope_path)
+        selection = SelectionRequest(scope_path=briefing.scope.key, **(window or {}))
         candidates = [
-            *await self._shown(principal, briefing),
-            *await self._relevant(principal, briefing, query),
+            *await self._shown(principal, briefing, selection),
+            *await self._relevant(principal, selection, query),
         ]
         return build_context_pack(
             briefing.bulletin.text,
@@ -53,11 +60,13 @@ class BuildContext:
             count_tokens=self._counter.count,
         )
 
-    async def _shown(self, principal: Principal, briefing: ScopeBulletin) -> list[ContextCandidate]:
+    async def _shown(
+        self, principal: Principal, briefing: ScopeBulletin, selection: SelectionRequest
+    ) -> list[ContextCandidate]:
+        now = self._clock.now()
+        view = plan_listing(selection, principal=principal, now=now)
         ids = [memory_id for memory_id, _ in briefing.bulletin.sources]
         records = await self._store.get_many(principal.workspace_id, ids)
-        view = view_of(principal, briefing.scope)
-        now = self._clock.now()
         shown = set(briefing.bulletin.shown_ids)
         return [
             ContextCandidate(r.memory)
@@ -66,10 +75,9 @@ class BuildContext:
         ]
 
     async def _relevant(
-        self, principal: Principal, briefing: ScopeBulletin, query: str | None
+        self, principal: Principal, selection: SelectionRequest, query: str | None
     ) -> list[ContextCandidate]:
         if not query or not query.strip():
             return []
-        selection = SelectionRequest(scope_path=briefing.scope.key)
         recalled = await self._recall(principal, query, selection, MAX_RESULTS)
         return [ContextCandidate(r.memory, r.score) for r in recalled]

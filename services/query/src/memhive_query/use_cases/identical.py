@@ -15,7 +15,7 @@ from datetime import datetime
 
 from memhive_domain.ids import content_id
 from memhive_domain.memory import Memory
-from memhive_ports import MemoryStore
+from memhive_ports import LexicalIndex, MemoryStore
 from memhive_ports.store import StoredMemory
 
 from memhive_query.event_waiter import EventWaiter
@@ -28,30 +28,48 @@ MAX_ATTEMPTS = 8
 class Claim:
     memory: Memory  # with the id its command must use
     existing: Memory | None  # a live memory already holding that id: the save is a duplicate
-    waiting: asyncio.Future | None  # registered on the id before the record was read
+    # Registered on the id before the record was read; for a duplicate, kept only when the
+    # caller waits for "indexed" and the existing memory is not in the lanes yet.
+    waiting: asyncio.Future | None
 
 
 class IdenticalSaves:
-    def __init__(self, store: MemoryStore, waiter: EventWaiter) -> None:
-        self._store, self._waiter = store, waiter
+    def __init__(
+        self, store: MemoryStore, waiter: EventWaiter, lexical: LexicalIndex | None = None
+    ) -> None:
+        self._store, self._waiter, self._lexical = store, waiter, lexical
 
     async def claim(self, memory: Memory, stage: str | None, now: datetime) -> Claim:
         """The memory's content id (the first whose slot is free or live), and a waiter for
         `stage` on it when one is asked for."""
         for attempt in range(MAX_ATTEMPTS):
-            memory_id = content_id(memory.workspace_id, memory.scope_ref.key, memory.body, attempt)
+            memory_id = content_id(
+                memory.workspace_id, memory.scope_ref.key, memory.body, attempt, memory.occurred_at
+            )
             candidate = replace(memory, id=memory_id)
             waiting = None if stage is None else self._waiter.expect(memory_id, stage)
             stored = await self._store.get(memory.workspace_id, memory_id)
             if stored is None:
                 return Claim(candidate, None, waiting)
+            if stored.memory.is_live(now):
+                if waiting is not None and not await self._awaits_indexing(stored, stage):
+                    self._waiter.cancel(waiting)
+                    waiting = None
+                return Claim(candidate, stored.memory, waiting)
             if waiting is not None:
                 self._waiter.cancel(waiting)
-            if stored.memory.is_live(now):
-                return Claim(candidate, stored.memory, None)
         # Many forgotten copies of this body: fall back to the caller's own (random) id.
         waiting = None if stage is None else self._waiter.expect(memory.id, stage)
         return Claim(memory, None, waiting)
+
+    async def _awaits_indexing(self, stored: StoredMemory, stage: str) -> bool:
+        """A duplicate answered to a caller waiting for "indexed" must be recallable too: an
+        identical save a moment earlier may be in the record but not yet in the lanes (the
+        lexical lane is written last, just before MemoryIndexed)."""
+        if stage != "indexed" or self._lexical is None:
+            return False
+        memory = stored.memory
+        return memory.id not in await self._lexical.present(memory.workspace_id, [memory.id])
 
     async def winner(self, memory: Memory, command_id: str) -> Memory | None:
         """After the wait: the memory another identical save stored first, or None if ours."""

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from memhive.v1 import commands_pb2
+from memhive.v1 import commands_pb2, events_pb2
 from memhive_contracts import subjects
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.errors import NotAllowed, NotFound
@@ -35,11 +36,16 @@ class MemoryReader:
     def __init__(self, store: MemoryStore, lexical: LexicalIndex, clock: Clock) -> None:
         self._store, self._lexical, self._clock = store, lexical, clock
 
-    async def get(self, principal: Principal, memory_id: str) -> Memory:
-        """Forgotten, expired, invisible and unknown look the same to a caller: not found."""
+    async def get(
+        self, principal: Principal, memory_id: str, *, include_expired: bool = False
+    ) -> Memory:
+        """Forgotten, expired, invisible and unknown look the same to a caller: not found
+        (expired ones are found for members auditing with `include_expired`)."""
         require(principal, Action.READ)
+        if include_expired:
+            require(principal, Action.READ_EXPIRED)
         stored = await self._store.get(principal.workspace_id, memory_id_or_not_found(memory_id))
-        view = view_of(principal)
+        view = replace(view_of(principal), include_expired=include_expired)
         if stored is None or not is_selected(stored.memory, view, self._clock.now()):
             raise NotFound("memory", memory_id)
         return stored.memory
@@ -96,6 +102,19 @@ class ForgetMemory:
         future = None if wait == "accepted" else self._waiter.expect(memory.id, wait)
         subject = subjects.for_workspace(subjects.FORGET_MEMORY, principal.workspace_id)
         await self._publisher.publish(subject, command, msg_id=command_id)
-        if future is None or not await self._waiter.wait(future, self._timeout):
+        if future is None or not await self._forgotten(future, memory.id, wait):
             return "accepted"
         return "forgotten"
+
+    async def _forgotten(self, future: asyncio.Future, memory_id: str, wait: Wait) -> bool:
+        """Whether the forget reached the stage in time. An earlier write of the memory still
+        in flight (its MemorySaved or MemoryIndexed) announces the same stage: wait past it."""
+        deadline = asyncio.get_running_loop().time() + self._timeout
+        while True:
+            remaining = deadline - asyncio.get_running_loop().time()
+            event = await self._waiter.event(future, max(remaining, 0.0))
+            if event is None:
+                return False
+            if not isinstance(event, events_pb2.MemorySaved | events_pb2.MemoryIndexed):
+                return True  # MemoryForgotten or MemoryUnindexed: nothing else ends a forget
+            future = self._waiter.expect(memory_id, wait)

@@ -8,14 +8,18 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Mapping
+from dataclasses import replace
 
 from memhive.v1 import events_pb2
 from memhive_contracts import subjects
 from memhive_contracts.mapping import to_timestamp
+from memhive_domain.confidence import QueryWords, confidence
 from memhive_domain.fusion import FusionMethod, fuse
+from memhive_domain.neighbours import DEFAULT_NEIGHBOUR_SHARE
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
-from memhive_domain.ranking import rank_recalled
+from memhive_domain.query_time import DEFAULT_TIME_BOOST
+from memhive_domain.ranking import in_context, rank_recalled
 from memhive_domain.recall import RecallQuery, SelectionRequest, plan_recall
 from memhive_ports import Clock, Embedder, EventPublisher, LexicalIndex, MemoryStore, VectorIndex
 from memhive_ports.lanes import LaneHit
@@ -40,11 +44,14 @@ class RecallMemories:
         lane_weights: Mapping[str, float],
         importance_influence: float,
         fusion: FusionMethod = FusionMethod.RELATIVE_SCORE,
+        neighbour_share: float = DEFAULT_NEIGHBOUR_SHARE,
+        time_boost: float = DEFAULT_TIME_BOOST,
     ) -> None:
         self._store, self._vector, self._lexical = store, vector, lexical
         self._embedder, self._publisher, self._clock = embedder, publisher, clock
         self._weights, self._influence = dict(lane_weights), importance_influence
         self._fusion = fusion
+        self._neighbour_share, self._time_boost = neighbour_share, time_boost
         self._supersession = SupersessionResolver(store, clock)
         self._background: set[asyncio.Task] = set()
 
@@ -58,12 +65,20 @@ class RecallMemories:
         *,
         include_superseded: bool = False,
         record_hits: bool = True,
+        min_confidence: float | None = None,
     ) -> list[RecalledMemory]:
         """`record_hits=False` for audits (the dashboard): a person browsing is not an agent
         recalling, so access statistics stay the agents'."""
         require(principal, Action.RECALL)
         now = self._clock.now()
-        query = plan_recall(text, selection, max_results, principal=principal, now=now)
+        query = plan_recall(
+            text,
+            selection,
+            max_results,
+            principal=principal,
+            now=now,
+            min_confidence=min_confidence,
+        )
         lane_hits = await self._search_lanes(query, lanes)
         fused = fuse(
             self._fusion,
@@ -71,10 +86,18 @@ class RecallMemories:
             weights=self._weights,
         )
         records = await self._store.get_many(principal.workspace_id, [h.memory_id for h in fused])
+        memories = {i: s.memory for i, s in records.items()}
+        fused = in_context(
+            fused,
+            memories,
+            named_times=query.named_times,
+            neighbour_share=self._neighbour_share,
+            time_boost=self._time_boost,
+        )
         # Every candidate is ranked: resolution may drop stale ones, and the limit comes after.
         ranked = rank_recalled(
             fused,
-            {i: s.memory for i, s in records.items()},
+            memories,
             memory_filter=query.filter,
             now=now,
             limit=len(fused),
@@ -83,9 +106,28 @@ class RecallMemories:
         recalled = await self._supersession.resolve(
             principal, ranked, records, include_superseded=include_superseded
         )
+        recalled = self._confident(query, recalled, lane_hits.get(VECTOR_LANE, []))
         if record_hits:
-            self._record_hits(principal, query.text, recalled[: query.limit])
-        return recalled[: query.limit]
+            self._record_hits(principal, query.text, recalled)
+        return recalled
+
+    @staticmethod
+    def _confident(
+        query: RecallQuery, recalled: list[RecalledMemory], vector_hits: list[LaneHit]
+    ) -> list[RecalledMemory]:
+        """Each result's confidence; those below the query's minimum left out; the limit.
+        A memory the vector lane did not list is at most as similar as its last hit."""
+        floor = min((h.score for h in vector_hits), default=0.0)
+        words = QueryWords.of(query.text)
+        kept: list[RecalledMemory] = []
+        for r in recalled:
+            if len(kept) == query.limit:
+                break
+            similarity = r.lane_scores.get(VECTOR_LANE, floor)
+            sure = confidence(similarity, words.coverage(r.memory.body))
+            if sure >= query.min_confidence:
+                kept.append(replace(r, confidence=sure))
+        return kept
 
     async def _search_lanes(
         self, query: RecallQuery, lanes: tuple[str, ...]

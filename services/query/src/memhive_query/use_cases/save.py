@@ -122,6 +122,8 @@ class SaveMemory:
         if self._identical is not None:
             claim = await self._identical.claim(memory, stage, memory.created_at)
             if claim.existing is not None:
+                if claim.waiting is not None:  # a duplicate still on its way to the lanes
+                    await self._waiter.wait(claim.waiting, self._timeout)
                 return SaveOutcome(claim.existing, "duplicate")
             memory, future = claim.memory, claim.waiting
         else:

@@ -35,6 +35,8 @@ class RecalledMemory:
     ranks: Mapping[str, int] = field(default_factory=dict)
     replaces: tuple[str, ...] = ()
     superseded_by: str | None = None
+    lane_scores: Mapping[str, float] = field(default_factory=dict)  # each lane's own score
+    confidence: float = 0.0  # how likely it answers the query (confidence.py)
 
 
 class SupersessionResolver:
@@ -91,7 +93,13 @@ class SupersessionResolver:
 
 
 def _plain(ranked: RankedMemory) -> RecalledMemory:
-    return RecalledMemory(ranked.memory, ranked.score, ranked.fused_score, ranked.ranks)
+    return RecalledMemory(
+        ranked.memory,
+        ranked.score,
+        ranked.fused_score,
+        ranked.ranks,
+        lane_scores=ranked.lane_scores,
+    )
 
 
 def _recalled(resolved: ResolvedMemory, ranked: RankedMemory | None) -> RecalledMemory:
@@ -105,4 +113,5 @@ def _recalled(resolved: ResolvedMemory, ranked: RankedMemory | None) -> Recalled
         ranks,
         replaces=resolved.replaces,
         superseded_by=resolved.superseded_by,
+        lane_scores=ranked.lane_scores if ranked is not None else {},
     )

@@ -10,16 +10,17 @@ memory may give one (`Action.FLAG`); every other change needs the memory's node 
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from dataclasses import dataclass, replace
 
-from memhive.v1 import commands_pb2
+from memhive.v1 import commands_pb2, events_pb2
 from memhive.v1 import memory_pb2 as pb
 from memhive_contracts import subjects
 from memhive_contracts.curation_mapping import changes_to_pb
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.changes import MemoryChanges, apply_changes, checked_changes
-from memhive_domain.errors import NotAllowed, NotFound
+from memhive_domain.errors import DomainError, NotAllowed, NotFound
 from memhive_domain.memory import Memory
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
@@ -30,6 +31,10 @@ from memhive_query.event_waiter import EventWaiter
 from memhive_query.use_cases.conflicts import ConflictCheck
 from memhive_query.use_cases.memories import MemoryReader
 from memhive_query.use_cases.save import Wait
+
+
+class ChangeRejected(DomainError):
+    """The change cannot be applied: the memory was forgotten before ingest got to it (409)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,13 +125,54 @@ class UpdateMemory:
         future = None if wait == "accepted" else self._waiter.expect(updated.id, wait)
         subject = subjects.for_workspace(subjects.UPDATE_MEMORY, principal.workspace_id)
         await self._publisher.publish(subject, command, msg_id=change_id)
-        if future is None or not await self._waiter.wait(future, self._timeout):
+        if future is None:
+            return UpdateOutcome("accepted", updated, change_id)
+        if not await self._applied(future, updated.id, change_id, wait):
+            await self._ensure_still_live(principal, updated.id)
             return UpdateOutcome("accepted", updated, change_id)
         try:
             current = await self._reader.get(principal, updated.id)
         except NotFound:  # the change took it out of the caller's view
             current = updated
         return UpdateOutcome("updated", current, change_id)
+
+    async def _applied(
+        self, future: asyncio.Future, memory_id: str, change_id: str, wait: Wait
+    ) -> bool:
+        """Whether this change reached the stage in time. Another write of the memory may be
+        announced first (waited past); a forget means ingest will refuse this change."""
+        deadline = asyncio.get_running_loop().time() + self._timeout
+        while True:
+            remaining = deadline - asyncio.get_running_loop().time()
+            event = await self._waiter.event(future, max(remaining, 0.0))
+            if event is None:
+                return False
+            if isinstance(event, events_pb2.MemoryForgotten | events_pb2.MemoryUnindexed):
+                raise ChangeRejected(
+                    f"the change was not applied: memory {memory_id} was forgotten"
+                )
+            if _announces(event, change_id):
+                return True
+            future = self._waiter.expect(memory_id, wait)
+
+    async def _ensure_still_live(self, principal: Principal, memory_id: str) -> None:
+        """Past the wait: answer 202 only if ingest can still apply the change."""
+        try:
+            await self._reader.get(principal, memory_id)
+        except NotFound:
+            raise ChangeRejected(
+                f"the change will not be applied: memory {memory_id} is gone"
+            ) from None
+
+
+def _announces(event, change_id: str) -> bool:
+    """The event is this change's own (MemorySaved by its command, or the MemoryIndexed that
+    follows it: its event id starts with the command id)."""
+    if isinstance(event, events_pb2.MemorySaved):
+        return event.command_id == change_id
+    if isinstance(event, events_pb2.MemoryIndexed):
+        return event.event_id.startswith(f"{change_id}:")
+    return True  # nothing else completes a memory's stage
 
 
 def is_verdict(changes: MemoryChanges) -> bool:

@@ -7,7 +7,16 @@ from typing import Annotated
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
-from memhive_query.mcp.arguments import OptionalScope, ProductId, ScopePath, present
+from memhive_query.mcp.arguments import (
+    HappenedAfter,
+    HappenedBefore,
+    OptionalScope,
+    ProductId,
+    SavedAfter,
+    SavedBefore,
+    ScopePath,
+    present,
+)
 from memhive_query.mcp.rendering import render_context
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
 
@@ -28,6 +37,10 @@ async def get_context(
     scope: OptionalScope = None,
     product_id: ProductId = None,
     scope_path: ScopePath = None,
+    occurred_after: HappenedAfter = None,
+    occurred_before: HappenedBefore = None,
+    created_after: SavedAfter = None,
+    created_before: SavedBefore = None,
 ) -> ToolReply:
     fields = present(
         query=query,
@@ -35,6 +48,10 @@ async def get_context(
         product_id=product_id,
         scope_path=scope_path,
         token_budget=token_budget,
+        occurred_after=occurred_after,
+        occurred_before=occurred_before,
+        created_after=created_after,
+        created_before=created_before,
     )
     pack = await api.context(fields)
     return ToolReply(render_context(pack), pack)

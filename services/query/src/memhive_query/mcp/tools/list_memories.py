@@ -7,7 +7,17 @@ from typing import Annotated
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
-from memhive_query.mcp.arguments import KindName, OptionalScope, ProductId, ScopePath, present
+from memhive_query.mcp.arguments import (
+    HappenedAfter,
+    HappenedBefore,
+    KindName,
+    OptionalScope,
+    ProductId,
+    SavedAfter,
+    SavedBefore,
+    ScopePath,
+    present,
+)
 from memhive_query.mcp.rendering import render_list
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
 
@@ -26,6 +36,10 @@ async def list_memories(
         Field(min_length=1, description="The next_cursor of the previous page, to continue."),
     ] = None,
     limit: Annotated[int, Field(ge=1, le=100, description="Memories per page, 1..100.")] = 20,
+    occurred_after: HappenedAfter = None,
+    occurred_before: HappenedBefore = None,
+    created_after: SavedAfter = None,
+    created_before: SavedBefore = None,
 ) -> ToolReply:
     fields = present(
         kind=kind,
@@ -35,6 +49,10 @@ async def list_memories(
         tag=tag,
         cursor=cursor,
         limit=limit,
+        occurred_after=occurred_after,
+        occurred_before=occurred_before,
+        created_after=created_after,
+        created_before=created_before,
     )
     page = await api.list(fields)
     return ToolReply(render_list(page), page)

@@ -7,9 +7,25 @@ from typing import Annotated
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
-from memhive_query.mcp.arguments import KindName, OptionalScope, ProductId, ScopePath, Tags, present
+from memhive_query.mcp.arguments import (
+    HappenedAfter,
+    HappenedBefore,
+    KindName,
+    OptionalScope,
+    ProductId,
+    SavedAfter,
+    SavedBefore,
+    ScopePath,
+    Tags,
+    present,
+)
 from memhive_query.mcp.rendering import render_recall
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
+
+# Agents act on what recall returns, so by default they get only results with some chance of
+# answering (the REST default, 0, returns everything). On LoCoMo this floor costs recall@5
+# no more than 0.005 while an unrelated question gets nothing back (docs/benchmarks.md).
+DEFAULT_MIN_CONFIDENCE = 0.01
 
 
 async def recall_memory(
@@ -35,6 +51,19 @@ async def recall_memory(
     include_superseded: Annotated[
         bool, Field(description="Also return memories replaced by newer ones (for audits).")
     ] = False,
+    occurred_after: HappenedAfter = None,
+    occurred_before: HappenedBefore = None,
+    created_after: SavedAfter = None,
+    created_before: SavedBefore = None,
+    min_confidence: Annotated[
+        float,
+        Field(
+            ge=0,
+            le=1,
+            description="Leave out memories less likely than this (0..1) to answer the query. "
+            "An empty answer then means nothing stored answers it; 0 returns every match.",
+        ),
+    ] = DEFAULT_MIN_CONFIDENCE,
 ) -> ToolReply:
     fields = present(
         query=query,
@@ -45,6 +74,11 @@ async def recall_memory(
         tags=tags,
         max_results=max_results,
         include_superseded=include_superseded or None,
+        occurred_after=occurred_after,
+        occurred_before=occurred_before,
+        created_after=created_after,
+        created_before=created_before,
+        min_confidence=min_confidence,
     )
     result = await api.recall(fields)
     return ToolReply(render_recall(result["results"]), result)
@@ -55,7 +89,9 @@ TOOL = MemoryTool(
     title="Recall memories",
     description=(
         "Search shared memory for what is known about a topic. Returns the best matching "
-        "memories, best first, each with its id, kind, relevance score and body. Outdated "
+        "memories, best first, each with its id, kind, relevance score, confidence (how "
+        "likely it answers the query) and body; nothing back means nothing stored answers "
+        "it. Outdated "
         "facts are replaced by their newer versions. Use this before deciding something that "
         "may already have been decided, or to pick up where another session left off."
     ),

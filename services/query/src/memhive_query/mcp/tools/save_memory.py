@@ -13,6 +13,7 @@ from memhive_query.mcp.arguments import (
     Importance,
     Kind,
     MemoryId,
+    OccurredAt,
     OptionalScope,
     ProductId,
     ScopePath,
@@ -43,6 +44,7 @@ async def save_memory(
         datetime | None,
         Field(description="When this stops being true, ISO-8601, e.g. '2026-01-31T00:00:00Z'."),
     ] = None,
+    occurred_at: OccurredAt = None,
     supersedes: Annotated[
         list[MemoryId] | None,
         Field(
@@ -65,7 +67,8 @@ async def save_memory(
         scope_path=scope_path,
         visibility=visibility,
         source_ref=source_ref,
-        expires_at=expires_at.isoformat() if expires_at else None,
+        expires_at=expires_at,
+        occurred_at=occurred_at,
         supersedes=supersedes,
         force=force,
     )

@@ -9,7 +9,14 @@ from memhive_domain.memory import MAX_BODY_CHARS
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
-from memhive_query.mcp.arguments import Importance, MemoryId, Tags, Visibility_, present
+from memhive_query.mcp.arguments import (
+    Importance,
+    MemoryId,
+    OccurredAt,
+    Tags,
+    Visibility_,
+    present,
+)
 from memhive_query.mcp.rendering import render_updated
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
 
@@ -35,6 +42,7 @@ async def update_memory(
         datetime | None, Field(description="When it stops being true (a future time, ISO 8601).")
     ] = None,
     never_expires: Annotated[bool, Field(description="Remove the expiry.")] = False,
+    occurred_at: OccurredAt = None,
     force: Annotated[
         bool, Field(description="Change the body even if another memory says nearly the same.")
     ] = False,
@@ -45,7 +53,8 @@ async def update_memory(
         tags=tags,
         pinned=pinned,
         visibility=visibility,
-        expires_at=None if expires_at is None else expires_at.isoformat(),
+        expires_at=expires_at,
+        occurred_at=occurred_at,
     )
     if never_expires:
         fields["expires_at"] = None

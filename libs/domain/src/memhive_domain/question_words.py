@@ -1,5 +1,5 @@
-"""English question words, dropped from BM25 queries (never from documents) by both
-lexical backends."""
+"""English question words: dropped from BM25 queries (never from documents) by both lexical
+backends, and left out when recall measures how much of a query a memory covers."""
 
 from __future__ import annotations
 

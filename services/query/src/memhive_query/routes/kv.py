@@ -73,7 +73,9 @@ async def get_entry(address: Address, gw: GatewayDep, who: PrincipalDep) -> JSON
     return _answer(await gw.kv.get(who, *address))
 
 
-@router.put("/{scope:path}/{key}", responses=errors(409, 413, conflict=RevisionConflictBody))
+# A node path the router cannot match (a line break in it: `{scope:path}` stops at one) is
+# the app's 404 before any validation, so PUT declares 404 too.
+@router.put("/{scope:path}/{key}", responses=errors(404, 409, 413, conflict=RevisionConflictBody))
 async def put_entry(
     address: Address,
     request: KvPutRequest,

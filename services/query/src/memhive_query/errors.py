@@ -15,7 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from memhive_application.authentication import Unauthenticated
 from memhive_domain.errors import ConcurrentUpdate, InvalidInput, NotAllowed, NotFound
-from memhive_ports import TokenServiceUnavailable
+from memhive_ports import BusUnavailable, TokenServiceUnavailable
 from starlette.exceptions import HTTPException
 
 from memhive_query.schemas import memory_json
@@ -46,6 +46,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(NearDuplicates, _near_duplicates)
     app.add_exception_handler(SummaryUnavailable, _status(503))
     app.add_exception_handler(TokenServiceUnavailable, _status(503))
+    app.add_exception_handler(BusUnavailable, _bus_unavailable)
 
 
 def error_response(
@@ -93,6 +94,14 @@ async def _unauthenticated(_: Request, exc: Unauthenticated) -> JSONResponse:
 async def _near_duplicates(_: Request, exc: NearDuplicates) -> JSONResponse:
     similar = [memory_json(s.memory) | {"similarity": round(s.similarity, 4)} for s in exc.similar]
     return error_response(409, str(exc), similar=similar)
+
+
+async def _bus_unavailable(_: Request, exc: BusUnavailable) -> JSONResponse:
+    # Nothing was stored: the same request, retried, is safe (a save may then answer 200
+    # with the id of an identical body that did land).
+    response = error_response(503, f"memhive cannot take writes right now: {exc}")
+    response.headers["Retry-After"] = "1"
+    return response
 
 
 def _status(code: int):

@@ -38,7 +38,9 @@ _MEANING = {
     409: "refused because of the current state (near-duplicates, an end forgotten meanwhile)",
     413: "the request body is larger than the gateway accepts",
     422: "invalid input: `problems` names each field",
-    503: "a service behind the gateway did not answer in time (tokens: the ingest service)",
+    503: "a service behind the gateway did not answer in time (tokens: the ingest service), "
+    "or the bus cannot take writes for now (a stream electing its leader): retry after "
+    "`Retry-After` seconds",
 }
 
 

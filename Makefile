@@ -41,7 +41,7 @@ test-e2e: install
 	$(RUN) pytest tests/e2e
 
 bench: install
-	$(RUN) python -m bench.run_all
+	$(RUN) python -m bench.run_all $(if $(SIZE),--size $(SIZE))
 
 proto: install
 	$(RUN) python -m grpc_tools.protoc -I proto --python_out=libs/contracts/src \

@@ -1,5 +1,7 @@
-"""Recall latency over HTTP at 10k and 100k memories, save -> recallable latency, sustained
-save throughput, resident memory, and MCP tool-call latency, on a fresh `memhive run`."""
+"""Recall latency over HTTP at 10k and 100k memories (and 1M with `--size 1000000`), save ->
+recallable latency, save throughput from one sequential client and from 16, resident memory,
+and MCP tool-call latency, on a fresh `memhive run` with every service on; each figure is
+printed beside its target (issue 17) and the recall scaling ratio beside its bound."""
 
 from __future__ import annotations
 
@@ -26,6 +28,20 @@ from bench.running_stack import RunningStack, rss_mib
 
 BASES = 2000
 QUERIES = 200
+# Every consumer the bulk load feeds: recall is measured once all of them have caught up,
+# so no background work competes with it.
+DURABLES = ("ingest", "embed", "link-classifier", "bulletin")
+
+# Issue 17's targets on a 2-core machine: (label, figure, bound, higher is better).
+TARGETS = (
+    ("recall p50 at 100k (ms)", ("recall", 100_000, "p50"), 15.0, False),
+    ("recall p95 at 100k (ms)", ("recall", 100_000, "p95"), 40.0, False),
+    ("recall p50 at 100k / at 10k", ("scaling",), 1.3, False),
+    ("saves/s, 16 clients, wait=indexed", ("gateway_saves_per_s",), 300.0, True),
+    ("saves/s, 1 client in sequence, wait=indexed", ("sequential_saves_per_s",), 120.0, True),
+    ("save -> recallable p95 (ms)", ("save_to_recallable", "p95"), 50.0, False),
+    ("RSS at 1M (MiB)", ("rss", 1_000_000), 4096.0, False),
+)
 
 
 def percentiles(samples_ms: list[float]) -> dict[str, float]:
@@ -75,10 +91,16 @@ async def bulk_load(
             await asyncio.gather(*pending)
             pending.clear()
     await asyncio.gather(*pending)
-    await wait_drained(js, ("ingest", "embed"))
+    await wait_drained(js, await present(js, DURABLES))
     rate = count / (time.perf_counter() - began)
     await nc.close()
     return rate
+
+
+async def present(js, durables) -> list[str]:
+    """The durables this stack runs (MEMHIVE_RUN_SERVICES may leave some out)."""
+    names = {c.name for c in await js.consumers_info(streams.LOG_STREAM)}
+    return [d for d in durables if d in names]
 
 
 async def wait_drained(js, durables) -> None:
@@ -101,15 +123,18 @@ async def recall_latency(client: AsyncMemhiveClient, bases: list[str]) -> dict:
     return percentiles(samples)
 
 
-async def save_to_recallable(client: AsyncMemhiveClient, count: int = 100) -> dict:
+async def save_to_recallable(client: AsyncMemhiveClient, count: int = 200) -> dict:
+    """One client saving in sequence, each waiting for `indexed`: the latency of each save
+    (save -> recallable) and the rate they add up to."""
     samples = []
+    began = time.perf_counter()
     for n in range(count):
         body = f"Latency probe {n}: the canary deploy {uuid.uuid4().hex[:8]} passed"
         t = time.perf_counter()
         saved = await client.save("observation", body, force=True, wait="indexed")
         samples.append((time.perf_counter() - t) * 1000)
         assert saved.status == "indexed", saved
-    return percentiles(samples)
+    return percentiles(samples) | {"per_s": count / (time.perf_counter() - began)}
 
 
 async def gateway_throughput(stack: RunningStack, count: int = 1000, clients: int = 16) -> float:
@@ -152,13 +177,15 @@ async def run(stack: RunningStack, sizes=(10_000, 100_000)) -> dict:
     bases = base_sentences(BASES)
     vectors = MiniLmEmbedder().embed_sync(bases)
     report = {"idle_rss_mib": rss_mib(stack.pid), "sizes": {}}
-    loaded = 0
+    loaded, load_s = 0, 0.0
     async with stack.client() as client:
         for size in sizes:
             rate = await bulk_load(stack, size - loaded, loaded, bases, vectors)
+            load_s += (size - loaded) / rate
             loaded = size
             row = {
                 "bulk_load_per_s": rate,
+                "load_s": load_s,
                 "recall": await recall_latency(client, bases),
                 "rss_mib": rss_mib(stack.pid),
             }
@@ -170,11 +197,49 @@ async def run(stack: RunningStack, sizes=(10_000, 100_000)) -> dict:
     return report
 
 
+def figure(report: dict, path: tuple) -> float | None:
+    """One figure of the report by its TARGETS path; None when this run did not measure it."""
+    sizes = report["sizes"]
+    first = next(iter(sizes.values()), {})
+    match path:
+        case ("recall", size, stat):
+            return sizes[size]["recall"][stat] if size in sizes else None
+        case ("scaling",):
+            if 10_000 in sizes and 100_000 in sizes:
+                return sizes[100_000]["recall"]["p50"] / sizes[10_000]["recall"]["p50"]
+            return None
+        case ("rss", size):
+            return sizes[size]["rss_mib"] if size in sizes else None
+        case ("save_to_recallable", stat):
+            return first.get("save_to_recallable", {}).get(stat)
+        case ("sequential_saves_per_s",):
+            return first.get("save_to_recallable", {}).get("per_s")
+        case (key,):
+            return first.get(key)
+    raise ValueError(path)
+
+
 def render(report: dict) -> str:
+    return render_sizes(report) + "\n\n" + render_targets(report)
+
+
+def render_targets(report: dict) -> str:
+    lines = ["| target | bound | measured | met |", "|---|---:|---:|---|"]
+    for label, path, bound, higher in TARGETS:
+        value = figure(report, path)
+        if value is None:
+            lines.append(f"| {label} | {bound:g} | not measured in this run | |")
+            continue
+        met = value >= bound if higher else value <= bound
+        lines.append(f"| {label} | {bound:g} | {value:.2f} | {'yes' if met else '**no**'} |")
+    return "\n".join(lines)
+
+
+def render_sizes(report: dict) -> str:
     lines = [
-        "| memories | recall p50 / p95 (ms) | MCP recall p50 / p95 (ms) | save→recallable p50 / p95 (ms) | bus bulk load (memories/s) | gateway saves/s (16 clients, wait=indexed) | RSS (MiB, memhive + nats-server) |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
-        f"| 0 | | | | | | {report['idle_rss_mib']:.0f} |",
+        "| memories | recall p50 / p95 (ms) | MCP recall p50 / p95 (ms) | save→recallable p50 / p95 (ms) | saves/s, 1 client in sequence | saves/s, 16 clients (wait=indexed) | bus bulk load (memories/s) | load time (s) | RSS (MiB, memhive + nats-server) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| 0 | | | | | | | | {report['idle_rss_mib']:.0f} |",
     ]
     for size, row in report["sizes"].items():
 
@@ -182,10 +247,18 @@ def render(report: dict) -> str:
             return f"{row[key]['p50']:.1f} / {row[key]['p95']:.1f}" if key in row else ""
 
         saves = f"{row['gateway_saves_per_s']:.0f}" if "gateway_saves_per_s" in row else ""
+        one = f"{row['save_to_recallable']['per_s']:.0f}" if "save_to_recallable" in row else ""
         lines.append(
-            f"| {size:,} | {pair('recall')} | {pair('mcp_recall')} | {pair('save_to_recallable')} | {row['bulk_load_per_s']:.0f} | {saves} | {row['rss_mib']:.0f} |"
+            f"| {size:,} | {pair('recall')} | {pair('mcp_recall')} | {pair('save_to_recallable')} | {one} | {saves} | {row['bulk_load_per_s']:.0f} | {row['load_s']:.0f} | {row['rss_mib']:.0f} |"
         )
     return "\n".join(lines)
+
+
+def sizes_from(argv: list[str]) -> tuple[int, ...]:
+    """`10000 100000`, or `--size 1000000` (added to the default 10k and 100k)."""
+    if argv[:1] == ["--size"]:
+        return tuple(sorted({10_000, 100_000, *(int(s) for s in argv[1:])}))
+    return tuple(int(s) for s in argv) or (10_000, 100_000)
 
 
 if __name__ == "__main__":
@@ -193,6 +266,5 @@ if __name__ == "__main__":
 
     from bench.running_stack import running_stack
 
-    sizes = tuple(int(s) for s in sys.argv[1:]) or (10_000, 100_000)
-    with running_stack({"MEMHIVE_RUN_SERVICES": '["ingest","embed"]'}) as stack:
-        print(render(asyncio.run(run(stack, sizes))))
+    with running_stack() as stack:
+        print(render(asyncio.run(run(stack, sizes_from(sys.argv[1:])))))

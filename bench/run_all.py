@@ -11,6 +11,7 @@ import asyncio
 import os
 import platform
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -21,6 +22,8 @@ from bench.running_stack import running_stack
 
 OUTPUT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
 SIZES = tuple(int(s) for s in os.environ.get("MEMHIVE_BENCH_SIZES", "10000,100000").split(","))
+if "--size" in sys.argv:  # `make bench SIZE=1000000`: one more, larger store in the same run
+    SIZES = tuple(sorted({*SIZES, int(sys.argv[sys.argv.index("--size") + 1])}))
 
 
 def machine() -> str:
@@ -48,9 +51,8 @@ def section(title: str, body: Callable[[], str]) -> str:
 
 
 def load_and_latency() -> str:
-    # Classification and bulletins would work through the bulk load in the same process
-    # and on the same two cores; they are measured in their own sections.
-    with running_stack({"MEMHIVE_RUN_SERVICES": '["ingest","embed"]'}) as stack:
+    # Every service on, as a user runs it; recall is measured once every consumer caught up.
+    with running_stack() as stack:
         return load_latency.render(asyncio.run(load_latency.run(stack, SIZES)))
 
 

@@ -17,7 +17,7 @@ from memhive_ports.lanes import LaneHit, LexicalIndex, VectorIndex
 from memhive_ports.link_classifier import EdgeProposal, LinkClassifier
 from memhive_ports.llm import JsonChat, JsonReply, LlmUnavailable, MalformedOutput
 from memhive_ports.poison import Poison
-from memhive_ports.publisher import EventPublisher
+from memhive_ports.publisher import BusUnavailable, EventPublisher
 from memhive_ports.scheduler import CommandScheduler
 from memhive_ports.spend import SpendCounters
 from memhive_ports.store import MemoryStore, StoredMemory
@@ -28,6 +28,7 @@ from memhive_ports.tokens import TokenDirectory
 __all__ = [
     "AuditLog",
     "AuditPage",
+    "BusUnavailable",
     "Clock",
     "CommandScheduler",
     "EdgeProposal",

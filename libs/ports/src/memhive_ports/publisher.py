@@ -5,10 +5,16 @@ from typing import Protocol
 from google.protobuf.message import Message
 
 
+class BusUnavailable(Exception):
+    """The bus did not store the message, even after retries (no stream leader during an
+    election, the connection down). Nothing was lost: the caller may try again later."""
+
+
 class EventPublisher(Protocol):
     """Puts commands and events on the bus."""
 
     async def publish(self, subject: str, message: Message, *, msg_id: str) -> None:
         """Returns once the stream has stored the message. The same msg_id within the
-        stream's duplicate window is stored once, so a retried publish is safe."""
+        stream's duplicate window is stored once, so a retried publish is safe. Raises
+        BusUnavailable when the bus cannot take it for now."""
         ...

@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse
 from memhive_application.authentication import Unauthenticated
 from memhive_domain.errors import ConcurrentUpdate, InvalidInput, NotAllowed, NotFound
 from memhive_domain.kv import RevisionMismatch
-from memhive_ports import TokenServiceUnavailable
+from memhive_ports import BusUnavailable, TokenServiceUnavailable
 from starlette.exceptions import HTTPException
 
 from memhive_query.schemas import memory_json
@@ -48,6 +48,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RevisionMismatch, _revision_mismatch)
     app.add_exception_handler(SummaryUnavailable, _status(503))
     app.add_exception_handler(TokenServiceUnavailable, _status(503))
+    app.add_exception_handler(BusUnavailable, _bus_unavailable)
 
 
 def error_response(
@@ -99,6 +100,14 @@ async def _near_duplicates(_: Request, exc: NearDuplicates) -> JSONResponse:
 
 async def _revision_mismatch(_: Request, exc: RevisionMismatch) -> JSONResponse:
     return error_response(409, str(exc), current_revision=exc.current)
+
+
+async def _bus_unavailable(_: Request, exc: BusUnavailable) -> JSONResponse:
+    # Nothing was stored: the same request, retried, is safe (a save may then answer 200
+    # with the id of an identical body that did land).
+    response = error_response(503, f"memhive cannot take writes right now: {exc}")
+    response.headers["Retry-After"] = "1"
+    return response
 
 
 def _status(code: int):

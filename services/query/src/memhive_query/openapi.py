@@ -45,7 +45,9 @@ _MEANING = {
     "a key/value entry not at the expected revision)",
     413: "the request body is larger than the gateway accepts",
     422: "invalid input: `problems` names each field",
-    503: "a service behind the gateway did not answer in time (tokens: the ingest service)",
+    503: "a service behind the gateway did not answer in time (tokens: the ingest service), "
+    "or the bus cannot take writes for now (a stream electing its leader): retry after "
+    "`Retry-After` seconds",
 }
 
 

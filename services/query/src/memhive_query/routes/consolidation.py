@@ -18,7 +18,12 @@ router = APIRouter(prefix="/v1/memories", tags=["curation"], responses=errors(40
     status_code=201,
     responses=ACCEPTED
     | errors(403, 404)
-    | {503: {"description": "summarize: the LLM could not write the body; nothing was saved"}},
+    | {
+        503: {
+            "description": "summarize: the LLM could not write the body, or the bus cannot"
+            " take writes for now; nothing was saved"
+        }
+    },
 )
 async def consolidate_memories(
     request: ConsolidateRequest, gw: GatewayDep, who: PrincipalDep, wait: Wait = "persisted"

@@ -21,7 +21,7 @@ ACCEPTED_NOTE = (
     status_code=201,
     responses={200: {"description": "unchanged: the edge was already there"}}
     | ACCEPTED
-    | errors(403, 409, 413),
+    | errors(403, 409, 413, 503),
 )
 async def link_memories(request: EdgeRequest, gw: GatewayDep, who: PrincipalDep) -> JSONResponse:
     """Link src to dst; waits until both records hold the edge. Linking twice changes nothing."""

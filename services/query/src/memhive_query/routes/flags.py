@@ -20,7 +20,7 @@ router = APIRouter(
 )
 
 
-@router.post("/flags", status_code=201, responses=ACCEPTED)
+@router.post("/flags", status_code=201, responses=ACCEPTED | errors(503))
 async def flag_memory(
     memory_id: str,
     request: FlagRequest,
@@ -56,7 +56,7 @@ async def clear_flags(
     return update_answer(await gw.update(who, memory_id, changes, wait=wait))
 
 
-@router.post("/confirmations", responses=ACCEPTED)
+@router.post("/confirmations", responses=ACCEPTED | errors(503))
 async def confirm_memory(
     memory_id: str, gw: GatewayDep, who: PrincipalDep, wait: Wait = "persisted"
 ) -> JSONResponse:

@@ -28,7 +28,7 @@ router = APIRouter(prefix="/v1/memories", tags=["memories"], responses=errors(40
     status_code=201,
     responses={200: {"description": "duplicate: the same body is already remembered"}}
     | ACCEPTED
-    | errors(403, 404, 409, 413, conflict=NearDuplicatesBody),
+    | errors(403, 404, 409, 413, 503, conflict=NearDuplicatesBody),
 )
 async def save_memory(
     request: SaveRequest, gw: GatewayDep, who: PrincipalDep, wait: Wait = "persisted"
@@ -97,7 +97,7 @@ async def list_memories(
 
 
 @router.patch(
-    "/{memory_id}", responses=ACCEPTED | errors(403, 404, 409, conflict=NearDuplicatesBody)
+    "/{memory_id}", responses=ACCEPTED | errors(403, 404, 409, 503, conflict=NearDuplicatesBody)
 )
 async def update_memory(
     memory_id: str,
@@ -114,7 +114,7 @@ async def update_memory(
     return update_answer(outcome)
 
 
-@router.delete("/{memory_id}", responses=ACCEPTED | errors(403, 404))
+@router.delete("/{memory_id}", responses=ACCEPTED | errors(403, 404, 503))
 async def forget_memory(
     memory_id: str, gw: GatewayDep, who: PrincipalDep, wait: Wait = "persisted"
 ) -> JSONResponse:

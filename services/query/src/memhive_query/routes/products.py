@@ -28,7 +28,7 @@ class ProductRequest(BaseModel):
     )
 
 
-@router.put("/{product_id}", responses=errors(403))
+@router.put("/{product_id}", responses=errors(403, 503))
 async def put_product(
     product_id: str, request: ProductRequest, gw: GatewayDep, who: PrincipalDep
 ) -> dict:

@@ -21,7 +21,9 @@ from memhive_query.use_cases.skills import SkillRequest
 router = APIRouter(tags=["skills"], responses=errors(401, 403, 404, 422))
 
 
-@router.post("/v1/memories/{memory_id}/crystallize", status_code=201, responses=ACCEPTED)
+@router.post(
+    "/v1/memories/{memory_id}/crystallize", status_code=201, responses=ACCEPTED | errors(503)
+)
 async def crystallize_memory(
     memory_id: str,
     request: CrystallizeRequest,

@@ -6,16 +6,18 @@ from __future__ import annotations
 import asyncio
 import builtins
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from google.protobuf.message import Message
 from memhive.v1 import edges_pb2
+from memhive_domain.activity import ActivityEvent, ActivityKind, ActivityPosition
 from memhive_domain.audit import AuditEntry, AuditQuery
 from memhive_domain.bulletin import Bulletin
 from memhive_domain.bulletin_audience import Audience
 from memhive_domain.edges import Edge
 from memhive_domain.errors import ConcurrentUpdate
+from memhive_domain.kv import KvAddress, KvEntry, KvPage, KvWrite, Precondition, RevisionMismatch
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.products import Product
@@ -192,6 +194,92 @@ class FakeWaiter:
 
     def cancel(self, future: tuple[str, str]) -> None:
         self.expected.remove(future)
+
+
+class FakeKeyValueStore:
+    """KeyValueStore with the bucket's semantics: one revision counter for every key, never
+    reused; expired entries absent; listing in write order."""
+
+    def __init__(self, clock: FixedClock) -> None:
+        self.clock = clock
+        self.entries: dict[KvAddress, KvEntry] = {}
+        self.revision = 0
+
+    async def get(self, address: KvAddress) -> KvEntry | None:
+        entry = self.entries.get(address)
+        return entry if entry is not None and entry.is_live(self.clock.now()) else None
+
+    async def put(self, write: KvWrite, updated_by: str) -> KvEntry:
+        self._check(write.address, write.precondition)
+        self.revision += 1
+        entry = KvEntry(
+            write.address,
+            write.value_json,
+            self.revision,
+            updated_by,
+            self.clock.now(),
+            write.expires_at,
+        )
+        self.entries.pop(write.address, None)  # re-inserted last: the write order
+        self.entries[write.address] = entry
+        return entry
+
+    async def delete(self, address: KvAddress, precondition: Precondition) -> bool:
+        if await self.get(address) is None:
+            return False
+        self._check(address, precondition)
+        self.revision += 1
+        del self.entries[address]
+        return True
+
+    async def list(
+        self, workspace_id: str, node: ScopeRef, after: int | None, limit: int
+    ) -> KvPage:
+        live = [
+            e
+            for a, e in self.entries.items()
+            if (a.workspace_id, a.node) == (workspace_id, node)
+            and e.is_live(self.clock.now())
+            and e.revision > (after or 0)
+        ]
+        more = len(live) > limit
+        return KvPage(live[:limit], live[limit - 1].revision if more else None)
+
+    def _check(self, address: KvAddress, precondition: Precondition) -> None:
+        current = self.entries.get(address)
+        live = current.revision if current and current.is_live(self.clock.now()) else None
+        if not precondition.holds_for(live):
+            raise RevisionMismatch(address, live, precondition)
+
+
+class FakeActivityLog:
+    """ActivityLog over scripted events, newest first. A position's `log` counts the events
+    left after it (0: nothing older); `span` ends each read after that many events, as the
+    real reader's bound on the log it examines does."""
+
+    def __init__(self, events: Sequence[ActivityEvent], span: int | None = None) -> None:
+        self.events, self.span = list(events), span
+        self.reads: list[ActivityPosition] = []
+
+    def newest_first(
+        self, workspace_id: str, kinds: frozenset[ActivityKind], start: ActivityPosition
+    ) -> FakeActivityReading:
+        self.reads.append(start)
+        left = len(self.events) if start.log is None else start.log
+        older = self.events[len(self.events) - left :]
+        return FakeActivityReading(older[: self.span] if self.span else older, left)
+
+
+class FakeActivityReading:
+    def __init__(self, events: list[ActivityEvent], left: int) -> None:
+        self._events, self._left = events, left
+        self.resume: ActivityPosition | None = None
+
+    async def __aiter__(self):
+        for n, event in enumerate(self._events, start=1):
+            yield replace(event, resume=ActivityPosition(self._left - n, 0))
+        remaining = self._left - len(self._events)
+        self.resume = ActivityPosition(remaining, 0) if remaining else None
 
 
 @dataclass

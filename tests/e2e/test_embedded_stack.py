@@ -102,6 +102,13 @@ def test_save_recall_forget_and_restart(tmp_path: Path) -> None:
             assert reader.forget(gone.id, wait="indexed").status == "forgotten"
             for lanes in (["vector"], ["lexical"]):
                 assert gone.id not in _recall(reader, "release manager Priya", lanes=lanes)
+            plan = reader.set_state("global", "release-plan", {"train": "2.1"}, create_only=True)
+            # What just happened, newest first: the forget, then the saves.
+            kinds = [
+                (e.kind, e.memories[0].id)
+                for e in reader.iter_activity(kind=["saved", "forgotten"])
+            ]
+            assert kinds == [("forgotten", gone.id), ("saved", gone.id), ("saved", kept.id)]
         # The dashboard and the API docs are served by the same process, offline.
         assert httpx.get(f"{url}/memory/sign-in").status_code == 200
         assert "swagger-ui-bundle.js" in httpx.get(f"{url}/docs").text
@@ -112,3 +119,5 @@ def test_save_recall_forget_and_restart(tmp_path: Path) -> None:
         assert _recall(client, "iOS release cadence")[0] == kept.id
         with pytest.raises(NotFound):
             client.get(gone.id)
+        kept_state = client.get_state("global", "release-plan")  # the bucket survives a restart
+        assert (kept_state.value, kept_state.revision) == ({"train": "2.1"}, plan.revision)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from memhive_query.mcp.api import ApiError, NearDuplicatesFound
 from pydantic import BaseModel, ConfigDict
 
@@ -54,9 +54,25 @@ def build_rest_gateway(api: FakeMemoryApi) -> FastAPI:
     async def link(body: dict[str, Any]) -> dict:
         return await api.link(body)
 
-    @app.get("/v1/bulletins/{scope}")
+    @app.get("/v1/bulletins/{scope:path}")
     async def bulletin(scope: str, product_id: str | None = None) -> dict:
         return await api.bulletin({"scope": scope, "product_id": product_id})
+
+    @app.post("/v1/memories/{memory_id}/crystallize")
+    async def crystallize(memory_id: str, body: dict[str, Any], wait: str) -> dict:
+        return await api.crystallize(memory_id, body)
+
+    @app.get("/v1/memories/{memory_id}/skill")
+    async def skill_file(memory_id: str) -> PlainTextResponse:
+        return PlainTextResponse(await api.skill_file(memory_id), media_type="text/markdown")
+
+    @app.get("/v1/products")
+    async def products() -> dict:
+        return await api.products()
+
+    @app.get("/v1/skills")
+    async def skills(limit: int = 20, cursor: str | None = None) -> dict:
+        return await api.skills({"limit": limit})
 
     @app.post("/v1/context")
     async def context(body: dict[str, Any]) -> dict:

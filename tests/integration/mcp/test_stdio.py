@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 
+import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 from memhive_query.mcp.registry import TOOLS
@@ -50,3 +51,28 @@ async def test_a_refused_token_over_stdio_is_a_tool_error(rest_url: str) -> None
 
     assert result.is_error is True
     assert result.content[0].text.startswith("Not authenticated (401)")
+
+
+async def test_the_bridge_serves_resources_and_says_when_their_list_changes(
+    rest_url: str,
+) -> None:
+    """Over stdio the bridge keeps a session: a listening client hears that a crystallized
+    procedure added a skill, then reads it."""
+    async with Client(bridge(rest_url, REST_TOKEN)) as client:
+        assert client.server_capabilities.resources.list_changed is True
+        before = [r.uri for r in (await client.list_resources()).resources]
+        saved = await client.call_tool(
+            "save_memory", {"kind": "procedure", "body": "Release with make ship"}
+        )
+        memory_id = saved.structured_content["id"]
+        async with client.listen(resources_list_changed=True) as subscription:
+            await client.call_tool("crystallize_memory", {"id": memory_id, "name": "ship-it"})
+            with anyio.fail_after(10):
+                event = await anext(aiter(subscription))
+        after = [r.uri for r in (await client.list_resources()).resources]
+        skill = await client.read_resource(f"memhive://skills/{memory_id}")
+
+    assert before == ["memhive://bulletins/global"]
+    assert type(event).__name__ == "ResourcesListChanged"
+    assert after == [*before, f"memhive://skills/{memory_id}"]
+    assert skill.contents[0].text.startswith("---\nname: ship-it")

@@ -354,6 +354,33 @@ async def test_a_hook_publishes_its_own_workspaces_upstream_events(
     assert (await js.get_last_msg(streams.LOG_STREAM, subject)).seq == seq
 
 
+async def test_only_the_gateway_reads_and_writes_key_value_memory(
+    hook_a: BusClient, ws_a: str, js: JetStreamContext, connected, bus_auth: EmbeddedBusAuth
+) -> None:
+    """Key/value memory is the gateway's alone: no hook and no other service may read,
+    list or write it (the admin declares the bucket)."""
+    bucket, stream = streams.KV_BUCKET, f"KV_{streams.KV_BUCKET}"
+    key = streams.kv_key(ws_a, "Z2xvYmFs", "cGxhbg")
+    await (await js.key_value(bucket)).put(key, b"private state")
+    others = [hook_a] + [
+        await connected(bus_user(bus_auth, user))
+        for user in (perms.INGEST, perms.EMBED, perms.LINK_CLASSIFIER, perms.BULLETIN)
+    ]
+    for other in others:
+        for request in (
+            f"$JS.API.DIRECT.GET.{stream}.$KV.{bucket}.{key}",
+            f"$JS.API.STREAM.MSG.GET.{stream}",
+            f"$JS.API.CONSUMER.CREATE.{stream}",
+        ):
+            assert await other.publish_refused(request, b"{}")
+        assert await other.publish_refused(f"$KV.{bucket}.{key}", b"overwritten")
+    query = await connected(bus_user(bus_auth, perms.QUERY))
+    readable = await query.nc.jetstream().key_value(bucket)
+    assert (await readable.get(key)).value == b"private state"
+    assert await query.stored(f"$KV.{bucket}.{key}", b"the gateway writes")
+    assert (await (await js.key_value(bucket)).get(key)).value == b"the gateway writes"
+
+
 async def test_a_hook_cannot_ask_for_a_reindex(
     hook_a: BusClient, connected, bus_auth: EmbeddedBusAuth
 ) -> None:

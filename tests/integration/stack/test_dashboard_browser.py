@@ -321,3 +321,30 @@ async def revision_rows(page) -> list[list[str]]:
         "trs => trs.map(tr => [...tr.cells].map(td => td.textContent.trim()))"
     )
     return [[row[0], row[2], row[3]] for row in cells]
+
+
+async def test_a_member_reads_a_scopes_state_and_pages_through_it(
+    stack: Stack, gateway_url: str
+) -> None:
+    workspace = f"ws-{uuid.uuid4().hex[:12]}"
+    async with stack.client(await stack.token(workspace)) as member:
+        for n in range(52):  # past one page of 50
+            body = {"value": {"release": "2.1", "step": n}}
+            answer = await member.put(f"/v1/kv/product:payments/step-{n:02d}", json=body)
+            assert answer.status_code == 200, answer.text
+    async with chromium() as browser:
+        page = await browser.new_page()
+        await sign_in(page, gateway_url, await stack.token(workspace, user="alice"))
+        await page.get_by_role("link", name="State").click()
+        await page.get_by_role("heading", name="Keys at global").wait_for()
+        await page.get_by_label("Scope (a node of the scope tree)").fill("product:payments")
+        await page.get_by_role("button", name="Show").click()
+        await page.get_by_role("heading", name="Keys at product:payments").wait_for()
+        table = page.locator("table.state")
+        await table.get_by_text("step-00").wait_for()
+        assert await table.get_by_text('"step":7').count() == 1
+        assert await table.locator("tbody tr").count() == 50
+        await screenshot(page, "dashboard-state")
+        await page.get_by_role("link", name="Next page").click()
+        await table.get_by_text("step-51").wait_for()
+        assert await table.locator("tbody tr").count() == 2

@@ -326,3 +326,30 @@ async def test_what_agents_wrote_is_escaped_not_run(workspace: Workspace, stack:
             page = (await client.get(path)).text
             assert "<script>alert" not in page and "<img src=x" not in page
             assert "&lt;script&gt;" in page
+
+
+async def test_the_state_page_lists_a_scopes_keys_for_members_only(
+    workspace: Workspace, stack: Stack
+) -> None:
+    for n in range(3):
+        value = {"step": n, "note": "<script>alert(1)</script>"}
+        answer = await workspace.member.put(f"/v1/kv/product:ios/k{n}", json={"value": value})
+        assert answer.status_code == 200, answer.text
+    await workspace.member.put("/v1/kv/global/home-key", json={"value": "at home", "ttl_s": 600})
+
+    async with signed_in(stack, await stack.token(workspace.id)) as (client, _, _):
+        home = await client.get("/memory/state")
+        page = await client.get("/memory/state", params={"scope": "product:ios"})
+        bad = await client.get("/memory/state", params={"scope": "nowhere:1"})
+    assert home.status_code == 200 and "home-key" in home.text and "never" not in home.text
+    assert page.status_code == 200
+    assert [f"k{n}" in page.text for n in range(3)] == [True, True, True]
+    assert "<script>alert(1)" not in page.text and "&lt;script&gt;" in page.text
+    assert 'href="/memory/state"' in page.text  # in the navigation
+    assert bad.status_code == 422 and "scope" in bad.text
+
+    async with signed_in(stack, await stack.token(workspace.id, member=False)) as (client, _, _):
+        refused = await client.get("/memory/state")
+        index = await client.get("/memory")
+    assert refused.status_code == 403 and "viewer may not read state" in html.unescape(refused.text)
+    assert 'href="/memory/state"' not in index.text

@@ -92,6 +92,33 @@ async def test_the_sync_client_over_a_real_socket(stack: Stack, gateway_url: str
     assert found == [saved] and listed == [saved]
 
 
+async def test_the_client_keeps_key_value_state(stack: Stack) -> None:
+    workspace = f"ws-{uuid.uuid4().hex[:12]}"
+    async with (
+        await client_for(stack, await stack.token(workspace)) as member,
+        await client_for(stack, await stack.token(workspace, member=False)) as guest,
+    ):
+        first = await member.set_state("product:ios", "plan", {"step": 1}, create_only=True)
+        second = await member.set_state("product:ios", "plan", {"step": 2}, revision=first.revision)
+        with pytest.raises(Conflict) as stale:
+            await member.set_state("product:ios", "plan", {"step": 3}, revision=first.revision)
+        assert stale.value.current_revision == second.revision
+        await member.set_state("product:ios", "lease", None, ttl_s=60)
+        got = await member.get_state("product:ios", "plan")
+        keys = [e.key async for e in member.iter_state("product:ios", page_size=1)]
+        with pytest.raises(Forbidden):
+            await guest.get_state("product:ios", "plan")
+        deleted = await member.delete_state("product:ios", "plan", revision=second.revision)
+        with pytest.raises(NotFound):
+            await member.get_state("product:ios", "plan")
+        with pytest.raises(InvalidRequest) as bad:
+            await member.set_state("product:ios", "no/slash", 1)
+
+    assert got.value == {"step": 2} and got.revision == second.revision
+    assert keys == ["plan", "lease"] and deleted.status == "deleted"
+    assert "key" in [p.field for p in bad.value.problems]
+
+
 async def test_updates_pins_flags_and_confirmations(stack: Stack) -> None:
     workspace = f"ws-{uuid.uuid4().hex[:12]}"
     async with await client_for(stack, await stack.token(workspace)) as member:
@@ -177,6 +204,11 @@ async def test_consolidation_and_skills(stack: Stack) -> None:
         assert downloaded.startswith("---\nname: release-steps\n")
         assert "2. Run the release job" in downloaded
         assert (await member.skill_candidates()).items == []  # promoted now
+        listed = await member.skills()
+        assert [(k.id, k.download) for k in listed.items] == [
+            (procedure.id, f"/v1/memories/{procedure.id}/skill")
+        ]
+        assert listed.items[0].promoted_at is not None and listed.next_cursor is None
 
 
 async def test_products_tokens_and_the_audit_log(stack: Stack) -> None:

@@ -62,3 +62,31 @@ async def test_only_writers_crystallize_only_procedures(workspace: Workspace) ->
     assert {p["field"] for p in bad_name.json()["problems"]} == {"name"}
     refused = await workspace.reader.post(f"/v1/memories/{proc['id']}/crystallize", json={})
     assert refused.status_code == 403
+
+
+async def test_the_skills_listing_names_what_was_crystallized_and_who_may_read_it(
+    workspace: Workspace,
+) -> None:
+    public = await save(
+        workspace.member, kind="procedure", body="Rotate keys with make rotate", visibility="public"
+    )
+    private = await save(
+        workspace.member,
+        kind="procedure",
+        body="Open the vault with the ops card",
+        visibility="private",
+    )
+    await save(workspace.member, kind="procedure", body="Not crystallized yet: run make lint")
+    for proc in (public, private):
+        made = await workspace.member.post(f"/v1/memories/{proc['id']}/crystallize", json={})
+        assert made.status_code == 201, made.text
+
+    listed = (await workspace.member.get("/v1/skills")).json()
+    as_viewer = (await workspace.reader.get("/v1/skills")).json()
+
+    assert [s["id"] for s in listed["items"]] == [private["id"], public["id"]]  # newest first
+    rotate = listed["items"][1]
+    assert rotate["name"] == "rotate-keys-with-make-rotate"
+    assert rotate["download"] == f"/v1/memories/{public['id']}/skill"
+    assert rotate["scope_path"] == "global" and rotate["promoted_at"]
+    assert [s["id"] for s in as_viewer["items"]] == [public["id"]]

@@ -1,6 +1,7 @@
 """Adversarial tenancy (issue 11): random scope trees (hypothesis), random principals of the
 attacked workspace and of a neighbour with the same tree, through every REST route and MCP
-tool that reads or writes memories, products, tokens, the audit log or dead letters.
+tool that reads or writes memories, key/value memory, recent activity, products, tokens, the
+audit log or dead letters (and the bulletin resource).
 Nothing comes back outside what the principal may read (0 leaks), and nothing is written
 where it may not write (0 unauthorised writes), against the oracle in tenancy_world.py.
 
@@ -20,6 +21,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, note, settings
 from hypothesis import strategies as st
+from mcp.shared.exceptions import MCPError
 
 from tests.integration.stack.conftest import Stack
 from tests.integration.stack.tenancy_world import (
@@ -266,6 +268,51 @@ async def check_admin_reads(world: World, who: Who) -> None:
         assert all(d["subject"].endswith(f".{workspace}") for d in letters.json()["items"])
 
 
+async def check_activity(world: World, who: Who, scope: str | None) -> None:
+    """Every page of the activity: each memory named is one the principal reads, no text of
+    another leaks, and every memory of the population saved at the node shows up."""
+    client = await world.client(who)
+    params = {"limit": 100} | ({"scope": scope} if scope else {})
+    items, cursor = [], None
+    for _ in range(50):
+        response = await client.get(
+            "/v1/activity", params=params | ({"cursor": cursor} if cursor else {})
+        )
+        if scope is not None and not reads(who.role, who.home, scope):
+            assert response.status_code == 403, response.text
+            return
+        assert response.status_code == 200, response.text
+        items += response.json()["items"]
+        if not (cursor := response.json()["next_cursor"]):
+            break
+    assert not world.leaks(who, activity_ids(items), str(items))
+    saved = {m["id"] for e in items if e["kind"] == "saved" for m in e["memories"]}
+    assert saved == world.expected(who, scope)
+
+
+def activity_ids(entries: list[dict]) -> list[str]:
+    """Every memory id activity entries name: their memories and both ends of their edges."""
+    ids = [m["id"] for e in entries for m in e["memories"]]
+    return ids + [
+        i for e in entries for edge in e["edges"] for i in (edge["src_id"], edge["dst_id"])
+    ]
+
+
+async def check_state_read(world: World, who: Who, node: str) -> None:
+    """Key/value memory: read where the node is readable, by anyone but a viewer, and only
+    the principal's own workspace's entry."""
+    client = await world.client(who)
+    got = await client.get(f"/v1/kv/{node}/probe")
+    listed = await client.get("/v1/kv", params={"scope": node, "include_values": True})
+    if who.role == "viewer" or not reads(who.role, who.home, node):
+        assert (got.status_code, listed.status_code) == (403, 403), got.text
+        return
+    probe = {"at": node, "side": who.side}
+    assert got.status_code == 200 and got.json()["value"] == probe, got.text
+    assert listed.status_code == 200, listed.text
+    assert [i["value"] for i in listed.json()["items"]] == [probe]
+
+
 READS: dict[str, Callable[[World, Who, st.DataObject], Awaitable[None]]] = {
     "list": lambda w, who, data: check_listing(w, who, data.draw(scopes(w.tree))),
     "recall": lambda w, who, data: check_recall(w, who, data.draw(scopes(w.tree)), exact=True),
@@ -278,12 +325,17 @@ READS: dict[str, Callable[[World, Who, st.DataObject], Awaitable[None]]] = {
     "candidates": lambda w, who, data: check_candidates(w, who, data.draw(scopes(w.tree))),
     "products": lambda w, who, data: check_products(w, who),
     "admin": lambda w, who, data: check_admin_reads(w, who),
+    "activity": lambda w, who, data: check_activity(w, who, data.draw(scopes(w.tree))),
+    "state": lambda w, who, data: check_state_read(
+        w, who, data.draw(st.sampled_from(w.tree.nodes))
+    ),
 }
 
 
 async def reading_world(world: World) -> None:
     """The tree's memories, edges across nodes (so edge lists name other nodes' memories),
-    and procedures confirmed into skill candidates."""
+    procedures confirmed into skill candidates, and a key/value entry at every node of
+    both workspaces."""
     await world.populate()
     admin = await world.admin()
     pool = sorted((s for s in world.pool() if s.side == MAIN), key=lambda s: s.node)
@@ -300,6 +352,19 @@ async def reading_world(world: World) -> None:
         )
         assert all(c.status_code == 200 for c in confirmed), [c.text for c in confirmed]
     world.candidates = {p.id for p in procedures}
+    await keep_state_at_every_node(world)
+
+
+async def keep_state_at_every_node(world: World) -> None:
+    puts = [
+        (await world.admin(side)).put(
+            f"/v1/kv/{node}/probe", json={"value": {"at": node, "side": side}}
+        )
+        for side in (MAIN, OTHER)
+        for node in world.tree.nodes
+    ]
+    answers = await in_batches(puts)
+    assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
 
 
 async def test_rest_reads_never_leak(stack: Stack) -> None:
@@ -308,6 +373,7 @@ async def test_rest_reads_never_leak(stack: Stack) -> None:
 
     def operations(world: World, data: st.DataObject) -> None:
         every_principal_lists_exactly_its_view(world, loop)
+        every_principal_sees_exactly_its_activity(world, loop)
         for who, operation in steps(world, data, READS, READ_OPS):
             run(loop, operation(world, who, data))
 
@@ -325,6 +391,14 @@ def every_principal_lists_exactly_its_view(world: World, loop) -> None:
     everyone = [Who(MAIN, role, home) for role, home in itertools.product(ROLES, world.tree.nodes)]
     everyone += [Who(OTHER, role, "global") for role in ROLES]
     run(loop, in_batches([check_listing(world, who, None) for who in everyone]))
+
+
+def every_principal_sees_exactly_its_activity(world: World, loop) -> None:
+    """Recent activity, every role x home of the tree once: nothing outside the view,
+    nothing missing."""
+    everyone = [Who(MAIN, role, home) for role, home in itertools.product(ROLES, world.tree.nodes)]
+    everyone += [Who(OTHER, role, "global") for role in ROLES]
+    run(loop, in_batches([check_activity(world, who, None) for who in everyone]))
 
 
 # --- writes ---------------------------------------------------------------------------------
@@ -570,6 +644,18 @@ async def check_token_admin(world: World, who: Who) -> None:
     assert answer == (401 if own else 200)
 
 
+async def check_state_write(world: World, who: Who, node: str) -> None:
+    """A key/value write lands where the principal writes (never a viewer), in its own
+    workspace only; a refused write stores nothing."""
+    key = f"w-{uuid.uuid4().hex[:10]}"
+    written = await (await world.client(who)).put(f"/v1/kv/{node}/{key}", json={"value": 1})
+    allowed = writes(who.role, who.home, node)
+    assert written.status_code == (200 if allowed else 403), written.text
+    for side in (MAIN, OTHER):
+        stored = await (await world.admin(side)).get(f"/v1/kv/{node}/{key}")
+        assert stored.status_code == (200 if allowed and side == who.side else 404), stored.text
+
+
 WRITES: dict[str, Callable[[World, Who, st.DataObject], Awaitable[None]]] = {
     "save": lambda w, who, data: check_save(
         w,
@@ -600,6 +686,7 @@ WRITES: dict[str, Callable[[World, Who, st.DataObject], Awaitable[None]]] = {
         data.draw(st.sampled_from(["public", "private"])),
     ),
     "tokens": lambda w, who, data: check_token_admin(w, who),
+    "state": lambda w, who, data: check_state_write(w, who, data.draw(node_for(w, who))),
     # Reads after writes: visibility changes, supersession and merges must not leak either.
     "list": lambda w, who, data: check_listing(w, who, data.draw(scopes(w.tree))),
     "recall": lambda w, who, data: check_recall(w, who, data.draw(scopes(w.tree)), exact=False),
@@ -647,6 +734,9 @@ async def mcp_reads(world: World, url: str, who: Who, node: str, scope: str, tar
         ("get_memory", target.seen_by(who), {"id": target.id}),
         ("get_memory_bulletin", at_node, {"scope_path": node}),
         ("get_context", at_node, {"scope_path": node, "token_budget": 4000}),
+        ("recent_activity", True, {"limit": 100}),
+        ("recent_activity", readable, {"limit": 100, "scope_path": scope}),
+        ("get_state", at_node and who.role != "viewer", {"scope": node, "key": "probe"}),
     ]
     async with session(url, await world.token(who)) as mcp:
         for tool, allowed, arguments in calls:
@@ -654,11 +744,32 @@ async def mcp_reads(world: World, url: str, who: Who, node: str, scope: str, tar
             text = text_of(result, arguments)
             assert result.is_error != allowed, (tool, arguments, text)
             data = result.structured_content or {}
-            ids = recalled_ids(data.get("results", [])) + [m["id"] for m in data.get("items", [])]
+            items = data.get("items", [])
+            if tool == "recent_activity":
+                ids = activity_ids(items)
+            else:
+                ids = recalled_ids(data.get("results", [])) + [m["id"] for m in items]
             ids += data.get("memory_ids", []) + ([data["id"]] if "id" in data else [])
             assert not world.leaks(who, ids, text), (tool, text)
             if tool == "list_memories" and allowed:
                 assert set(ids) == world.expected(who, arguments.get("scope_path"))
+            if tool == "get_state" and allowed:
+                assert data["value"] == {"at": node, "side": who.side}, data
+        await bulletin_resource(world, mcp, who, node)
+
+
+async def bulletin_resource(world: World, mcp, who: Who, node: str) -> None:
+    """The bulletin resource of the node: refused exactly where the REST route is; neither it
+    nor the caller's resource list leaks."""
+    try:
+        read = await mcp.read_resource(f"memhive://bulletins/{node}")
+    except MCPError as refused:
+        assert not reads(who.role, who.home, node), refused.error.message
+    else:
+        assert reads(who.role, who.home, node)
+        assert not world.leaks(who, [], read.contents[0].text)
+    listed = " ".join(r.uri for r in (await mcp.list_resources()).resources)
+    assert not world.leaks(who, [], listed)
 
 
 async def test_mcp_tools_never_leak(stack: Stack, gateway_url: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -123,3 +124,19 @@ async def test_a_failed_refresh_is_retried(scheduler, clock, refresh) -> None:
     assert len(refresh.calls) == 2
     await run_for(scheduler, clock, 10)
     assert len(refresh.calls) == 2
+
+
+async def test_stopping_while_a_change_wakes_the_loop_still_stops(scheduler) -> None:
+    """A change and the stop in the same tick: the loop must not swallow the cancellation
+    (asyncio.wait_for on Python 3.11 can) and then wait forever for the next change; a
+    hung stop() once held `memhive run` and the test stack's shutdown for minutes."""
+    for _ in range(5):
+        await scheduler.start()
+        await asyncio.sleep(0)  # the loop waits for a change, with no timer
+        scheduler.mark_changed("ws", ScopeRef(Scope.GLOBAL))
+        stopping = asyncio.create_task(scheduler.stop())
+        done, _ = await asyncio.wait({stopping}, timeout=1)
+        assert stopping in done, "stop() hung"
+        assert not [
+            t for t in asyncio.all_tasks() if t.get_name() == "bulletin-scheduler" and not t.done()
+        ]

@@ -45,6 +45,7 @@ async def test_a_change_is_written_once_and_announced() -> None:
     assert {msg_id for _, _, msg_id in publisher.sent} == {"c1:saved"}
     event = publisher.sent[0][1]
     assert isinstance(event, events_pb2.MemorySaved) and event.memory.pinned
+    assert event.requested_by == "u1"  # who asked, for the activity feed
 
 
 async def test_no_change_writes_and_announces_nothing() -> None:

@@ -24,6 +24,10 @@ class FakeMemoryApi:
     memories: dict[str, Json] = field(default_factory=dict)
     edges: list[Json] = field(default_factory=list)
     calls: list[tuple[str, Any]] = field(default_factory=list)
+    state: dict[tuple[str, str], Json] = field(default_factory=dict)
+    state_revision: int = 0
+    activity_items: list[Json] = field(default_factory=list)
+    product_ids: list[str] = field(default_factory=list)
 
     async def save(self, fields: Json) -> Json:
         self._enter("save", fields)
@@ -80,7 +84,7 @@ class FakeMemoryApi:
         shown = self._visible(fields)
         text = "\n".join(f"- [{m['id']}] {m['kind']}: {m['body']}" for m in shown) or "(empty)"
         return {
-            "scope": fields["scope"],
+            "scope": fields.get("scope") or fields.get("scope_path"),
             "product_id": fields.get("product_id"),
             "text": text,
             "generated_at": EPOCH.isoformat(),
@@ -149,6 +153,7 @@ class FakeMemoryApi:
         if memory["kind"] != "procedure":
             raise ApiError(422, "ids: only procedures become skills")
         name = fields.get("name", "a-skill")
+        memory["skill"] = name  # promoted
         skill_md = f"---\nname: {name}\n---\n\n1. {memory['body']}\n"
         return {
             "name": name,
@@ -158,6 +163,75 @@ class FakeMemoryApi:
             "download": f"/v1/memories/{memory_id}/skill",
             "memories": [_public(memory)],
         }
+
+    async def get_state(self, scope: str, key: str) -> Json:
+        self._enter("get_state", (scope, key))
+        self._require_member("read state")
+        if (scope, key) not in self.state:
+            raise ApiError(404, f"no key with id {scope + '/' + key!r} in this workspace")
+        return self.state[(scope, key)]
+
+    async def set_state(self, scope: str, key: str, fields: Json) -> Json:
+        self._enter("set_state", (scope, key, fields))
+        self._require_member("write state")
+        self._check_state_revision(scope, key, fields)
+        self.state_revision += 1
+        expires_at = "2026-01-01T00:01:00Z" if fields.get("ttl_s") else None
+        entry = {"scope": scope, "key": key, "value": fields["value"], "expires_at": expires_at}
+        entry |= {"revision": self.state_revision, "updated_by": "agent-1", "size": 1}
+        self.state[(scope, key)] = entry | {"updated_at": EPOCH.isoformat()}
+        return self.state[(scope, key)]
+
+    async def delete_state(self, scope: str, key: str, fields: Json) -> Json:
+        self._enter("delete_state", (scope, key, fields))
+        current = await self.get_state(scope, key)
+        self._check_state_revision(scope, key, fields)
+        del self.state[(scope, current["key"])]
+        return {"scope": scope, "key": key, "status": "deleted"}
+
+    async def list_state(self, fields: Json) -> Json:
+        self._enter("list_state", fields)
+        self._require_member("read state")
+        items = [e for (scope, _), e in self.state.items() if scope == fields["scope"]]
+        if not fields.get("include_values"):
+            items = [{k: v for k, v in e.items() if k != "value"} for e in items]
+        limit = fields.get("limit", 20)
+        more = "v1.more" if len(items) > limit else None
+        return {"scope": fields["scope"], "items": items[:limit], "next_cursor": more}
+
+    async def products(self) -> Json:
+        self._enter("products", None)
+        return {"items": [{"product_id": p, "visibility": "public"} for p in self.product_ids]}
+
+    async def skills(self, fields: Json) -> Json:
+        self._enter("skills", fields)
+        promoted = [m for m in self.memories.values() if self._can_see(m) and m.get("skill")]
+        items = [
+            {"id": m["id"], "name": m["skill"], "description": m["body"], "scope_path": "global"}
+            for m in promoted
+            if not m.get("forgotten")
+        ]
+        return {"items": items, "next_cursor": None}
+
+    async def skill_file(self, memory_id: str) -> str:
+        self._enter("skill_file", memory_id)
+        memory = self._find(memory_id)
+        if memory["kind"] != "procedure":
+            raise ApiError(422, "ids: only procedures become skills")
+        return f"---\nname: {memory.get('skill', 'a-skill')}\n---\n\n1. {memory['body']}\n"
+
+    async def activity(self, fields: Json) -> Json:
+        self._enter("activity", fields)
+        limit = fields.get("limit", 20)
+        more = "a1.more" if len(self.activity_items) > limit else None
+        return {"items": self.activity_items[:limit], "next_cursor": more}
+
+    def _check_state_revision(self, scope: str, key: str, fields: Json) -> None:
+        current = self.state.get((scope, key), {}).get("revision")
+        if fields.get("create_only") and current is not None:
+            raise ApiError(409, f"key {key!r} at {scope!r} is at revision {current}")
+        if fields.get("revision") is not None and fields["revision"] != current:
+            raise ApiError(409, f"key {key!r} at {scope!r} is at revision {current}")
 
     def _enter(self, name: str, payload: Any) -> None:
         self.calls.append((name, payload))

@@ -18,6 +18,11 @@ EXPECTED_TOOLS = {
     "confirm_memory",
     "consolidate_memories",
     "crystallize_memory",
+    "get_state",
+    "set_state",
+    "delete_state",
+    "list_state",
+    "recent_activity",
 }
 
 
@@ -77,6 +82,16 @@ async def test_read_only_and_destructive_tools_say_so(connect: Connect) -> None:
     assert tools["recall_memory"].annotations.read_only_hint is True
     assert tools["forget_memory"].annotations.destructive_hint is True
     assert tools["save_memory"].annotations.read_only_hint is False
+
+
+async def test_state_schemas_check_the_key_and_require_a_value(connect: Connect) -> None:
+    tools = await tools_by_name(connect)
+
+    set_state = tools["set_state"].input_schema
+    assert sorted(set_state["required"]) == ["key", "scope", "value"]
+    assert set_state["properties"]["key"]["pattern"].startswith("^[A-Za-z0-9]")
+    assert tools["delete_state"].annotations.destructive_hint is True
+    assert tools["get_state"].annotations.read_only_hint is True
 
 
 def _enum_of(schema: dict) -> list[str]:

@@ -55,6 +55,14 @@ def test_only_ingest_writes_the_record_and_the_tokens() -> None:
     assert readers == {perms.QUERY, perms.INGEST}
 
 
+def test_only_the_gateway_touches_key_value_memory() -> None:
+    assert _writers("memhive_kv") == {perms.QUERY}
+    readers = {u for u, p in perms.SERVICES.items()
+               if any("KV_memhive_kv" in s and ".STREAM.INFO." not in s
+                      for s in p.publish)} - {perms.ADMIN}  # fmt: skip
+    assert readers == {perms.QUERY}
+
+
 def test_exactly_the_llm_consumers_count_spend_on_the_bus() -> None:
     """Link classifier, bulletin prose and the gateway's consolidation summaries each share a
     spend bound across their replicas (docs/architecture.md, "The link classifier")."""
@@ -100,7 +108,7 @@ def test_the_deployment_config_is_fresh() -> None:
 # `cmd.memory.update.*` out of the gateway's row).
 
 BUCKETS = ("memhive_memories", "memhive_tokens", "memhive_bulletins", "memhive_products",
-           "memhive_spend", "memhive_lanes")  # fmt: skip
+           "memhive_spend", "memhive_lanes", "memhive_kv")  # fmt: skip
 
 
 def _doc_rows() -> dict[str, list[str]]:

@@ -19,6 +19,8 @@ from memhive_client.errors import (
     Unavailable,
 )
 from memhive_client.models import (
+    ActivityEntry,
+    ActivityPage,
     AuditEntry,
     AuditPage,
     Bulletin,
@@ -30,6 +32,9 @@ from memhive_client.models import (
     FlagResult,
     ForgetResult,
     IssuedToken,
+    KvDeleted,
+    KvEntry,
+    KvPage,
     LinkResult,
     Memory,
     MemoryPage,
@@ -39,12 +44,16 @@ from memhive_client.models import (
     SaveResult,
     Skill,
     SkillCandidates,
+    SkillInfo,
+    SkillPage,
     TokenInfo,
     UpdateResult,
 )
 from memhive_client.retry import RetryPolicy
 
 __all__ = [
+    "ActivityEntry",
+    "ActivityPage",
     "AsyncMemhiveClient",
     "AuditEntry",
     "AuditPage",
@@ -60,6 +69,9 @@ __all__ = [
     "ForgetResult",
     "InvalidRequest",
     "IssuedToken",
+    "KvDeleted",
+    "KvEntry",
+    "KvPage",
     "LinkResult",
     "MemhiveClient",
     "MemhiveError",
@@ -74,6 +86,8 @@ __all__ = [
     "SaveResult",
     "Skill",
     "SkillCandidates",
+    "SkillInfo",
+    "SkillPage",
     "TokenInfo",
     "Unauthorized",
     "Unavailable",

@@ -130,6 +130,11 @@ def skill_candidates(
     return Call("GET", "/v1/skills/candidates", _model(m.SkillCandidates), params)
 
 
+def skills(scope_path: str | None, limit: int, cursor: str | None) -> Call[m.SkillPage]:
+    params = _params(scope_path=scope_path, limit=limit, cursor=cursor)
+    return Call("GET", "/v1/skills", _model(m.SkillPage), params)
+
+
 def put_product(product_id: str, request: m.ProductRequest) -> Call[m.Product]:
     path = f"/v1/products/{_id(product_id)}"
     return Call("PUT", path, _model(m.Product), json=request.as_json())
@@ -221,3 +226,41 @@ def dead_letters(consumer: str | None, limit: int) -> Call[list[m.DeadLetter]]:
 
 def health() -> Call[dict]:
     return Call("GET", "/healthz", lambda r: r.json())
+
+
+def _kv_path(scope: str, key: str) -> str:
+    """The node path keeps its '/' (the route's {scope:path}); the key is one segment."""
+    return "/".join(["/v1/kv", *(_id(part) for part in scope.split("/")), _id(key)])
+
+
+def get_state(scope: str, key: str) -> Call[m.KvEntry]:
+    return Call("GET", _kv_path(scope, key), _model(m.KvEntry))
+
+
+def set_state(scope: str, key: str, request: m.KvPutRequest) -> Call[m.KvEntry]:
+    return Call("PUT", _kv_path(scope, key), _model(m.KvEntry), json=request.as_json())
+
+
+def delete_state(scope: str, key: str, revision: int | None) -> Call[m.KvDeleted]:
+    params = _params(revision=revision)
+    return Call("DELETE", _kv_path(scope, key), _model(m.KvDeleted), params)
+
+
+def list_state(
+    scope: str, *, limit: int, cursor: str | None, include_values: bool
+) -> Call[m.KvPage]:
+    params = _params(scope=scope, limit=limit, cursor=cursor, include_values=include_values)
+    return Call("GET", "/v1/kv", _model(m.KvPage), params)
+
+
+def activity(
+    *,
+    scope: str | None,
+    kind: list[str] | None,
+    since: datetime | None,
+    limit: int,
+    cursor: str | None,
+) -> Call[m.ActivityPage]:
+    moment = since.isoformat() if since is not None else None
+    params = _params(scope=scope, kind=kind, since=moment, limit=limit, cursor=cursor)
+    return Call("GET", "/v1/activity", _model(m.ActivityPage), params)

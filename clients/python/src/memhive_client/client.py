@@ -202,6 +202,13 @@ class MemhiveClient:
         """The skill's SKILL.md as the memories read now."""
         return self._run(calls.skill_file(memory_id, also, name))
 
+    def skills(
+        self, *, scope_path: str | None = None, limit: int = 20, cursor: str | None = None
+    ) -> m.SkillPage:
+        """The skills this token may read, newest first: one page of procedures filtered, so
+        a page may be short and still have a next_cursor."""
+        return self._run(calls.skills(scope_path, limit, cursor))
+
     def skill_candidates(
         self, *, scope_path: str | None = None, limit: int = 20, cursor: str | None = None
     ) -> m.SkillCandidates:
@@ -257,6 +264,63 @@ class MemhiveClient:
             cursor=cursor,
         )
         return self._run(call)
+
+    # --- key/value memory and recent activity ---------------------------------------------
+
+    def get_state(self, scope: str, key: str) -> m.KvEntry:
+        """The JSON value under `key` at the node `scope` (e.g. "product:ios/team:mobile")."""
+        return self._run(calls.get_state(scope, key))
+
+    def set_state(self, scope: str, key: str, value: Any, **fields: Any) -> m.KvEntry:
+        """Fields as in `KvPutRequest`: ttl_s, revision (compare-and-set), create_only;
+        a revision that no longer holds raises Conflict (`.current_revision`)."""
+        return self._run(calls.set_state(scope, key, m.KvPutRequest(value=value, **fields)))
+
+    def delete_state(self, scope: str, key: str, *, revision: int | None = None) -> m.KvDeleted:
+        return self._run(calls.delete_state(scope, key, revision))
+
+    def list_state(
+        self,
+        scope: str,
+        *,
+        limit: int = 20,
+        cursor: str | None = None,
+        include_values: bool = False,
+    ) -> m.KvPage:
+        call = calls.list_state(scope, limit=limit, cursor=cursor, include_values=include_values)
+        return self._run(call)
+
+    def iter_state(self, scope: str, *, page_size: int = 100, **fields: Any) -> Iterator[m.KvEntry]:
+        """Every entry at the node, in the order they were last written, page after page."""
+        cursor = None
+        while True:
+            page = self.list_state(scope, limit=page_size, cursor=cursor, **fields)
+            yield from page.items
+            if not (cursor := page.next_cursor):
+                return
+
+    def activity(
+        self,
+        *,
+        scope: str | None = None,
+        kind: list[str] | None = None,
+        since: datetime | None = None,
+        limit: int = 20,
+        cursor: str | None = None,
+    ) -> m.ActivityPage:
+        """What was saved, updated, forgotten, linked and recalled, newest first, as far as
+        this token may read it. A page may be short and still have a next_cursor."""
+        call = calls.activity(scope=scope, kind=kind, since=since, limit=limit, cursor=cursor)
+        return self._run(call)
+
+    def iter_activity(self, *, page_size: int = 100, **filters: Any) -> Iterator[m.ActivityEntry]:
+        """Every entry, newest first, page after page (with `since`, back to that moment)."""
+        cursor = None
+        while True:
+            page = self.activity(limit=page_size, cursor=cursor, **filters)
+            yield from page.items
+            if not (cursor := page.next_cursor):
+                return
 
     def health(self) -> dict:
         return self._run(calls.health())
@@ -435,6 +499,13 @@ class AsyncMemhiveClient:
         """The skill's SKILL.md as the memories read now."""
         return await self._run(calls.skill_file(memory_id, also, name))
 
+    async def skills(
+        self, *, scope_path: str | None = None, limit: int = 20, cursor: str | None = None
+    ) -> m.SkillPage:
+        """The skills this token may read, newest first: one page of procedures filtered, so
+        a page may be short and still have a next_cursor."""
+        return await self._run(calls.skills(scope_path, limit, cursor))
+
     async def skill_candidates(
         self, *, scope_path: str | None = None, limit: int = 20, cursor: str | None = None
     ) -> m.SkillCandidates:
@@ -490,6 +561,65 @@ class AsyncMemhiveClient:
             cursor=cursor,
         )
         return await self._run(call)
+
+    # --- key/value memory and recent activity ---------------------------------------------
+
+    async def get_state(self, scope: str, key: str) -> m.KvEntry:
+        return await self._run(calls.get_state(scope, key))
+
+    async def set_state(self, scope: str, key: str, value: Any, **fields: Any) -> m.KvEntry:
+        request = m.KvPutRequest(value=value, **fields)
+        return await self._run(calls.set_state(scope, key, request))
+
+    async def delete_state(
+        self, scope: str, key: str, *, revision: int | None = None
+    ) -> m.KvDeleted:
+        return await self._run(calls.delete_state(scope, key, revision))
+
+    async def list_state(
+        self,
+        scope: str,
+        *,
+        limit: int = 20,
+        cursor: str | None = None,
+        include_values: bool = False,
+    ) -> m.KvPage:
+        call = calls.list_state(scope, limit=limit, cursor=cursor, include_values=include_values)
+        return await self._run(call)
+
+    async def iter_state(
+        self, scope: str, *, page_size: int = 100, **fields: Any
+    ) -> AsyncIterator[m.KvEntry]:
+        cursor = None
+        while True:
+            page = await self.list_state(scope, limit=page_size, cursor=cursor, **fields)
+            for entry in page.items:
+                yield entry
+            if not (cursor := page.next_cursor):
+                return
+
+    async def activity(
+        self,
+        *,
+        scope: str | None = None,
+        kind: list[str] | None = None,
+        since: datetime | None = None,
+        limit: int = 20,
+        cursor: str | None = None,
+    ) -> m.ActivityPage:
+        call = calls.activity(scope=scope, kind=kind, since=since, limit=limit, cursor=cursor)
+        return await self._run(call)
+
+    async def iter_activity(
+        self, *, page_size: int = 100, **filters: Any
+    ) -> AsyncIterator[m.ActivityEntry]:
+        cursor = None
+        while True:
+            page = await self.activity(limit=page_size, cursor=cursor, **filters)
+            for entry in page.items:
+                yield entry
+            if not (cursor := page.next_cursor):
+                return
 
     async def health(self) -> dict:
         return await self._run(calls.health())

@@ -36,11 +36,17 @@ class NotFound(MemhiveError):
 
 
 class Conflict(MemhiveError):
-    """409: near-duplicates exist; `similar` lists them (save again with force or supersedes)."""
+    """409: near-duplicates exist (`similar` lists them: save again with force or
+    supersedes), or a key/value entry is not at the revision asked for (`current_revision`:
+    its revision now, None when it does not exist)."""
 
     @property
     def similar(self) -> list[dict]:
         return self.body.get("similar", []) if isinstance(self.body, dict) else []
+
+    @property
+    def current_revision(self) -> int | None:
+        return self.body.get("current_revision") if isinstance(self.body, dict) else None
 
 
 class InvalidRequest(MemhiveError):

@@ -5,7 +5,7 @@ so a newer server does not break an older client."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -89,6 +89,13 @@ class ContextRequest(_TimeWindow):
     product_id: str | None = None
     scope_path: str | None = None
     token_budget: int
+
+
+class KvPutRequest(_Request):
+    value: Any
+    ttl_s: int | None = None
+    revision: int | None = None  # only if the entry is still at this revision
+    create_only: bool = False  # only if the key does not exist yet
 
 
 class UpdateRequest(_Request):
@@ -239,6 +246,22 @@ class SkillCandidates(_Answer):
     threshold: int
 
 
+class SkillInfo(_Answer):
+    """A skill the token may read (a crystallized procedure); `download` is its SKILL.md."""
+
+    id: str
+    name: str
+    description: str
+    scope_path: str
+    promoted_at: datetime | None
+    download: str
+
+
+class SkillPage(_Answer):
+    items: list[SkillInfo]
+    next_cursor: str | None
+
+
 class Product(_Answer):
     product_id: str
     name: str | None
@@ -366,3 +389,57 @@ class DeadLetter(_Answer):
     time: datetime | None
     headers: dict[str, str]
     payload_base64: str
+
+
+class KvEntry(_Answer):
+    """A key/value entry; `value` is absent from listings made without include_values."""
+
+    scope: str
+    key: str
+    revision: int
+    updated_by: str
+    updated_at: datetime
+    expires_at: datetime | None
+    size: int
+    value: Any = None
+
+
+class KvPage(_Answer):
+    scope: str
+    items: list[KvEntry]
+    next_cursor: str | None
+
+
+class KvDeleted(_Answer):
+    scope: str
+    key: str
+    status: Literal["deleted"]
+
+
+class ActivityMemory(_Answer):
+    id: str
+    kind: str
+    scope_path: str
+    revision: int
+    summary: str | None  # None once the memory is gone (forgotten, expired)
+
+
+class ActivityEdge(_Answer):
+    src_id: str
+    dst_id: str
+    kind: str
+
+
+class ActivityEntry(_Answer):
+    kind: Literal["saved", "updated", "forgotten", "linked", "recalled"]
+    time: datetime
+    actor: str
+    memories: list[ActivityMemory]
+    edges: list[ActivityEdge]
+    query: str | None  # a recall's query, shown to its author only
+    reason: str | None
+
+
+class ActivityPage(_Answer):
+    items: list[ActivityEntry]
+    next_cursor: str | None

@@ -30,6 +30,7 @@ _BUCKETS = (
     streams.PRODUCTS_BUCKET,
     streams.SPEND_BUCKET,
     streams.LANES_BUCKET,
+    streams.KV_BUCKET,
 )
 _MEMHIVE_STREAMS = (*(spec.name for spec in streams.STREAMS), *(f"KV_{b}" for b in _BUCKETS))
 
@@ -129,7 +130,9 @@ SERVICES: dict[str, BusPermissions] = {
     # events, reads the log for revision history and the dead letters. It reads the token
     # bucket (authentication) and watches it (to drop revoked tokens at once), but token
     # changes are requests to ingest, which writes them; it appends to the audit log and
-    # keeps the products' records. Its consolidation summaries share an LLM spend bound.
+    # keeps the products' records and the key/value memory (the only service that reads or
+    # writes it: compare-and-set writes, listing by a throwaway reader). Its consolidation
+    # summaries share an LLM spend bound.
     QUERY: _service(
         QUERY,
         (
@@ -144,6 +147,9 @@ SERVICES: dict[str, BusPermissions] = {
             *_kv_read(streams.PRODUCTS_BUCKET),
             *_kv_write(streams.PRODUCTS_BUCKET),
             *_kv_watch(streams.PRODUCTS_BUCKET),
+            *_kv_read(streams.KV_BUCKET),
+            *_kv_write(streams.KV_BUCKET),
+            *_consume(f"KV_{streams.KV_BUCKET}"),
             f"{subjects.AUDIT}.*.*",
             *_consume(streams.AUDIT_STREAM),
             *_consume(streams.LOG_STREAM),  # revision history, the dashboard's counts

@@ -57,6 +57,12 @@ SPEND_MAX_AGE_S = 2 * 24 * 3600
 # Which lane generation every process serves (key: the lane set's collection and index
 # names), watched by each process whose lanes are on a server.
 LANES_BUCKET = "memhive_lanes"
+# Key/value memory (key: kv_key), a KvEntry each. One message per key (history 1), so an
+# entry whose TTL runs out is gone rather than replaced by its previous value; messages may
+# carry a per-message TTL (Nats-TTL), which the bucket's stream allows.
+KV_BUCKET = "memhive_kv"
+KV_HISTORY = 1
+KV_MAX_VALUE_BYTES = 64 * 1024  # the record: a 16 KiB JSON value plus its metadata
 
 
 def memory_key(workspace_id: str, memory_id: str) -> str:
@@ -71,6 +77,11 @@ def bulletin_key(workspace_id: str, scope_token: str, audience: str) -> str:
 def product_key(workspace_id: str, product_token: str) -> str:
     """product_token: the product id encoded to KV-safe characters by the caller."""
     return f"{workspace_id}.{product_token}"
+
+
+def kv_key(workspace_id: str, node_token: str, key_token: str) -> str:
+    """node_token, key_token: the node path and the key encoded to KV-safe characters."""
+    return f"{workspace_id}.{node_token}.{key_token}"
 
 
 # Headers

@@ -26,6 +26,8 @@ class AuditAction(StrEnum):
     FLAG = "flag"  # a flag or a confirmation: a reader's verdict
     FORGET = "forget"
     LINK = "link"
+    KV_PUT = "kv_put"  # target: kv:<node path>/<key>
+    KV_DELETE = "kv_delete"
     TOKEN_CREATE = "token_create"
     TOKEN_REVOKE = "token_revoke"
     TOKEN_ROTATE = "token_rotate"

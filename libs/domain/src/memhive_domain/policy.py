@@ -27,6 +27,9 @@ class Action(StrEnum):
     READ_EXPIRED = "read_expired"
     READ_BULLETIN = "read_bulletin"
     READ_CONTEXT = "read_context"
+    READ_ACTIVITY = "read_activity"
+    READ_STATE = "read_state"
+    WRITE_STATE = "write_state"
     READ_PRODUCTS = "read_products"
     DEFINE_PRODUCT = "define_product"
     LIST_DEAD_LETTERS = "list_dead_letters"
@@ -51,6 +54,11 @@ PERMISSIONS: Mapping[Action, frozenset[Role]] = {
     Action.READ_EXPIRED: _PEOPLE,
     Action.READ_BULLETIN: _EVERYONE,
     Action.READ_CONTEXT: _EVERYONE,
+    Action.READ_ACTIVITY: _EVERYONE,  # entries filtered by the caller's view, as recall is
+    # Key/value entries have no visibility of their own: they are the workspace's, so a
+    # viewer (a public-only reader) reads none of them (memhive_domain.kv).
+    Action.READ_STATE: _WRITERS,
+    Action.WRITE_STATE: _WRITERS,
     Action.READ_PRODUCTS: _EVERYONE,
     # A product's visibility is what its memories inherit: a decision for people, not agents.
     Action.DEFINE_PRODUCT: _PEOPLE,
@@ -96,7 +104,8 @@ REACHED_FROM: Mapping[Action, tuple[str, ...]] = {
         "GET /v1/memories/{id}/edges",
         "GET /v1/memories/{id}/revisions",
         "GET /v1/memories/{id}/flags",
-        "GET /v1/memories/{id}/skill",
+        "GET /v1/memories/{id}/skill (also MCP resource `memhive://skills/{memory_id}`)",
+        "GET /v1/skills (MCP `resources/list` names them too)",
         "GET /v1/skills/candidates",
         "GET /memory (dashboard: a listing)",
         "GET /memory/m/{id}",
@@ -108,8 +117,25 @@ REACHED_FROM: Mapping[Action, tuple[str, ...]] = {
         "GET /v1/memories (include_expired=true: audits)",
         "GET /v1/memories/{id} (include_expired=true)",
     ),
-    Action.READ_BULLETIN: ("GET /v1/bulletins/{scope}", "MCP get_memory_bulletin"),
+    Action.READ_BULLETIN: (
+        "GET /v1/bulletins/{scope} (also MCP resource `memhive://bulletins/{+scope}`)",
+        "MCP get_memory_bulletin",
+    ),
     Action.READ_CONTEXT: ("POST /v1/context", "MCP get_context"),
+    Action.READ_ACTIVITY: ("GET /v1/activity", "MCP recent_activity"),
+    Action.READ_STATE: (
+        "GET /v1/kv/{scope}/{key}",
+        "GET /v1/kv",
+        "GET /memory/state (dashboard: a node's key/value entries)",
+        "MCP get_state",
+        "MCP list_state",
+    ),
+    Action.WRITE_STATE: (
+        "PUT /v1/kv/{scope}/{key}",
+        "DELETE /v1/kv/{scope}/{key}",
+        "MCP set_state",
+        "MCP delete_state",
+    ),
     Action.READ_PRODUCTS: (
         "GET /v1/products",
         "GET /v1/products/{id} (a viewer: public products only)",

@@ -66,9 +66,13 @@ class BulletinScheduler:
             await self._sleep_until(self.next_wakeup())
 
     async def _sleep_until(self, wakeup: datetime | None) -> None:
+        # asyncio.timeout, not wait_for: on Python 3.11 wait_for returns the result when the
+        # event is set in the same tick as a cancellation, so stop() would be swallowed and
+        # the loop would then wait for a next change that never comes.
         delay = None if wakeup is None else (wakeup - self._clock.now()).total_seconds()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._changed.wait(), None if delay is None else max(delay, 0))
+            async with asyncio.timeout(None if delay is None else max(delay, 0)):
+                await self._changed.wait()
 
     async def _refresh_one(self, key: str) -> None:
         started = self._clock.now()

@@ -1,4 +1,5 @@
-"""The events ingest announces after a durable write: MemorySaved and MemoryForgotten.
+"""The events ingest announces after a durable write: MemorySaved and MemoryForgotten, with
+who asked for the write (the recent-activity feed shows it).
 
 Each event id is derived from what caused the write, never random, so a redelivered command
 announces the same event again and JetStream drops the duplicate.
@@ -33,12 +34,14 @@ class Announcer:
         command_id: str,
         occurred_at: Timestamp,
         embedding: memory_pb2.Embedding | None = None,
+        requested_by: str = "",
     ) -> None:
         event = events_pb2.MemorySaved(
             event_id=event_id,
             command_id=command_id,
             memory=memory_to_pb(memory),
             occurred_at=occurred_at,
+            requested_by=requested_by,
         )
         if embedding is not None:
             event.embedding.CopyFrom(embedding)
@@ -47,7 +50,14 @@ class Announcer:
         await self._publish(subjects.MEMORY_SAVED, memory, event)
 
     async def forgotten(
-        self, memory: Memory, *, event_id: str, command_id: str, reason: str, occurred_at: Timestamp
+        self,
+        memory: Memory,
+        *,
+        event_id: str,
+        command_id: str,
+        reason: str,
+        occurred_at: Timestamp,
+        requested_by: str = "",
     ) -> None:
         event = events_pb2.MemoryForgotten(
             event_id=event_id,
@@ -55,6 +65,7 @@ class Announcer:
             memory=memory_to_pb(memory),
             reason=reason,
             occurred_at=occurred_at,
+            requested_by=requested_by,
         )
         await self._publish(subjects.MEMORY_FORGOTTEN, memory, event)
 

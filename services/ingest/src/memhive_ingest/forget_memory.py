@@ -27,6 +27,7 @@ class ForgetMemoryHandler:
             command_id=command.command_id,
             reason=command.reason,
             occurred_at=command.requested_at,
+            requested_by=command.requested_by,
         )
 
     async def _persist(self, workspace_id: str, command: commands_pb2.ForgetMemory) -> StoredMemory:

@@ -69,6 +69,7 @@ class SaveMemoryHandler:
             command_id=command.command_id,
             occurred_at=command.requested_at,
             embedding=command.embedding if command.HasField("embedding") else None,
+            requested_by=command.requested_by,
         )
 
 

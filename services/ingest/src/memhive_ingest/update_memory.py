@@ -39,6 +39,7 @@ class UpdateMemoryHandler:
                 command_id=command.command_id,
                 occurred_at=command.requested_at,
                 embedding=_travelling_vector(command, stored),
+                requested_by=command.requested_by,
             )
 
     async def _persist(

@@ -18,6 +18,7 @@ from memhive_query.mcp_mount import mount_mcp
 from memhive_query.openapi import errors
 from memhive_query.request_guards import RequestGuards
 from memhive_query.routes import (
+    activity,
     admin,
     audit,
     bulletins,
@@ -25,6 +26,7 @@ from memhive_query.routes import (
     edges,
     flags,
     health,
+    kv,
     memories,
     products,
     recall,
@@ -73,6 +75,8 @@ async def create_app(infra: Infrastructure) -> FastAPI:
         edges,
         bulletins,
         products,
+        kv,
+        activity,
     )
     for module in (*routers, tokens, audit):
         app.include_router(module.router)

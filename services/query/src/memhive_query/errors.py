@@ -15,6 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from memhive_application.authentication import Unauthenticated
 from memhive_domain.errors import ConcurrentUpdate, InvalidInput, NotAllowed, NotFound
+from memhive_domain.kv import RevisionMismatch
 from memhive_ports import BusUnavailable, TokenServiceUnavailable
 from starlette.exceptions import HTTPException
 
@@ -44,6 +45,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(ChangeRejected, _status(409))
     app.add_exception_handler(Unauthenticated, _unauthenticated)
     app.add_exception_handler(NearDuplicates, _near_duplicates)
+    app.add_exception_handler(RevisionMismatch, _revision_mismatch)
     app.add_exception_handler(SummaryUnavailable, _status(503))
     app.add_exception_handler(TokenServiceUnavailable, _status(503))
     app.add_exception_handler(BusUnavailable, _bus_unavailable)
@@ -94,6 +96,10 @@ async def _unauthenticated(_: Request, exc: Unauthenticated) -> JSONResponse:
 async def _near_duplicates(_: Request, exc: NearDuplicates) -> JSONResponse:
     similar = [memory_json(s.memory) | {"similarity": round(s.similarity, 4)} for s in exc.similar]
     return error_response(409, str(exc), similar=similar)
+
+
+async def _revision_mismatch(_: Request, exc: RevisionMismatch) -> JSONResponse:
+    return error_response(409, str(exc), current_revision=exc.current)
 
 
 async def _bus_unavailable(_: Request, exc: BusUnavailable) -> JSONResponse:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from memhive_adapters.nats.activity_log import JetStreamActivityLog
 from memhive_adapters.nats.audit_log import JetStreamAuditLog
 from memhive_adapters.nats.dead_letters import DeadLetters
+from memhive_adapters.nats.kv_key_value_store import KvKeyValueStore
 from memhive_adapters.nats.revision_log import JetStreamRevisionLog
 from memhive_adapters.nats.token_requests import BusTokenCommands
 from memhive_adapters.oidc.jwks_verifier import JwksVerifier
@@ -21,9 +23,11 @@ from memhive_domain.fusion import FusionMethod
 from memhive_ports import IdentityProvider, IdentityVerifier
 
 from memhive_query.event_waiter import EventWaiter
+from memhive_query.use_cases.activity import RecentActivity
 from memhive_query.use_cases.audit import (
     AuditedDeadLetters,
     AuditedForget,
+    AuditedKeyValues,
     AuditedLink,
     AuditedProducts,
     AuditedSave,
@@ -36,6 +40,7 @@ from memhive_query.use_cases.consolidate import ConsolidateMemories, Summarizer
 from memhive_query.use_cases.context import BuildContext
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
 from memhive_query.use_cases.identical import IdenticalSaves
+from memhive_query.use_cases.key_values import KeyValues
 from memhive_query.use_cases.link import EdgeCommands, EdgeReader, LinkMemories
 from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
 from memhive_query.use_cases.products import Products
@@ -67,6 +72,7 @@ class Gateway:
     audit: AuditTrail
     tokens: GatewayTokens
     update: AuditedUpdate
+    kv: AuditedKeyValues
     # OIDC: the JWT verifier (API and dashboard) and, for the dashboard's sign-in, the provider.
     identity: IdentityVerifier | None = None
     identity_provider: IdentityProvider | None = None
@@ -80,6 +86,12 @@ class Gateway:
     @cached_property
     def skills(self) -> Skills:
         return Skills(self.reader, self.update, self.infra.clock)
+
+    @cached_property
+    def activity(self) -> RecentActivity:
+        return RecentActivity(
+            JetStreamActivityLog(self.infra.js), self.infra.store, self.infra.clock
+        )
 
     @cached_property
     def context(self) -> BuildContext:
@@ -182,4 +194,5 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             ),
             trail,
         ),
+        kv=AuditedKeyValues(KeyValues(KvKeyValueStore(infra.js, infra.clock), infra.clock), trail),
     )

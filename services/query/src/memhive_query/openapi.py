@@ -30,12 +30,19 @@ class NearDuplicatesBody(ErrorBody):
     )
 
 
+class RevisionConflictBody(ErrorBody):
+    current_revision: int | None = Field(
+        None, description="the entry's revision now; null when it does not exist"
+    )
+
+
 _MEANING = {
     401: "missing or unknown bearer token",
     403: "this token may not do this (read-only, or not a member)",
     404: "not found: no such memory, product, token or path visible to this token",
     405: "this path does not support the method (see the Allow header)",
-    409: "refused because of the current state (near-duplicates, an end forgotten meanwhile)",
+    409: "refused because of the current state (near-duplicates, an end forgotten meanwhile, "
+    "a key/value entry not at the expected revision)",
     413: "the request body is larger than the gateway accepts",
     422: "invalid input: `problems` names each field",
     503: "a service behind the gateway did not answer in time (tokens: the ingest service), "

@@ -15,6 +15,7 @@ from memhive_domain.consolidation import ConsolidationRequest
 from memhive_domain.curation import Flag
 from memhive_domain.edges import Edge, EdgeDraft
 from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_domain.kv import KvEntry
 from memhive_domain.memory import Memory, MemoryDraft
 from memhive_domain.ranking import RankedMemory
 from memhive_domain.trust import score
@@ -331,3 +332,29 @@ def update_answer(outcome: UpdateOutcome, status_code: int = 200, **extra: Any) 
 UPDATE_ACCEPTED_NOTE = (
     "durable on the bus but not applied yet: it will be, unless the memory is forgotten first"
 )
+
+
+class KvPutRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    value: Any = Field(description="any JSON value: at most 16 KiB as JSON, 16 levels deep")
+    ttl_s: int | None = Field(
+        None, description="seconds until the entry expires (1..31622400); none: never"
+    )
+    revision: int | None = Field(
+        None, description="write only if the entry is at this revision (else 409)"
+    )
+    create_only: bool = Field(False, description="write only if the key does not exist (409)")
+
+
+def entry_json(entry: KvEntry, *, with_value: bool = True) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "scope": entry.address.node.key,
+        "key": entry.address.key,
+        "revision": entry.revision,
+        "updated_by": entry.updated_by,
+        "updated_at": utc_iso(entry.updated_at),
+        "expires_at": utc_iso(entry.expires_at) if entry.expires_at else None,
+        "size": len(entry.value_json.encode("utf-8")),
+    }
+    return body | ({"value": entry.value} if with_value else {})

@@ -1,9 +1,10 @@
 """Backup and restore of memhive's streams through the JetStream API (online, no file access).
 
 What is kept: the log (`MEMHIVE`), activity, dead letters and the KV buckets (the record,
-tokens, bulletins), each as the server's own stream snapshot (messages with their
-sequence numbers and times, and the consumers with their positions), so a restore is
-the same state, not a replay. The lanes are not kept: `memhive reindex` rebuilds them.
+tokens, bulletins, products, key/value memory), each as the server's own stream snapshot
+(messages with their sequence numbers and times, and the consumers with their positions),
+so a restore is the same state, not a replay. The lanes are not kept: `memhive reindex`
+rebuilds them.
 
 A backup directory holds `manifest.json` (each stream's config and state at the
 snapshot) and one `<stream>.snapshot` file per stream (the server's compressed tar).
@@ -34,7 +35,13 @@ class BackupError(RuntimeError):
 
 
 def memhive_stream_names() -> list[str]:
-    buckets = (streams.MEMORIES_BUCKET, streams.TOKENS_BUCKET, streams.BULLETINS_BUCKET)
+    buckets = (
+        streams.MEMORIES_BUCKET,
+        streams.TOKENS_BUCKET,
+        streams.BULLETINS_BUCKET,
+        streams.PRODUCTS_BUCKET,
+        streams.KV_BUCKET,
+    )
     return [spec.name for spec in streams.STREAMS] + [f"KV_{bucket}" for bucket in buckets]
 
 

@@ -98,6 +98,13 @@ async def ensure_streams(js: JetStreamContext, replicas: int = 1) -> None:
     await ensure_bucket(js, streams.PRODUCTS_BUCKET, streams.KV_HISTORY, replicas)
     await ensure_bucket(js, streams.SPEND_BUCKET, 1, replicas, streams.SPEND_MAX_AGE_S)
     await ensure_bucket(js, streams.LANES_BUCKET, streams.KV_HISTORY, replicas)
+    await ensure_bucket(
+        js,
+        streams.KV_BUCKET,
+        streams.KV_HISTORY,
+        replicas,
+        max_value_bytes=streams.KV_MAX_VALUE_BYTES,
+    )
 
 
 def _stream_config(spec: StreamSpec, replicas: int) -> StreamConfig:
@@ -143,13 +150,26 @@ def _merged(existing: StreamConfig, spec: StreamSpec, replicas: int) -> StreamCo
 
 
 async def ensure_bucket(
-    js: JetStreamContext, bucket: str, history: int, replicas: int, ttl_s: float | None = None
+    js: JetStreamContext,
+    bucket: str,
+    history: int,
+    replicas: int,
+    ttl_s: float | None = None,
+    *,
+    max_value_bytes: int | None = None,
 ) -> None:
+    """Create the bucket when missing (nats-py declares every bucket's stream with per-message
+    TTLs allowed)."""
     try:
         await js.key_value(bucket)
     except BucketNotFoundError:
         config = KeyValueConfig(
-            bucket=bucket, history=history, storage=StorageType.FILE, replicas=replicas, ttl=ttl_s
+            bucket=bucket,
+            history=history,
+            storage=StorageType.FILE,
+            replicas=replicas,
+            ttl=ttl_s,
+            max_value_size=max_value_bytes,
         )
         await js.create_key_value(config)
         log.info("created KV bucket %s", bucket)

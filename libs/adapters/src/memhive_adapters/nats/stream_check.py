@@ -27,6 +27,7 @@ async def require_streams(js: JetStreamContext) -> None:
         streams.BULLETINS_BUCKET,
         streams.SPEND_BUCKET,
         streams.LANES_BUCKET,
+        streams.KV_BUCKET,
     )
     for bucket in buckets:
         try:

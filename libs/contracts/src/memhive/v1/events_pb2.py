@@ -26,7 +26,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from memhive.v1 import memory_pb2 as memhive_dot_v1_dot_memory__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17memhive/v1/events.proto\x12\nmemhive.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17memhive/v1/memory.proto\"\xb2\x01\n\x0bMemorySaved\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\"\n\x06memory\x18\x03 \x01(\x0b\x32\x12.memhive.v1.Memory\x12(\n\tembedding\x18\x04 \x01(\x0b\x32\x15.memhive.v1.Embedding\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xa0\x01\n\rMemoryIndexed\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\"\n\x06memory\x18\x02 \x01(\x0b\x32\x12.memhive.v1.Memory\x12(\n\tembedding\x18\x03 \x01(\x0b\x32\x15.memhive.v1.Embedding\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x9c\x01\n\x0fMemoryForgotten\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\"\n\x06memory\x18\x03 \x01(\x0b\x32\x12.memhive.v1.Memory\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x8e\x01\n\x0cMemoryPurged\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x03 \x01(\t\x12\x11\n\tmemory_id\x18\x04 \x01(\t\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"}\n\x0fMemoryUnindexed\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x11\n\tmemory_id\x18\x03 \x01(\t\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xa4\x01\n\x10MemoriesRecalled\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x14\n\x0cprincipal_id\x18\x03 \x01(\t\x12\r\n\x05query\x18\x04 \x01(\t\x12\x12\n\nmemory_ids\x18\x05 \x03(\t\x12/\n\x0boccurred_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestampb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17memhive/v1/events.proto\x12\nmemhive.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17memhive/v1/memory.proto\"\xc8\x01\n\x0bMemorySaved\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\"\n\x06memory\x18\x03 \x01(\x0b\x32\x12.memhive.v1.Memory\x12(\n\tembedding\x18\x04 \x01(\x0b\x32\x15.memhive.v1.Embedding\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0crequested_by\x18\x06 \x01(\t\"\xa0\x01\n\rMemoryIndexed\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\"\n\x06memory\x18\x02 \x01(\x0b\x32\x12.memhive.v1.Memory\x12(\n\tembedding\x18\x03 \x01(\x0b\x32\x15.memhive.v1.Embedding\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xb2\x01\n\x0fMemoryForgotten\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\"\n\x06memory\x18\x03 \x01(\x0b\x32\x12.memhive.v1.Memory\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0crequested_by\x18\x06 \x01(\t\"\x8e\x01\n\x0cMemoryPurged\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x03 \x01(\t\x12\x11\n\tmemory_id\x18\x04 \x01(\t\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"}\n\x0fMemoryUnindexed\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x11\n\tmemory_id\x18\x03 \x01(\t\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xa4\x01\n\x10MemoriesRecalled\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x14\n\x0cprincipal_id\x18\x03 \x01(\t\x12\r\n\x05query\x18\x04 \x01(\t\x12\x12\n\nmemory_ids\x18\x05 \x03(\t\x12/\n\x0boccurred_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestampb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,15 +34,15 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'memhive.v1.events_pb2', _gl
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_MEMORYSAVED']._serialized_start=98
-  _globals['_MEMORYSAVED']._serialized_end=276
-  _globals['_MEMORYINDEXED']._serialized_start=279
-  _globals['_MEMORYINDEXED']._serialized_end=439
-  _globals['_MEMORYFORGOTTEN']._serialized_start=442
-  _globals['_MEMORYFORGOTTEN']._serialized_end=598
-  _globals['_MEMORYPURGED']._serialized_start=601
-  _globals['_MEMORYPURGED']._serialized_end=743
-  _globals['_MEMORYUNINDEXED']._serialized_start=745
-  _globals['_MEMORYUNINDEXED']._serialized_end=870
-  _globals['_MEMORIESRECALLED']._serialized_start=873
-  _globals['_MEMORIESRECALLED']._serialized_end=1037
+  _globals['_MEMORYSAVED']._serialized_end=298
+  _globals['_MEMORYINDEXED']._serialized_start=301
+  _globals['_MEMORYINDEXED']._serialized_end=461
+  _globals['_MEMORYFORGOTTEN']._serialized_start=464
+  _globals['_MEMORYFORGOTTEN']._serialized_end=642
+  _globals['_MEMORYPURGED']._serialized_start=645
+  _globals['_MEMORYPURGED']._serialized_end=787
+  _globals['_MEMORYUNINDEXED']._serialized_start=789
+  _globals['_MEMORYUNINDEXED']._serialized_end=914
+  _globals['_MEMORIESRECALLED']._serialized_start=917
+  _globals['_MEMORIESRECALLED']._serialized_end=1081
 # @@protoc_insertion_point(module_scope)

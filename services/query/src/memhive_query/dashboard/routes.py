@@ -32,6 +32,7 @@ from memhive_query.dashboard.wiring import Dashboard
 from memhive_query.use_cases.bulletins import ScopeBulletin
 
 router = APIRouter(prefix="/memory", include_in_schema=False)
+STATE_PAGE = 50
 
 
 def _dashboard(request: Request) -> Dashboard:
@@ -231,6 +232,27 @@ async def stats_page(request: Request, dash: DashboardDep, who: VisitorDep) -> R
     stats = await dash.stats(who)
     peak = max([1] + [max(a.saves, a.recalls) for a in stats.activity or []])
     return _render(request, "stats.html", who=who, stats=stats, peak=peak)
+
+
+@router.get("/state")
+async def state_page(
+    request: Request,
+    dash: DashboardDep,
+    who: VisitorDep,
+    scope: str = "",
+    after: Annotated[str | None, Query(max_length=64)] = None,
+) -> Response:
+    """Key/value memory of one node (the caller's home unless another is chosen), read-only,
+    a page at a time in the order entries were last written."""
+    node = scope.strip() or who.home
+    try:
+        listing = await dash.kv.list(who, node, after, STATE_PAGE)
+    except DomainError as exc:
+        return _error(request, who, exc)
+    next_link = None
+    if listing.next_cursor is not None:
+        next_link = "/memory/state?" + urlencode({"scope": node, "after": listing.next_cursor})
+    return _render(request, "state.html", who=who, listing=listing, next_link=next_link)
 
 
 def _browse_request(filters: dict[str, str], after: str | None) -> BrowseRequest:

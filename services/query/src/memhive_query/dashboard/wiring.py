@@ -13,6 +13,7 @@ from memhive_query.dashboard.memory_page import ViewMemory
 from memhive_query.dashboard.oidc_flow import OidcSignIn
 from memhive_query.dashboard.stats import MemoryStats
 from memhive_query.gateway import Gateway
+from memhive_query.use_cases.audit import AuditedKeyValues
 from memhive_query.use_cases.bulletins import ReadBulletin
 from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
 from memhive_query.use_cases.update import UpdateMemory
@@ -28,6 +29,7 @@ class Dashboard:
     update: UpdateMemory
     bulletin: ReadBulletin
     stats: MemoryStats
+    kv: AuditedKeyValues  # read only here: the State page
     oidc: OidcSignIn | None  # None: OIDC sign-in is not configured (tokens only)
     login_cookies: LoginCookies
     oidc_redirect_url: str | None
@@ -50,6 +52,7 @@ async def build_dashboard(gw: Gateway) -> Dashboard:
         stats=MemoryStats(
             lexical, JetStreamEventCounts(gw.infra.js), gw.dead_letters, gw.infra.clock
         ),
+        kv=gw.kv,
         oidc=sign_in,
         login_cookies=LoginCookies(oidc),
         oidc_redirect_url=oidc.redirect_url,

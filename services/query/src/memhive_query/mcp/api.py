@@ -113,3 +113,42 @@ class MemoryApi(Protocol):
         """POST /v1/memories/{id}/crystallize?wait=indexed: {also?, name?, description?}
         -> {"name", "status", "filename", "skill_md", "download", "memories"}."""
         ...
+
+    async def get_state(self, scope: str, key: str) -> Json:
+        """GET /v1/kv/{scope}/{key} -> entry: {scope, key, value, revision, updated_by,
+        updated_at, expires_at, size}."""
+        ...
+
+    async def set_state(self, scope: str, key: str, fields: Json) -> Json:
+        """PUT /v1/kv/{scope}/{key}: {value, ttl_s?, revision?, create_only?} -> entry;
+        409 when the revision or create_only does not hold."""
+        ...
+
+    async def delete_state(self, scope: str, key: str, fields: Json) -> Json:
+        """DELETE /v1/kv/{scope}/{key}?revision -> {"scope", "key", "status": "deleted"}."""
+        ...
+
+    async def list_state(self, fields: Json) -> Json:
+        """GET /v1/kv?scope&limit&cursor&include_values -> {"scope", "items": [entry
+        (value only with include_values)], "next_cursor"}."""
+        ...
+
+    async def activity(self, fields: Json) -> Json:
+        """GET /v1/activity?since&scope&kind&limit&cursor -> {"items": [{kind, time, actor,
+        memories: [{id, kind, scope_path, revision, summary}], edges, query, reason}],
+        "next_cursor"}, newest first."""
+        ...
+
+    async def products(self) -> Json:
+        """GET /v1/products -> {"items": [{product_id, name, visibility, ...}]}, the ones
+        this caller may see."""
+        ...
+
+    async def skills(self, fields: Json) -> Json:
+        """GET /v1/skills?scope_path&limit&cursor -> {"items": [{id, name, description,
+        scope_path, promoted_at, download}], "next_cursor"}."""
+        ...
+
+    async def skill_file(self, memory_id: str) -> str:
+        """GET /v1/memories/{id}/skill -> the SKILL.md, as text."""
+        ...

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from memhive_domain.kinds import MemoryKind
+from memhive_domain.kv import KEY_PATTERN, MAX_REVISION
 from memhive_domain.memory import MAX_BODY_CHARS, MAX_SOURCE_REF_CHARS, MAX_TAGS
 from memhive_domain.scopes import Scope, Visibility
 from pydantic import Field
@@ -97,6 +98,34 @@ SourceRef = Annotated[
     Field(
         max_length=MAX_SOURCE_REF_CHARS,
         description="Where this came from, e.g. a URL, a file path or an issue reference.",
+    ),
+]
+
+StateScope = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=300,
+        description="The node of the scope tree the state belongs to: 'global', "
+        "'product:<id>', optionally '/team:<id>' and '/agent:<id>' (an agent's private "
+        "state), e.g. 'product:ios/team:mobile'.",
+    ),
+]
+StateKey = Annotated[
+    str,
+    Field(
+        pattern=KEY_PATTERN.pattern,
+        description="The key: 1-128 letters, digits, '.', '_', ':' or '-', e.g. "
+        "'release:plan' or 'ui.theme'.",
+    ),
+]
+Revision = Annotated[
+    int | None,
+    Field(
+        ge=1,
+        le=MAX_REVISION,
+        description="Only if the entry is still at this revision (as get_state or set_state "
+        "returned it); otherwise a conflict and nothing changes.",
     ),
 ]
 

@@ -8,15 +8,20 @@ from memhive_query.mcp.tool_spec import ApiForRequest, MemoryTool
 from memhive_query.mcp.tools import (
     consolidate_memories,
     crystallize_memory,
+    delete_state,
     flag_memory,
     forget_memory,
     get_context,
     get_memory,
     get_memory_bulletin,
+    get_state,
     link_memories,
     list_memories,
+    list_state,
     recall_memory,
+    recent_activity,
     save_memory,
+    set_state,
     update_memory,
 )
 
@@ -34,6 +39,11 @@ TOOLS: tuple[MemoryTool, ...] = (
     flag_memory.CONFIRM_TOOL,
     consolidate_memories.TOOL,
     crystallize_memory.TOOL,
+    get_state.TOOL,
+    set_state.TOOL,
+    delete_state.TOOL,
+    list_state.TOOL,
+    recent_activity.TOOL,
 )
 
 

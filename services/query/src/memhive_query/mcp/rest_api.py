@@ -91,6 +91,33 @@ class RestMemoryApi:
         path = f"/v1/memories/{_segment(memory_id)}/crystallize"
         return await self._call("POST", path, params={"wait": "indexed"}, json=fields)
 
+    async def get_state(self, scope: str, key: str) -> Json:
+        return await self._call("GET", _kv_path(scope, key))
+
+    async def set_state(self, scope: str, key: str, fields: Json) -> Json:
+        return await self._call("PUT", _kv_path(scope, key), json=fields)
+
+    async def delete_state(self, scope: str, key: str, fields: Json) -> Json:
+        return await self._call("DELETE", _kv_path(scope, key), params=fields)
+
+    async def list_state(self, fields: Json) -> Json:
+        return await self._call("GET", "/v1/kv", params=fields)
+
+    async def activity(self, fields: Json) -> Json:
+        return await self._call("GET", "/v1/activity", params=fields)
+
+    async def products(self) -> Json:
+        return await self._call("GET", "/v1/products")
+
+    async def skills(self, fields: Json) -> Json:
+        return await self._call("GET", "/v1/skills", params=fields)
+
+    async def skill_file(self, memory_id: str) -> str:
+        response = await self._send("GET", f"/v1/memories/{_segment(memory_id)}/skill")
+        if not response.is_success:
+            raise ApiError(response.status_code, _detail(response))
+        return response.text
+
     async def _call(self, method: str, path: str, **kwargs: Any) -> Json:
         return _result(await self._send(method, path, **kwargs))
 
@@ -143,6 +170,11 @@ def _json_or_empty(response: httpx.Response) -> dict[str, Any]:
     except ValueError:
         return {}
     return body if isinstance(body, dict) else {}
+
+
+def _kv_path(scope: str, key: str) -> str:
+    """The node path keeps its '/' (the route's {scope:path}); the key is one segment."""
+    return "/".join(["/v1/kv", *(_segment(p) for p in scope.split("/")), _segment(key)])
 
 
 def _segment(value: str) -> str:

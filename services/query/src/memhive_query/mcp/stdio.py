@@ -17,5 +17,8 @@ def run_stdio(url: str, token: str) -> None:
 
 
 async def serve_stdio(url: str, token: str) -> None:
+    """One client per process, one session: the bridge tells it when the resource list
+    changed (see MemhiveMcpServer)."""
     async with RestMemoryApi(url, token) as api:
-        await build_mcp_server(lambda: api).run_stdio_async()
+        server = build_mcp_server(lambda: api, announces_resource_changes=True)
+        await server.run_stdio_async()

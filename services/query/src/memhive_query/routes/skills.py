@@ -8,11 +8,13 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, PlainTextResponse
 from memhive_domain.listing import MAX_CURSOR_CHARS
-from memhive_domain.skills import PROMOTION_THRESHOLD
+from memhive_domain.memory import Memory
+from memhive_domain.skills import PROMOTION_THRESHOLD, skill_description, skill_name
 
 from memhive_query.openapi import ACCEPTED, errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.schemas import CrystallizeRequest, memory_json
+from memhive_query.timestamps import utc_iso
 from memhive_query.use_cases.save import Wait
 from memhive_query.use_cases.skills import SkillRequest
 
@@ -67,6 +69,33 @@ async def download_skill(
     return PlainTextResponse(
         skill.content, media_type="text/markdown", headers={"Content-Disposition": disposition}
     )
+
+
+@router.get("/v1/skills")
+async def list_skills(
+    gw: GatewayDep,
+    who: PrincipalDep,
+    scope_path: Annotated[str | None, Query(max_length=512)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
+) -> dict:
+    """The skills the caller may read: crystallized procedures, each with its SKILL.md's
+    name and download. One page of procedures (newest first) filtered, so pass
+    `next_cursor` on until it is null."""
+    page = await gw.skills.promoted(who, scope_path, cursor, limit)
+    return {"items": [skill_json(m) for m in page.items], "next_cursor": page.next_cursor}
+
+
+def skill_json(memory: Memory) -> dict:
+    promoted_at = memory.curation.promoted_at
+    return {
+        "id": memory.id,
+        "name": skill_name(None, memory),
+        "description": skill_description(None, [memory]),
+        "scope_path": memory.scope_ref.key,
+        "promoted_at": utc_iso(promoted_at) if promoted_at else None,
+        "download": f"/v1/memories/{memory.id}/skill",
+    }
 
 
 @router.get("/v1/skills/candidates")

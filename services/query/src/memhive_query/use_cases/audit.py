@@ -14,6 +14,7 @@ from memhive_domain.audit import AuditAction
 from memhive_domain.changes import MemoryChanges
 from memhive_domain.edges import EdgeDraft
 from memhive_domain.errors import DomainError
+from memhive_domain.kv import KvAddress, KvEntry, WriteRequest
 from memhive_domain.memory import MemoryDraft
 from memhive_domain.principals import Principal
 from memhive_domain.products import Product
@@ -21,6 +22,7 @@ from memhive_ports import AuditLog, Clock
 
 from memhive_query.use_cases.conflicts import NearDuplicates
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
+from memhive_query.use_cases.key_values import KeyValues, KvListing
 from memhive_query.use_cases.link import LinkMemories, LinkOutcome
 from memhive_query.use_cases.memories import ForgetMemory
 from memhive_query.use_cases.products import Products
@@ -119,3 +121,42 @@ class AuditedProducts:
 
     async def list(self, principal: Principal) -> list[Product]:
         return await self._products.list(principal)
+
+
+class AuditedKeyValues:
+    """Writes (put, delete) are recorded with the target `kv:<scope>/<key>`; reads are not,
+    like memory reads."""
+
+    def __init__(self, key_values: KeyValues, trail: AuditTrail) -> None:
+        self._kv, self._trail = key_values, trail
+
+    async def get(self, principal: Principal, scope: str, key: str) -> KvEntry:
+        return await self._kv.get(principal, scope, key)
+
+    async def list(
+        self, principal: Principal, scope: str, cursor: str | None, limit: int
+    ) -> KvListing:
+        return await self._kv.list(principal, scope, cursor, limit)
+
+    async def put(self, principal: Principal, request: WriteRequest) -> KvEntry:
+        target = kv_target(request.scope, request.key)
+        async with self._trail.recording(principal, AuditAction.KV_PUT, target):
+            return await self._kv.put(principal, request)
+
+    async def delete(
+        self,
+        principal: Principal,
+        scope: str,
+        key: str,
+        revision: int | None = None,
+        if_match: str | None = None,
+    ) -> KvAddress:
+        target = kv_target(scope, key)
+        async with self._trail.recording(principal, AuditAction.KV_DELETE, target):
+            return await self._kv.delete(principal, scope, key, revision, if_match)
+
+
+def kv_target(scope: object, key: object) -> str:
+    """As the caller named it (refusals too), made storable: valid Unicode, bounded."""
+    text = f"kv:{scope}/{key}"[:700]
+    return text.encode("utf-8", "replace").decode("utf-8")

@@ -79,6 +79,15 @@ class Skills:
         page = await self._reader.list(principal, selection, cursor, limit)
         return Page([m for m in page.items if is_promotion_candidate(m)], page.next_cursor)
 
+    async def promoted(
+        self, principal: Principal, scope_path: str | None, cursor: str | None, limit: int
+    ) -> Page:
+        """One page of procedures (newest first), keeping those crystallized into skills: the
+        skills the caller may read. Like candidates, a page may be short and still go on."""
+        selection = SelectionRequest(scope_path=scope_path, kinds=["procedure"])
+        page = await self._reader.list(principal, selection, cursor, limit)
+        return Page([m for m in page.items if m.curation.promoted_at], page.next_cursor)
+
     async def _procedures(self, principal: Principal, request: SkillRequest) -> list[Memory]:
         if problems := id_list_problems("also", list(request.also), MAX_EXTRA_PROCEDURES):
             raise InvalidInput(problems)

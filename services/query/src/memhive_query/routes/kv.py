@@ -1,0 +1,123 @@
+"""/v1/kv: key/value memory, one JSON value per key at a node of the scope tree.
+
+The node is a path that may hold '/', so it is the route's `{scope:path}` and the key is the
+last segment (keys never hold '/'). Writes are compare-and-set: `If-Match: <revision>` (or
+`revision` in the body) and create-only `If-None-Match: *` (or `create_only`); a mismatch
+is a 409 with the current revision. Every answer carries the entry's revision as its ETag.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+from urllib.parse import unquote
+
+from fastapi import APIRouter, Depends, Header, Path, Query, Request
+from fastapi.responses import JSONResponse
+from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_domain.kv import DEFAULT_PAGE, MAX_PAGE, KvEntry, WriteRequest
+
+from memhive_query.openapi import RevisionConflictBody, errors
+from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
+from memhive_query.schemas import KvPutRequest, entry_json
+
+router = APIRouter(prefix="/v1/kv", tags=["key/value"], responses=errors(401, 403, 422))
+
+Scope = Annotated[
+    str, Path(max_length=512, description="a node of the scope tree, e.g. product:ios/team:a")
+]
+Key = Annotated[
+    str, Path(max_length=256, description="1-128 of letters, digits, '.', '_', ':', '-'")
+]
+
+
+def _address(request: Request, scope: Scope, key: Key) -> tuple[str, str]:
+    """The node and the key as the caller wrote them: the router decodes `%2F` before it
+    splits, so a key holding an encoded '/' would otherwise lend part of itself to the
+    scope; split the raw path instead, so such a key is refused as a key."""
+    raw = request.scope.get("raw_path", b"").decode("latin-1").partition("?")[0]
+    prefix = f"{router.prefix}/"
+    if not raw.startswith(prefix) or "/" not in raw[len(prefix) :]:
+        return scope, key
+    raw_scope, _, raw_key = raw[len(prefix) :].rpartition("/")
+    return unquote(raw_scope), unquote(raw_key)
+
+
+Address = Annotated[tuple[str, str], Depends(_address)]
+IfMatch = Annotated[
+    str | None,
+    Header(max_length=64, description='compare-and-set: the revision you read, e.g. "12"'),
+]
+
+
+@router.get("")
+async def list_entries(
+    gw: GatewayDep,
+    who: PrincipalDep,
+    scope: Annotated[str, Query(max_length=512, description="the node whose keys to list")],
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
+    cursor: Annotated[str | None, Query(max_length=64)] = None,
+    include_values: bool = False,
+) -> dict:
+    """The node's entries, in the order they were last written (oldest first); values only
+    with `include_values`. Pass `next_cursor` back as `cursor` until it is null."""
+    listing = await gw.kv.list(who, scope, cursor, limit)
+    return {
+        "scope": listing.node.key,
+        "items": [entry_json(e, with_value=include_values) for e in listing.entries],
+        "next_cursor": listing.next_cursor,
+    }
+
+
+@router.get("/{scope:path}/{key}", responses=errors(404))
+async def get_entry(address: Address, gw: GatewayDep, who: PrincipalDep) -> JSONResponse:
+    return _answer(await gw.kv.get(who, *address))
+
+
+# A node path the router cannot match (a line break in it: `{scope:path}` stops at one) is
+# the app's 404 before any validation, so PUT declares 404 too.
+@router.put("/{scope:path}/{key}", responses=errors(404, 409, 413, conflict=RevisionConflictBody))
+async def put_entry(
+    address: Address,
+    request: KvPutRequest,
+    gw: GatewayDep,
+    who: PrincipalDep,
+    if_match: IfMatch = None,
+    if_none_match: Annotated[
+        str | None, Header(max_length=64, description="`*`: create only")
+    ] = None,
+) -> JSONResponse:
+    """Write the key's value (replacing it, with its TTL). Conditional with `If-Match` /
+    `revision`, or `If-None-Match: *` / `create_only`."""
+    write = WriteRequest(
+        *address,
+        request.value,
+        ttl_s=request.ttl_s,
+        revision=request.revision,
+        if_match=if_match,
+        create_only=request.create_only or _create_only(if_none_match),
+    )
+    return _answer(await gw.kv.put(who, write))
+
+
+@router.delete("/{scope:path}/{key}", responses=errors(404, 409, conflict=RevisionConflictBody))
+async def delete_entry(
+    address: Address,
+    gw: GatewayDep,
+    who: PrincipalDep,
+    if_match: IfMatch = None,
+    revision: Annotated[int | None, Query(description="delete only at this revision")] = None,
+) -> dict:
+    deleted = await gw.kv.delete(who, *address, revision, if_match)
+    return {"scope": deleted.node.key, "key": deleted.key, "status": "deleted"}
+
+
+def _answer(entry: KvEntry) -> JSONResponse:
+    return JSONResponse(entry_json(entry), headers={"ETag": f'"{entry.revision}"'})
+
+
+def _create_only(if_none_match: str | None) -> bool:
+    if if_none_match is None:
+        return False
+    if if_none_match.strip() != "*":
+        raise InvalidInput([FieldProblem("If-None-Match", "only * (create only) is supported")])
+    return True

@@ -20,7 +20,7 @@ def test_bus_unavailable_is_503_with_retry_after() -> None:
     assert answer.status_code == 503
     assert answer.headers["Retry-After"] == "1"
     assert answer.json() == {
-        "detail": "memhive cannot take writes right now: the bus did not store "
+        "detail": "memhive's bus cannot take this right now: the bus did not store "
         "memhive.cmd.memory.save after 6 attempts",
         "problems": [],
     }

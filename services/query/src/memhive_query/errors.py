@@ -105,7 +105,7 @@ async def _revision_mismatch(_: Request, exc: RevisionMismatch) -> JSONResponse:
 async def _bus_unavailable(_: Request, exc: BusUnavailable) -> JSONResponse:
     # Nothing was stored: the same request, retried, is safe (a save may then answer 200
     # with the id of an identical body that did land).
-    response = error_response(503, f"memhive cannot take writes right now: {exc}")
+    response = error_response(503, f"memhive's bus cannot take this right now: {exc}")
     response.headers["Retry-After"] = "1"
     return response
 

@@ -41,6 +41,8 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import APIError, KeyNotFoundError
 from nats.js.kv import KV_DEL, KV_OP, KV_PURGE, KeyValue
 
+from memhive_adapters.nats.unavailable import unavailable_as_port_error
+
 MARKER_TTL_S = 60
 MAX_ATTEMPTS = 8  # lost races in a row before giving up (each one is another writer's win)
 WRONG_LAST_SEQUENCE = (10071, 10164)
@@ -150,9 +152,10 @@ class KvKeyValueStore:
         expected = {"Nats-Expected-Last-Subject-Sequence": str(last)}
         subject = _PREFIX + _subject_key(address)
         try:
-            ack = await self._js.publish(
-                subject, data, headers=expected | (headers or {}), msg_ttl=ttl_s
-            )
+            async with unavailable_as_port_error("the key/value write was not stored"):
+                ack = await self._js.publish(
+                    subject, data, headers=expected | (headers or {}), msg_ttl=ttl_s
+                )
         except APIError as refused:
             if refused.err_code in WRONG_LAST_SEQUENCE:
                 return None

@@ -14,6 +14,7 @@ from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 
 from memhive_adapters.nats.kv_watch import current_entries
+from memhive_adapters.nats.unavailable import unavailable_as_port_error
 
 
 class KvProductDirectory:
@@ -35,7 +36,8 @@ class KvProductDirectory:
     async def put(self, product: Product) -> None:
         kv = await self._bucket()
         key = product_key(product.workspace_id, _token(product.product_id))
-        await kv.put(key, encode(product_to_pb(product)))
+        async with unavailable_as_port_error("the product was not stored"):
+            await kv.put(key, encode(product_to_pb(product)))
 
     async def list(self, workspace_id: str) -> list[Product]:
         """One watch over the workspace's keys (the server filters them), values included."""

@@ -9,10 +9,9 @@ from memhive_contracts.codec import encode
 from memhive_contracts.streams import MSG_ID_HEADER
 from memhive_ports import BusUnavailable
 from memhive_telemetry.propagation import inject_trace
-from nats.errors import ConnectionReconnectingError
-from nats.errors import TimeoutError as NatsTimeout
 from nats.js import JetStreamContext
-from nats.js.errors import APIError, NoStreamResponseError
+
+from memhive_adapters.nats.unavailable import is_transient
 
 # Pauses between attempts while a stream has no leader (an election takes 1-2 s) or the
 # connection is reconnecting; after the last one the caller hears BusUnavailable.
@@ -39,10 +38,8 @@ class JetStreamPublisher:
             try:
                 await self._js.publish(subject, payload, headers=headers)
                 return
-            except (NoStreamResponseError, NatsTimeout, ConnectionReconnectingError) as exc:
-                failure: Exception = exc
-            except APIError as exc:
-                if exc.code != 503:
+            except Exception as exc:
+                if not is_transient(exc):
                     raise
                 failure = exc
             if pause is not None:

@@ -75,7 +75,9 @@ async def get_entry(address: Address, gw: GatewayDep, who: PrincipalDep) -> JSON
 
 # A node path the router cannot match (a line break in it: `{scope:path}` stops at one) is
 # the app's 404 before any validation, so PUT declares 404 too.
-@router.put("/{scope:path}/{key}", responses=errors(404, 409, 413, conflict=RevisionConflictBody))
+@router.put(
+    "/{scope:path}/{key}", responses=errors(404, 409, 413, 503, conflict=RevisionConflictBody)
+)
 async def put_entry(
     address: Address,
     request: KvPutRequest,
@@ -99,7 +101,9 @@ async def put_entry(
     return _answer(await gw.kv.put(who, write))
 
 
-@router.delete("/{scope:path}/{key}", responses=errors(404, 409, conflict=RevisionConflictBody))
+@router.delete(
+    "/{scope:path}/{key}", responses=errors(404, 409, 503, conflict=RevisionConflictBody)
+)
 async def delete_entry(
     address: Address,
     gw: GatewayDep,

@@ -42,6 +42,9 @@ class VectorSettings(BaseModel):
     url: str | None = None  # Qdrant server, for backend=qdrant
     api_key: SecretStr | None = None
     collection: str = "memhive_memories"
+    # Embedded lane (edge): once this many points are outside an HNSW index, one is built on
+    # a copy of the shard in a child process and swapped in; 0 keeps every search exact.
+    hnsw_after: int = Field(20_000, ge=0)
 
 
 class LexicalSettings(BaseModel):

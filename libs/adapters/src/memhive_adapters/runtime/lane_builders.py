@@ -72,7 +72,9 @@ def build_vector_index(
         return QdrantVectorIndex.from_url(vector.url, key, collection, embedder.dimensions)
     from memhive_adapters.vector.edge_index import EdgeVectorIndex
 
-    return EdgeVectorIndex(vector_dir_of(settings, generation), embedder.dimensions)
+    return EdgeVectorIndex(
+        vector_dir_of(settings, generation), embedder.dimensions, hnsw_after=vector.hnsw_after
+    )
 
 
 def build_lexical_index(settings: MemhiveSettings, generation: int = 0) -> LexicalIndex:

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import shutil
-from collections.abc import Sequence
+import sys
+from collections import Counter
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 
 import qdrant_edge as qe
@@ -23,6 +27,10 @@ from memhive_adapters.lane_conditions import (
     conditions_of,
     stored_fields,
 )
+from memhive_adapters.process_lifetime import die_with_parent
+from memhive_adapters.vector import shard_dirs
+
+log = logging.getLogger(__name__)
 
 _KEYWORD_FIELDS = ("workspace_id", "scope", "product_id", "kind", "tags")
 _NUMBER_FIELDS = {
@@ -34,19 +42,38 @@ _NUMBER_FIELDS = {
 
 
 class EdgeVectorIndex:
-    """Cosine nearest neighbours in a qdrant-edge shard stored at `path`.
+    """Cosine nearest neighbours in a qdrant-edge shard kept under `path`.
 
     One owning process per path. Reads run in worker threads and may overlap; writes are
-    serialised by an asyncio.Lock. The search is exact until an HNSW index is built
-    (not done here: at 100k points it blocks for minutes). close() flushes and releases
-    the shard; a later call on the same object opens it again.
+    serialised by an asyncio.Lock. close() flushes and releases the shard; a later call on
+    the same object opens it again.
+
+    Points are searched exactly until `hnsw_after` of them are outside an HNSW index. Then
+    the shard is copied and the copy optimised in a child process (`optimize_shard`:
+    qdrant-edge's optimize() holds the GIL for tens of seconds, which would stall every
+    request here); writes made meanwhile are kept in a journal and replayed into the copy,
+    which then replaces the shard. New points go to the shard's small appendable segment,
+    searched exactly, until the next build takes them in. 0 turns builds off.
     """
 
-    def __init__(self, path: Path, dimensions: int) -> None:
+    def __init__(
+        self,
+        path: Path,
+        dimensions: int,
+        *,
+        hnsw_after: int = 0,
+        indexing_threshold_kb: int | None = None,
+    ) -> None:
         self._path = Path(path)
         self._dimensions = dimensions
+        self._hnsw_after, self._threshold_kb = hnsw_after, indexing_threshold_kb
         self._shard: qe.EdgeShard | None = None
         self._write_lock = asyncio.Lock()
+        self._unindexed = 0  # points written since the last build (an estimate)
+        self._journal: list[qe.UpdateOperation] | None = None  # writes during a build
+        self._build: asyncio.Task | None = None
+        self._readers: Counter[int] = Counter()  # in-flight reads, by shard
+        self._reads_done = asyncio.Condition()
 
     async def ensure_ready(self) -> None:
         async with self._write_lock:
@@ -56,21 +83,23 @@ class EdgeVectorIndex:
     async def upsert(self, items: Sequence[tuple[Memory, Sequence[float]]]) -> None:
         points = [_point(m, v) for m, v in items if not m.forgotten]
         forgotten = [m.id for m, _ in items if m.forgotten]
-        shard = await self._ready()
+        await self._ready()
         async with self._write_lock:
             if points:
-                await asyncio.to_thread(shard.update, qe.UpdateOperation.upsert_points(points))
+                await self._apply(qe.UpdateOperation.upsert_points(points))
+                self._unindexed += len(points)
             if forgotten:
-                await asyncio.to_thread(shard.update, qe.UpdateOperation.delete_points(forgotten))
+                await self._apply(qe.UpdateOperation.delete_points(forgotten))
+        self._maybe_build()
 
     async def delete(self, workspace_id: str, memory_ids: Sequence[str]) -> None:
         if not memory_ids:
             return
         doomed = qe.Filter(must=[_ids(memory_ids), _workspace(workspace_id)])
         operation = qe.UpdateOperation.delete_points_by_filter(doomed)
-        shard = await self._ready()
+        await self._ready()
         async with self._write_lock:
-            await asyncio.to_thread(shard.update, operation)
+            await self._apply(operation)
 
     async def search(
         self, vector: Sequence[float], memory_filter: MemoryFilter, limit: int
@@ -82,8 +111,8 @@ class EdgeVectorIndex:
             with_payload=False,
             with_vector=False,
         )
-        shard = await self._ready()
-        found = await asyncio.to_thread(shard.query, request)
+        async with self._reading() as shard:
+            found = await asyncio.to_thread(shard.query, request)
         return [LaneHit(str(p.id), p.score) for p in found]
 
     async def present(self, workspace_id: str, memory_ids: Sequence[str]) -> set[str]:
@@ -91,23 +120,39 @@ class EdgeVectorIndex:
             return set()
         wanted = qe.Filter(must=[_ids(memory_ids), _workspace(workspace_id)])
         request = qe.ScrollRequest(limit=len(memory_ids), filter=wanted, with_payload=False)
-        shard = await self._ready()
-        records, _ = await asyncio.to_thread(shard.scroll, request)
+        async with self._reading() as shard:
+            records, _ = await asyncio.to_thread(shard.scroll, request)
         return {str(r.id) for r in records}
 
     async def vectors(self, memory_ids: Sequence[str]) -> dict[str, list[float]]:
         if not memory_ids:
             return {}
-        shard = await self._ready()
-        records = await asyncio.to_thread(shard.retrieve, list(memory_ids), False, True)
+        async with self._reading() as shard:
+            records = await asyncio.to_thread(shard.retrieve, list(memory_ids), False, True)
         return {str(r.id): list(r.vector) for r in records if r.vector is not None}
 
     async def count(self, workspace_id: str | None = None) -> int:
         where = None if workspace_id is None else qe.Filter(must=[_workspace(workspace_id)])
-        shard = await self._ready()
-        return await asyncio.to_thread(shard.count, qe.CountRequest(exact=True, filter=where))
+        async with self._reading() as shard:
+            return await asyncio.to_thread(shard.count, qe.CountRequest(exact=True, filter=where))
+
+    async def hnsw_coverage(self) -> tuple[int, int]:
+        """(points, points inside an HNSW index) of the shard."""
+        async with self._reading() as shard:
+            info = await asyncio.to_thread(shard.info)
+        return info.points_count, info.indexed_vectors_count
+
+    async def settled(self) -> None:
+        """Returns once no HNSW build is under way (tests, benchmarks, shutdown)."""
+        while (build := self._build) is not None:
+            await asyncio.shield(build)
 
     async def close(self) -> None:
+        build, self._build = self._build, None
+        if build is not None:
+            build.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await build
         async with self._write_lock:
             shard, self._shard = self._shard, None
             if shard is not None:
@@ -124,17 +169,130 @@ class EdgeVectorIndex:
         return self._shard
 
     def _open(self) -> qe.EdgeShard:
-        config = qe.EdgeConfig(
-            vectors=qe.EdgeVectorParams(size=self._dimensions, distance=qe.Distance.Cosine)
-        )
-        if any(self._path.glob("*")):
-            return qe.EdgeShard.load(str(self._path), config)
-        shard = qe.EdgeShard.create(str(self._path), config)
+        here = shard_dirs.active_shard(self._path)
+        shard_dirs.remove_unused(self._path)  # a build a crash interrupted, a retired shard
+        config = self._config()
+        if any(here.glob("*")):
+            shard = qe.EdgeShard.load(str(here), config)
+            info = shard.info()
+            self._unindexed = info.points_count - info.indexed_vectors_count
+            return shard
+        here.mkdir(parents=True, exist_ok=True)
+        shard = qe.EdgeShard.create(str(here), config)
         for field in _KEYWORD_FIELDS:
             shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))
         for field, schema in _NUMBER_FIELDS.items():
             shard.update(qe.UpdateOperation.create_field_index(field, schema))
         return shard
+
+    def _config(self) -> qe.EdgeConfig:
+        return qe.EdgeConfig(
+            vectors=qe.EdgeVectorParams(size=self._dimensions, distance=qe.Distance.Cosine)
+        )
+
+    async def _apply(self, operation: qe.UpdateOperation) -> None:
+        """One write, under the write lock; kept for the copy when a build is under way."""
+        assert self._shard is not None
+        await asyncio.to_thread(self._shard.update, operation)
+        if self._journal is not None:
+            self._journal.append(operation)
+
+    @contextlib.asynccontextmanager
+    async def _reading(self) -> AsyncIterator[qe.EdgeShard]:
+        """The current shard, kept open until this read ends even if a build replaces it."""
+        shard = await self._ready()
+        self._readers[id(shard)] += 1
+        try:
+            yield shard
+        finally:
+            self._readers[id(shard)] -= 1
+            async with self._reads_done:
+                self._reads_done.notify_all()
+
+    # --- HNSW builds out of process --------------------------------------------------
+
+    def _maybe_build(self) -> None:
+        if self._hnsw_after <= 0 or self._build is not None:
+            return
+        if self._unindexed >= self._hnsw_after:
+            self._build = asyncio.create_task(self._build_hnsw(), name=f"hnsw:{self._path}")
+
+    async def _build_hnsw(self) -> None:
+        target: Path | None = None
+        try:
+            target = await self._copy_for_build()
+            await self._optimize_in_child(target)
+            swap = asyncio.ensure_future(self._swap_in(target))
+            try:
+                await asyncio.shield(swap)
+            except asyncio.CancelledError:
+                await swap  # a swap once begun is finished, never left half done
+                raise
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("HNSW build of %s failed; searches stay exact", self._path)
+        finally:
+            self._journal = None
+            self._build = None
+            if target is not None and self._shard_path() != target:
+                await asyncio.to_thread(shutil.rmtree, target, True)  # an abandoned copy
+
+    async def _copy_for_build(self) -> Path:
+        async with self._write_lock:
+            assert self._shard is not None
+            await asyncio.to_thread(self._shard.flush)
+            source, target = self._shard_path(), shard_dirs.next_shard(self._path)
+            await asyncio.to_thread(shard_dirs.copy_shard, source, target)
+            self._journal = []
+            self._unindexed = 0
+        log.info("building HNSW for %s in %s", self._path, target.name)
+        return target
+
+    async def _optimize_in_child(self, target: Path) -> None:
+        arguments = [str(target), str(self._dimensions)]
+        if self._threshold_kb is not None:
+            arguments.append(str(self._threshold_kb))
+        child = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "memhive_adapters.vector.optimize_shard",
+            *arguments,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            preexec_fn=die_with_parent(),  # a kill -9 of memhive leaves no builder behind
+        )
+        try:
+            output, _ = await child.communicate()
+        finally:
+            if child.returncode is None:  # cancelled: the build is abandoned
+                child.kill()
+                await child.wait()
+        if child.returncode != 0:
+            raise RuntimeError(f"optimize_shard exited {child.returncode}: {output[-2000:]!r}")
+
+    async def _swap_in(self, target: Path) -> None:
+        async with self._write_lock:
+            built = await asyncio.to_thread(qe.EdgeShard.load, str(target), self._config())
+            for operation in self._journal or []:
+                await asyncio.to_thread(built.update, operation)
+            await asyncio.to_thread(built.flush)
+            await asyncio.to_thread(shard_dirs.point_at, self._path, target)
+            retired, self._shard = self._shard, built
+        log.info("HNSW for %s swapped in (%s)", self._path, target.name)
+        if retired is not None:
+            await self._retire(retired)
+
+    async def _retire(self, shard: qe.EdgeShard) -> None:
+        """Closes a replaced shard once the reads still on it are done, and removes it."""
+        async with self._reads_done:
+            await self._reads_done.wait_for(lambda: self._readers[id(shard)] == 0)
+        self._readers.pop(id(shard), None)
+        await asyncio.to_thread(_flush_and_close, shard)
+        await asyncio.to_thread(shard_dirs.remove_unused, self._path)
+
+    def _shard_path(self) -> Path:
+        return shard_dirs.active_shard(self._path)
 
 
 def edge_filter(conditions: Sequence[Condition]) -> qe.Filter:

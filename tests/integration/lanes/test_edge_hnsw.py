@@ -1,0 +1,125 @@
+"""HNSW for the embedded vector lane, built on a copy in a child process and swapped in.
+
+Real qdrant-edge shards and a real child process; a tiny indexing threshold so a few hundred
+32-dimensional points make qdrant-edge build HNSW at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import qdrant_edge as qe
+from memhive_adapters.vector.edge_index import EdgeVectorIndex
+from memhive_domain.recall import MemoryFilter
+
+from tests.integration.lanes.memories import a_memory
+
+DIMS = 32
+ANYWHERE = MemoryFilter(workspace_id="ws-1")
+
+
+def vectors(count: int, seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).standard_normal((count, DIMS)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def an_index(path: Path, hnsw_after: int = 300) -> EdgeVectorIndex:
+    return EdgeVectorIndex(path, DIMS, hnsw_after=hnsw_after, indexing_threshold_kb=1)
+
+
+def exact_top(stored: dict[str, np.ndarray], query: np.ndarray, k: int) -> list[str]:
+    ids = list(stored)
+    scores = np.stack([stored[i] for i in ids]) @ query
+    return [ids[j] for j in np.argsort(-scores)[:k]]
+
+
+async def test_writes_during_the_build_survive_the_swap_and_searches_agree_with_exact(
+    tmp_path: Path,
+) -> None:
+    lane = tmp_path / "lane"
+    index = an_index(lane)
+    first = [(a_memory(), v) for v in vectors(400, 1)]
+    await index.upsert(first)  # 400 unindexed points: the build starts in the background
+    assert await index.hnsw_coverage() == (400, 0)
+    while not (lane / "shard-1").exists():  # noqa: ASYNC110 - a directory, not an event
+        await asyncio.sleep(0.005)  # the copy holds the write lock: later writes are journaled
+
+    later = [(a_memory(), v) for v in vectors(150, 2)]
+    await index.upsert(later)  # while the child optimises: kept in the journal
+    doomed = [m for m, _ in first[:20]]
+    await index.upsert([(replace(m, forgotten=True), [0.0] * DIMS) for m in doomed])
+    await index.delete("ws-1", [m.id for m, _ in first[20:30]])
+    await index.settled()
+
+    points, indexed = await index.hnsw_coverage()
+    assert points == 520 and indexed > 0  # the copy was swapped in, every write with it
+    stored = {m.id: np.asarray(v) for m, v in first[30:] + later}
+    assert await index.count() == len(stored)
+    for query in vectors(20, 3):
+        hits = [h.memory_id for h in await index.search(query.tolist(), ANYWHERE, 10)]
+        assert len(set(hits) & set(exact_top(stored, query, 10))) >= 9
+    await index.close()
+
+
+async def test_a_reopened_lane_serves_the_built_copy_and_leftovers_are_removed(
+    tmp_path: Path,
+) -> None:
+    lane = tmp_path / "lane"
+    index = an_index(lane)
+    memories = [(a_memory(), v) for v in vectors(350, 4)]
+    await index.upsert(memories)
+    await index.settled()
+    query = vectors(1, 5)[0].tolist()
+    before = [h.memory_id for h in await index.search(query, ANYWHERE, 5)]
+    await index.close()
+    (lane / "shard-9").mkdir()  # a build a crash interrupted
+
+    again = an_index(lane)
+    assert [h.memory_id for h in await again.search(query, ANYWHERE, 5)] == before
+    assert (await again.hnsw_coverage())[1] > 0
+    await again.close()
+    assert sorted(p.name for p in lane.iterdir()) == ["active", "shard-1"]
+
+
+async def test_a_lane_of_the_older_layout_moves_into_its_first_copy(tmp_path: Path) -> None:
+    lane = tmp_path / "lane"
+    lane.mkdir()
+    config = qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=DIMS, distance=qe.Distance.Cosine))
+    old = qe.EdgeShard.create(str(lane), config)  # the shard in the lane directory itself
+    old.flush()
+    old.close()
+
+    index = an_index(lane)
+    memories = [(a_memory(), v) for v in vectors(320, 6)]
+    await index.upsert(memories)
+    await index.settled()
+
+    assert await index.count() == 320 and (await index.hnsw_coverage())[1] > 0
+    await index.close()
+    assert sorted(p.name for p in lane.iterdir()) == ["active", "shard-1"]
+
+
+async def test_builds_are_off_below_the_threshold_and_when_zero(tmp_path: Path) -> None:
+    for hnsw_after, path in ((1000, tmp_path / "a"), (0, tmp_path / "b")):
+        index = an_index(path, hnsw_after=hnsw_after)
+        await index.upsert([(a_memory(), v) for v in vectors(400, 7)])
+        await index.settled()
+        assert await index.hnsw_coverage() == (400, 0)
+        await index.close()
+
+
+async def test_close_during_a_build_abandons_it_and_the_lane_opens_as_before(
+    tmp_path: Path,
+) -> None:
+    lane = tmp_path / "lane"
+    index = an_index(lane)
+    await index.upsert([(a_memory(), v) for v in vectors(400, 8)])
+    await index.close()  # the child is killed, its copy removed
+
+    again = an_index(lane, hnsw_after=0)
+    assert await again.count() == 400
+    await again.close()
+    assert sorted(p.name for p in lane.iterdir()) == ["active", "shard-0"]

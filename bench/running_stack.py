@@ -106,7 +106,7 @@ def _wait_healthy(url: str, process: subprocess.Popen, log: Path) -> None:
 def rss_mib(pid: int) -> float:
     """Resident memory of a process and its children (nats-server), from /proc."""
     total = 0
-    for p in [pid, *_children(pid)]:
+    for p in [pid, *children(pid)]:
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -116,7 +116,7 @@ def rss_mib(pid: int) -> float:
     return total / 1024
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
     try:
         return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
     except FileNotFoundError:

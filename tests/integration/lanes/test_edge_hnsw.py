@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import qdrant_edge as qe
+from memhive_adapters.process_lifetime import command_line
 from memhive_adapters.vector.edge_index import EdgeVectorIndex
 from memhive_domain.recall import MemoryFilter
 
@@ -111,15 +112,28 @@ async def test_builds_are_off_below_the_threshold_and_when_zero(tmp_path: Path) 
         await index.close()
 
 
-async def test_close_during_a_build_abandons_it_and_the_lane_opens_as_before(
+async def test_close_during_a_build_kills_the_child_and_the_lane_opens_as_before(
     tmp_path: Path,
 ) -> None:
     lane = tmp_path / "lane"
     index = an_index(lane)
     await index.upsert([(a_memory(), v) for v in vectors(400, 8)])
+    while not builders_of(lane):  # noqa: ASYNC110 - another process, not an event
+        await asyncio.sleep(0.005)
     await index.close()  # the child is killed, its copy removed
 
+    assert builders_of(lane) == []
+    assert sorted(p.name for p in lane.iterdir()) == ["active", "shard-0"]
     again = an_index(lane, hnsw_after=0)
     assert await again.count() == 400
     await again.close()
-    assert sorted(p.name for p in lane.iterdir()) == ["active", "shard-0"]
+
+
+def builders_of(lane: Path) -> list[int]:
+    """Live optimize_shard processes working on a copy in `lane`."""
+    found = []
+    for pid in (int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()):
+        argv = command_line(pid) or []
+        if "memhive_adapters.vector.optimize_shard" in argv and str(lane) in " ".join(argv):
+            found.append(pid)
+    return found

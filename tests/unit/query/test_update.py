@@ -4,7 +4,7 @@ how a new body is checked like a save."""
 from __future__ import annotations
 
 import pytest
-from memhive.v1 import commands_pb2
+from memhive.v1 import commands_pb2, events_pb2
 from memhive_domain.changes import MemoryChanges
 from memhive_domain.curation import FlagDraft
 from memhive_domain.errors import InvalidInput, NotAllowed, NotFound
@@ -12,7 +12,7 @@ from memhive_domain.principals import Principal
 from memhive_ports import LaneHit
 from memhive_query.use_cases.conflicts import ConflictCheck, NearDuplicates
 from memhive_query.use_cases.memories import MemoryReader
-from memhive_query.use_cases.update import UpdateMemory, is_verdict
+from memhive_query.use_cases.update import ChangeRejected, UpdateMemory, is_verdict
 
 from tests.fakes import (
     FakeEmbedder,
@@ -59,6 +59,15 @@ async def test_a_change_publishes_one_command_and_answers_the_record_after_the_w
     assert rig.waiter.expected == [(mid(1), "persisted")]
     assert (outcome.status, outcome.change_id) == ("updated", command.command_id)
     assert outcome.memory == rig.store.rows[("ws", mid(1))].memory  # re-read from the record
+
+
+async def test_another_write_is_waited_past_and_a_forget_rejects_the_change() -> None:
+    rig = Rig()
+    earlier = events_pb2.MemoryIndexed(event_id="another-change:indexed")
+    rig.waiter.script = [earlier, events_pb2.MemoryForgotten(command_id="forget")]
+    with pytest.raises(ChangeRejected, match="was forgotten"):
+        await rig.update(MEMBER, mid(1), MemoryChanges(importance=0.9), wait="indexed")
+    assert rig.waiter.expected == [(mid(1), "indexed")] * 2 and not rig.waiter.script
 
 
 async def test_past_the_wait_the_change_is_accepted_with_the_next_revision() -> None:

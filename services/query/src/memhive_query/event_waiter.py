@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
 
 from memhive.v1 import edges_pb2, events_pb2
 from memhive_contracts import subjects
@@ -83,6 +85,26 @@ class EventWaiter:
             futures.remove(future)
         if key in self._waiting and not futures:
             del self._waiting[key]
+
+
+async def settling_event(
+    waiter: EventWaiter,
+    future: asyncio.Future,
+    memory_id: str,
+    stage: str,
+    timeout_s: float,
+    settles: Callable[[Any], bool],
+):
+    """The first event on `memory_id` at `stage` that `settles` accepts, waiting past the
+    others (another write of the memory still in flight announces the same stage), or None
+    when none came within `timeout_s` in all."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout_s
+    while True:
+        event = await waiter.event(future, max(deadline - loop.time(), 0.0))
+        if event is None or settles(event):
+            return event
+        future = waiter.expect(memory_id, stage)
 
 
 def _waited_on(event) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import uuid
 from dataclasses import dataclass, replace
 
@@ -20,7 +19,7 @@ from memhive_domain.scope_tree import can_write, write_refusal
 from memhive_domain.selection import is_selected
 from memhive_ports import Clock, EventPublisher, LexicalIndex, MemoryStore
 
-from memhive_query.event_waiter import EventWaiter
+from memhive_query.event_waiter import EventWaiter, settling_event
 from memhive_query.use_cases.save import Wait
 
 MAX_PAGE = 100
@@ -102,19 +101,14 @@ class ForgetMemory:
         future = None if wait == "accepted" else self._waiter.expect(memory.id, wait)
         subject = subjects.for_workspace(subjects.FORGET_MEMORY, principal.workspace_id)
         await self._publisher.publish(subject, command, msg_id=command_id)
-        if future is None or not await self._forgotten(future, memory.id, wait):
+        if future is None:
             return "accepted"
-        return "forgotten"
+        # An earlier write's MemorySaved or MemoryIndexed, still in flight, is not the forget's.
+        done = await settling_event(
+            self._waiter, future, memory.id, wait, self._timeout, settles=_not_a_write
+        )
+        return "accepted" if done is None else "forgotten"
 
-    async def _forgotten(self, future: asyncio.Future, memory_id: str, wait: Wait) -> bool:
-        """Whether the forget reached the stage in time. An earlier write of the memory still
-        in flight (its MemorySaved or MemoryIndexed) announces the same stage: wait past it."""
-        deadline = asyncio.get_running_loop().time() + self._timeout
-        while True:
-            remaining = deadline - asyncio.get_running_loop().time()
-            event = await self._waiter.event(future, max(remaining, 0.0))
-            if event is None:
-                return False
-            if not isinstance(event, events_pb2.MemorySaved | events_pb2.MemoryIndexed):
-                return True  # MemoryForgotten or MemoryUnindexed: nothing else ends a forget
-            future = self._waiter.expect(memory_id, wait)
+
+def _not_a_write(event) -> bool:
+    return not isinstance(event, events_pb2.MemorySaved | events_pb2.MemoryIndexed)

@@ -27,7 +27,7 @@ from memhive_domain.principals import Principal
 from memhive_domain.scope_tree import can_write, write_refusal
 from memhive_ports import Clock, Embedder, EventPublisher
 
-from memhive_query.event_waiter import EventWaiter
+from memhive_query.event_waiter import EventWaiter, settling_event
 from memhive_query.use_cases.conflicts import ConflictCheck
 from memhive_query.use_cases.memories import MemoryReader
 from memhive_query.use_cases.save import Wait
@@ -141,19 +141,14 @@ class UpdateMemory:
     ) -> bool:
         """Whether this change reached the stage in time. Another write of the memory may be
         announced first (waited past); a forget means ingest will refuse this change."""
-        deadline = asyncio.get_running_loop().time() + self._timeout
-        while True:
-            remaining = deadline - asyncio.get_running_loop().time()
-            event = await self._waiter.event(future, max(remaining, 0.0))
-            if event is None:
-                return False
-            if isinstance(event, events_pb2.MemoryForgotten | events_pb2.MemoryUnindexed):
-                raise ChangeRejected(
-                    f"the change was not applied: memory {memory_id} was forgotten"
-                )
-            if _announces(event, change_id):
-                return True
-            future = self._waiter.expect(memory_id, wait)
+
+        def settles(event) -> bool:
+            return _forgetting(event) or _announces(event, change_id)
+
+        event = await settling_event(self._waiter, future, memory_id, wait, self._timeout, settles)
+        if event is not None and _forgetting(event):
+            raise ChangeRejected(f"the change was not applied: memory {memory_id} was forgotten")
+        return event is not None
 
     async def _ensure_still_live(self, principal: Principal, memory_id: str) -> None:
         """Past the wait: answer 202 only if ingest can still apply the change."""
@@ -163,6 +158,10 @@ class UpdateMemory:
             raise ChangeRejected(
                 f"the change will not be applied: memory {memory_id} is gone"
             ) from None
+
+
+def _forgetting(event) -> bool:
+    return isinstance(event, events_pb2.MemoryForgotten | events_pb2.MemoryUnindexed)
 
 
 def _announces(event, change_id: str) -> bool:

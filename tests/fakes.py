@@ -153,6 +153,10 @@ class FakeLexicalIndex:
         start = 0 if after is None else ids.index(after.memory_id) + 1
         return [ListPosition(T0, i) for i in ids[start : start + limit]]
 
+    async def present(self, workspace_id: str, memory_ids: Sequence[str]) -> set[str]:
+        held = {h.memory_id for h in self.hits}
+        return {i for i in memory_ids if i in held}
+
 
 class FakeEmbedder:
     """One fixed vector for every text (a unit vector unless given); enough where the lanes

@@ -9,11 +9,13 @@ from memhive_domain.errors import NotAllowed, NotFound
 from memhive_domain.memory import MemoryDraft
 from memhive_ports import LaneHit
 from memhive_query.use_cases.conflicts import ConflictCheck, NearDuplicates
+from memhive_query.use_cases.identical import IdenticalSaves
 from memhive_query.use_cases.link import EdgeCommands
 from memhive_query.use_cases.save import SaveMemory
 
 from tests.fakes import (
     FakeEmbedder,
+    FakeLexicalIndex,
     FakePublisher,
     FakeStore,
     FakeVectorIndex,
@@ -32,10 +34,12 @@ class Rig:
             FakeVectorIndex([LaneHit(mid(n), s) for n, s in similar]),
             FakeWaiter(arrives=arrives),
         )
+        self.lexical = FakeLexicalIndex()
         self.save = SaveMemory(
             FakeEmbedder(), self.publisher, self.waiter, FixedClock(NOW), 1.0,
             conflicts=ConflictCheck(self.vector, self.store, 0.85),
             edges=EdgeCommands(self.publisher, self.waiter, 1.0),
+            identical=IdenticalSaves(self.store, self.waiter, self.lexical),
         )  # fmt: skip
 
     def commands(self) -> list[str]:
@@ -64,6 +68,22 @@ async def test_the_same_body_in_the_scope_returns_the_existing_memory() -> None:
     rig.store.put(memory(1, body=BODY))
     outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted")
     assert (outcome.status, outcome.memory.id) == ("duplicate", mid(1))
+    assert rig.publisher.sent == []
+
+
+async def test_a_duplicate_the_lexical_lane_lacks_yet_is_answered_once_indexed() -> None:
+    """The vector lane is written first: a caller waiting for "indexed" must not get the
+    duplicate's id before a listing or a keyword search can return it."""
+    rig = Rig((1, 0.99))
+    rig.store.put(memory(1, body=BODY))
+    outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
+    assert (outcome.status, outcome.memory.id) == ("duplicate", mid(1))
+    assert rig.waiter.expected == [(mid(1), "indexed")]  # waited on its MemoryIndexed
+
+    rig.waiter.expected.clear()
+    rig.lexical.hits.append(LaneHit(mid(1), 1.0))
+    await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
+    assert rig.waiter.expected == []  # in both lanes already: nothing to wait for
     assert rig.publisher.sent == []
 
 

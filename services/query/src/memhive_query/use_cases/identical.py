@@ -52,7 +52,7 @@ class IdenticalSaves:
             if stored is None:
                 return Claim(candidate, None, waiting)
             if stored.memory.is_live(now):
-                if waiting is not None and not await self._awaits_indexing(stored, stage):
+                if waiting is not None and not await self._awaits_indexing(stored.memory, stage):
                     self._waiter.cancel(waiting)
                     waiting = None
                 return Claim(candidate, stored.memory, waiting)
@@ -62,13 +62,23 @@ class IdenticalSaves:
         waiting = None if stage is None else self._waiter.expect(memory.id, stage)
         return Claim(memory, None, waiting)
 
-    async def _awaits_indexing(self, stored: StoredMemory, stage: str) -> bool:
+    async def until_indexed(self, existing: Memory, stage: str | None) -> asyncio.Future | None:
+        """For a duplicate found another way (the vector lane): a waiter on its MemoryIndexed
+        when the caller waits for "indexed" and the lexical lane does not hold it yet."""
+        if stage != "indexed":
+            return None
+        waiting = self._waiter.expect(existing.id, stage)  # before the look, not to miss it
+        if await self._awaits_indexing(existing, stage):
+            return waiting
+        self._waiter.cancel(waiting)
+        return None
+
+    async def _awaits_indexing(self, memory: Memory, stage: str) -> bool:
         """A duplicate answered to a caller waiting for "indexed" must be recallable too: an
-        identical save a moment earlier may be in the record but not yet in the lanes (the
-        lexical lane is written last, just before MemoryIndexed)."""
+        identical save a moment earlier may be in the record, or in the vector lane, but not
+        yet in the lexical lane (written last, just before MemoryIndexed)."""
         if stage != "indexed" or self._lexical is None:
             return False
-        memory = stored.memory
         return memory.id not in await self._lexical.present(memory.workspace_id, [memory.id])
 
     async def winner(self, memory: Memory, command_id: str) -> Memory | None:

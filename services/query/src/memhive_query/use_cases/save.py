@@ -87,10 +87,19 @@ class SaveMemory:
         if self._conflicts is not None:
             similar = await self._conflicts.similar(principal, memory, vector)
             if (existing := exact_duplicate(similar, memory)) is not None:
-                return SaveOutcome(existing, "duplicate")
+                return await self._duplicate(existing, wait)
             if similar and not (force or stale):
                 raise self._conflicts.refusal(similar)
         return await self.publish(principal, memory, vector, wait, stale)
+
+    async def _duplicate(self, existing: Memory, wait: Wait) -> SaveOutcome:
+        """The vector lane is written before the lexical one: a duplicate it finds may not be
+        recallable yet, and a caller waiting for "indexed" is answered once it is."""
+        if self._identical is not None:
+            waiting = await self._identical.until_indexed(existing, wait)
+            if waiting is not None:
+                await self._waiter.wait(waiting, self._timeout)
+        return SaveOutcome(existing, "duplicate")
 
     async def _product_visibility(
         self, principal: Principal, draft: MemoryDraft

@@ -14,16 +14,22 @@ import sys
 
 import qdrant_edge as qe
 
+# qdrant's merge optimizer otherwise keeps about as many segments as cores, so every build
+# re-indexed nearly the whole shard (a minute of CPU by 160k points). Capped segments leave
+# full ones alone: a build indexes what came since, 3-5 s per 20k points and flat to 200k,
+# for a search over more segments (2.1 against 0.46 ms at 200k; docs/benchmarks.md).
+SEGMENTS = 8
+MAX_SEGMENT_KB = 500_000
+
 
 def optimize(path: str, dimensions: int, indexing_threshold_kb: int | None) -> bool:
-    optimizers = (
-        None
-        if indexing_threshold_kb is None
-        else qe.EdgeOptimizersConfig(indexing_threshold=indexing_threshold_kb)
-    )
     config = qe.EdgeConfig(
         vectors=qe.EdgeVectorParams(size=dimensions, distance=qe.Distance.Cosine),
-        optimizers=optimizers,
+        optimizers=qe.EdgeOptimizersConfig(
+            indexing_threshold=indexing_threshold_kb,
+            default_segment_number=SEGMENTS,
+            max_segment_size=MAX_SEGMENT_KB,
+        ),
     )
     shard = qe.EdgeShard.load(path, config)
     try:

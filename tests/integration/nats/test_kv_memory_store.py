@@ -11,14 +11,15 @@ from memhive_domain.edges import CreatorKind, Edge, EdgeKind
 from memhive_domain.errors import ConcurrentUpdate, InvalidInput
 from memhive_domain.memory import Memory, MemoryDraft, create_memory
 from memhive_domain.principals import Principal
+from nats.aio.client import Client
 from nats.js import JetStreamContext
 
 NOW = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-async def store(js: JetStreamContext) -> KvMemoryStore:
-    return await KvMemoryStore.open(js)
+async def store(js: JetStreamContext, nats_client: Client) -> KvMemoryStore:
+    return await KvMemoryStore.open(nats_client)  # js: the buckets declared
 
 
 @pytest.fixture

@@ -15,9 +15,11 @@ from memhive_domain.edges import Edge
 from memhive_domain.errors import ConcurrentUpdate, FieldProblem, InvalidInput
 from memhive_domain.memory import Memory
 from memhive_ports import StoredMemory
-from nats.js import JetStreamContext
-from nats.js.errors import InvalidKeyError, KeyNotFoundError, KeyWrongLastSequenceError
+from nats.aio.client import Client
+from nats.js.errors import KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
+
+from memhive_adapters.nats.kv_latest import LatestValues
 
 # Both parts become one KV key, so neither may hold a dot or anything KV keys refuse.
 _KEY = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
@@ -33,20 +35,18 @@ class KvMemoryStore:
     keeps them unless it is given new ones, so only a link ever changes them.
     """
 
-    def __init__(self, kv: KeyValue) -> None:
-        self._kv = kv
+    def __init__(self, kv: KeyValue, latest: LatestValues) -> None:
+        self._kv, self._latest = kv, latest
 
     @classmethod
-    async def open(cls, js: JetStreamContext) -> KvMemoryStore:
+    async def open(cls, nc: Client) -> KvMemoryStore:
         """Binds to the bucket that connection.ensure_streams declared."""
-        return cls(await js.key_value(MEMORIES_BUCKET))
+        kv = await nc.jetstream().key_value(MEMORIES_BUCKET)
+        return cls(kv, LatestValues(nc, MEMORIES_BUCKET))
 
     async def get(self, workspace_id: str, memory_id: str) -> StoredMemory | None:
-        try:
-            entry = await self._kv.get(memory_key(workspace_id, memory_id))
-        except (KeyNotFoundError, InvalidKeyError):
-            return None
-        return _stored(entry.value or b"", entry.revision or 0)
+        latest = await self._latest.get(memory_key(workspace_id, memory_id))
+        return None if latest is None else _stored(latest.value, latest.revision)
 
     async def get_many(
         self, workspace_id: str, memory_ids: Sequence[str]

@@ -152,7 +152,7 @@ async def _open_bus(
             settings=settings,
             nats=nc,
             js=js,
-            store=await KvMemoryStore.open(js),
+            store=await KvMemoryStore.open(nc),
             tokens=await KvTokenDirectory.open(js),
             publisher=JetStreamPublisher(js),
         )

@@ -52,12 +52,14 @@ class FakeStore:
         self.rows: dict[tuple[str, str], StoredMemory] = {}
         self.conflicts_to_raise = 0  # the next N replaces fail as if someone wrote first
         self.reads: list[list[str]] = []  # the ids of each get_many, in order
+        self.gets: list[str] = []  # the id of each single get, in order
 
     def put(self, memory: Memory, edges: tuple[Edge, ...] = ()) -> StoredMemory:
         """Seed a record, as if written long ago."""
         return self._put(memory, memory.revision, "seed", edges)
 
     async def get(self, workspace_id: str, memory_id: str) -> StoredMemory | None:
+        self.gets.append(memory_id)
         return self.rows.get((workspace_id, memory_id))
 
     async def get_many(self, workspace_id: str, memory_ids: Sequence[str]):

@@ -6,6 +6,7 @@ import uuid
 
 from memhive.v1 import commands_pb2
 from memhive_contracts.mapping import draft_from_pb, from_timestamp
+from memhive_domain.errors import ConcurrentUpdate
 from memhive_domain.memory import create_memory
 from memhive_domain.principals import Principal
 from memhive_ports import EventPublisher, MemoryStore
@@ -37,17 +38,10 @@ class SaveMemoryHandler:
     async def _persist(
         self, workspace_id: str, command: commands_pb2.SaveMemory
     ) -> StoredMemory | None:
-        """The stored memory to announce, or None for an identical save that lost a race."""
+        """The stored memory to announce, or None for an identical save that lost a race.
+        The record is created first and read only when the id is taken: a first delivery,
+        by far the common case, costs one KV write and no read."""
         memory_id = _checked_id(command.memory.id)
-        existing = await self._store.get(workspace_id, memory_id)
-        if existing is not None:
-            if existing.last_command_id == command.command_id or _created_by(existing, command):
-                return existing  # a redelivery: the write is already durable
-            if _identical(existing, command):
-                # Same content id and body: another save of this body got there first. The
-                # memory exists once; its own MemorySaved already told every waiter.
-                return None
-            raise Poison(f"memory id {memory_id} already exists; a save must use a new id")
         requested_at = from_timestamp(command.requested_at, command.HasField("requested_at"))
         if requested_at is None:
             raise Poison("requested_at is required")
@@ -60,7 +54,19 @@ class SaveMemoryHandler:
             now=requested_at,
             product_visibility=await product_visibility(self._products, draft, principal),
         )
-        return await self._store.create(memory, command.command_id)
+        try:
+            return await self._store.create(memory, command.command_id)
+        except ConcurrentUpdate:
+            existing = await self._store.get(workspace_id, memory_id)
+            if existing is None:
+                raise  # purged in between: the redelivery creates it
+        if existing.last_command_id == command.command_id or _created_by(existing, command):
+            return existing  # a redelivery: the write is already durable
+        if _identical(existing, command):
+            # Same content id and body: another save of this body got there first. The
+            # memory exists once; its own MemorySaved already told every waiter.
+            return None
+        raise Poison(f"memory id {memory_id} already exists; a save must use a new id")
 
     async def _announce(self, command: commands_pb2.SaveMemory, stored: StoredMemory) -> None:
         await self._announcer.saved(

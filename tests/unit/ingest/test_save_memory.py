@@ -1,0 +1,71 @@
+"""SaveMemory in ingest over fakes: a first delivery is one write and no read; a
+redelivery, an identical save that lost the race for its content id, and a reused id are
+each told apart only once the write finds the id taken."""
+
+from __future__ import annotations
+
+import pytest
+from memhive.v1 import commands_pb2
+from memhive.v1 import memory_pb2 as pb
+from memhive_contracts.mapping import to_timestamp
+from memhive_ingest.save_memory import SaveMemoryHandler
+from memhive_ports.poison import Poison
+
+from tests.fakes import FakePublisher, FakeStore
+from tests.unit.query.memories import NOW, mid
+
+BODY = "Release trains leave every other Tuesday"
+
+
+def save(command_id: str, body: str = BODY, *, seconds: int = 0) -> commands_pb2.SaveMemory:
+    return commands_pb2.SaveMemory(
+        command_id=command_id,
+        memory=pb.Memory(id=mid(1), kind=pb.MEMORY_KIND_FACT, body=body),
+        requested_by="u1",
+        requested_at=to_timestamp(NOW.replace(second=seconds)),
+    )
+
+
+async def test_a_first_delivery_writes_once_and_reads_nothing() -> None:
+    store, publisher = FakeStore(), FakePublisher()
+    await SaveMemoryHandler(store, publisher)("ws", save("c1"))
+    stored = await store.get("ws", mid(1))
+    assert (stored.memory.body, stored.last_command_id) == (BODY, "c1")
+    assert store.gets == [mid(1)]  # only the test's own read
+    assert [msg_id for _, _, msg_id in publisher.sent] == ["c1:saved"]
+
+
+async def test_a_redelivery_announces_again_without_a_second_write() -> None:
+    store, publisher = FakeStore(), FakePublisher()
+    handler = SaveMemoryHandler(store, publisher)
+    await handler("ws", save("c1"))
+    await handler("ws", save("c1"))
+    assert (await store.get("ws", mid(1))).revision == 1
+    assert [msg_id for _, _, msg_id in publisher.sent] == ["c1:saved", "c1:saved"]
+
+
+async def test_an_identical_save_that_lost_the_race_is_not_announced() -> None:
+    store, publisher = FakeStore(), FakePublisher()
+    handler = SaveMemoryHandler(store, publisher)
+    await handler("ws", save("c1"))
+    await handler("ws", save("c2", seconds=5))  # another gateway's save of the same body
+    assert (await store.get("ws", mid(1))).last_command_id == "c1"
+    assert [msg_id for _, _, msg_id in publisher.sent] == ["c1:saved"]
+
+
+async def test_another_body_under_a_taken_id_is_poison() -> None:
+    store, publisher = FakeStore(), FakePublisher()
+    handler = SaveMemoryHandler(store, publisher)
+    await handler("ws", save("c1"))
+    with pytest.raises(Poison, match="already exists"):
+        await handler("ws", save("c2", "Something else entirely", seconds=5))
+    assert (await store.get("ws", mid(1))).memory.body == BODY
+
+
+async def test_a_save_without_requested_at_is_poison_and_writes_nothing() -> None:
+    store = FakeStore()
+    command = save("c1")
+    command.ClearField("requested_at")
+    with pytest.raises(Poison, match="requested_at"):
+        await SaveMemoryHandler(store, FakePublisher())("ws", command)
+    assert store.rows == {}

@@ -1,9 +1,11 @@
 """`memhive run`: the whole system in one process on one machine, no Docker, no accounts.
 
 nats-server runs as a child process (JetStream under the data dir); the embedded engines
-(qdrant-edge, tantivy) allow one owning process per directory, so the services share this
-process and one Infrastructure, still talking to each other only over NATS, each service
-as its own bus user with its own connection (the admin connection only bootstraps).
+(qdrant-edge, tantivy) allow one owning process per directory, so the services that use
+them share this process and one Infrastructure, still talking to each other only over
+NATS, each service as its own bus user with its own connection (the admin connection only
+bootstraps). Ingest uses no engine and runs as a child process (`service_process.py`), so
+the record's writes take the second core.
 """
 
 from __future__ import annotations
@@ -23,8 +25,12 @@ from memhive_telemetry import install_telemetry
 from memhive_cli.data_dir import nats_port
 from memhive_cli.dev_token import ensure_dev_token
 from memhive_cli.http_server import http_server
+from memhive_cli.service_process import ServiceProcess
 from memhive_cli.services import BACKGROUND_SERVICES
 from memhive_cli.signals import stop_on_signals
+
+# Services that use no embedded engine, each run as a process of its own.
+OWN_PROCESS = frozenset({"ingest"})
 
 
 async def run_embedded(settings: MemhiveSettings) -> None:
@@ -58,8 +64,13 @@ async def _start_background(infra: Infrastructure, stack: AsyncExitStack) -> Non
     unknown = sorted(set(names) - set(BACKGROUND_SERVICES))
     if unknown:
         raise SystemExit(f"unknown service(s) {unknown}; choose from {sorted(BACKGROUND_SERVICES)}")
+    for name in (n for n in names if n in OWN_PROCESS):
+        child = ServiceProcess(name, infra.settings)
+        await child.start()
+        stack.push_async_callback(child.stop)
+    here = [n for n in names if n not in OWN_PROCESS]
     make = BACKGROUND_SERVICES
-    group = ServiceGroup([await make[n](await _connect_service(infra, n, stack)) for n in names])
+    group = ServiceGroup([await make[n](await _connect_service(infra, n, stack)) for n in here])
     await group.start()
     stack.push_async_callback(group.stop)
 

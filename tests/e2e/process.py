@@ -57,6 +57,15 @@ class MemhiveProcess:
         assert pid is not None and command_line(pid) is not None
         return pid
 
+    def service_pids(self) -> list[int]:
+        """The background services `memhive run` started as processes of their own."""
+        pid = self.process.pid
+        try:
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        except FileNotFoundError:
+            return []
+        return [int(c) for c in children if "serve" in (command_line(int(c)) or [])]
+
     def ctrl_c(self) -> int:
         """What a terminal does on Ctrl-C: SIGINT to the whole foreground process group."""
         os.killpg(self.process.pid, signal.SIGINT)

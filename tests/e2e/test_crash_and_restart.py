@@ -96,6 +96,8 @@ def test_kill_9_mid_burst_then_restart_loses_and_doubles_nothing(tmp_path: Path)
     try:
         first.wait_until_healthy()
         server = first.nats_server_pid()
+        services = first.service_pids()
+        assert services, "ingest runs in a process of its own"
         acked: dict[str, str] = {}
         stop = threading.Event()
         with ThreadPoolExecutor(CLIENTS) as pool:
@@ -108,6 +110,8 @@ def test_kill_9_mid_burst_then_restart_loses_and_doubles_nothing(tmp_path: Path)
                 writer.result(timeout=60)
         assert len(acked) >= KILL_AFTER_ACKS
         assert gone_within(server, 10), "the nats-server outlived memhive"
+        for pid in services:
+            assert gone_within(pid, 10), "a service process outlived memhive"
     finally:
         first.ensure_gone()
 
@@ -130,9 +134,9 @@ def test_kill_9_mid_burst_then_restart_loses_and_doubles_nothing(tmp_path: Path)
             for body, memory_id in acked.items():  # recallable, exactly once
                 assert _recalled_ids(memhive, body) == [memory_id]
 
-        server = second.nats_server_pid()
+        server, services = second.nats_server_pid(), second.service_pids()
         assert second.ctrl_c() == 0, second.output()
-        assert gone_within(server, 10)
+        assert all(gone_within(pid, 10) for pid in (server, *services))
         output = second.output()
         for noise in ("Traceback", "Error", "disconnected from NATS"):
             assert noise not in output, output

@@ -1,0 +1,50 @@
+"""Ingest runs as a child process of `memhive run` (the second core): when it dies, it is
+started again and the save that was waiting on it is still persisted and indexed; Ctrl-C
+then stops everything cleanly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from memhive_adapters.process_lifetime import command_line
+
+from tests.e2e.process import MemhiveProcess, client, gone_within
+from tests.e2e.test_embedded_stack import _free_port
+
+
+def _one_service(memhive: MemhiveProcess, other_than: int | None = None) -> int:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        pids = [p for p in memhive.service_pids() if p != other_than]
+        if pids:
+            [pid] = pids
+            return pid
+        time.sleep(0.1)
+    raise AssertionError(f"no service process:\n{memhive.output()}")
+
+
+@pytest.mark.timeout(300)
+def test_a_killed_ingest_process_is_restarted_and_nothing_is_lost(tmp_path: Path) -> None:
+    memhive = MemhiveProcess(tmp_path / "data", _free_port(), _free_port(), "run")
+    try:
+        memhive.wait_until_healthy()
+        ingest = _one_service(memhive)
+        assert command_line(ingest)[-2:] == ["serve", "ingest"]
+
+        os.kill(ingest, signal.SIGKILL)
+        with client(memhive.url) as api:  # saved while no ingest runs
+            saved = api.save("fact", "The release branch is cut on Wednesdays", wait="indexed")
+            assert saved.status == "indexed", saved
+            assert [m.id for m in api.recall("when is the release branch cut?")][:1] == [saved.id]
+
+        restarted = _one_service(memhive, other_than=ingest)
+        assert "memhive ingest exited with code -9; starting it again" in memhive.output()
+        assert memhive.ctrl_c() == 0, memhive.output()
+        assert gone_within(restarted, 10)
+        assert "Traceback" not in memhive.output()
+    finally:
+        memhive.ensure_gone()

@@ -1,4 +1,4 @@
-"""`memhive run`: the whole system in one process on one machine, no Docker, no accounts.
+"""`memhive run`: the whole system on one machine, no Docker, no accounts.
 
 nats-server runs as a child process (JetStream under the data dir); the embedded engines
 (qdrant-edge, tantivy) allow one owning process per directory, so the services that use

@@ -103,18 +103,14 @@ class LaneIndexer:
     async def _announce(
         self, requests: Sequence[IndexRequest], latest: dict[str, Memory], vectors
     ) -> None:
-        """Concurrently: each publish waits for the stream's acknowledgement, and a batch's
-        events all tell the same, current record, so their order does not matter."""
         now = to_timestamp(self._clock.now())
-        publishes = []
         for r in requests:
             memory = latest.get(r.memory_id)
             if memory is None:
                 continue
             event_id = f"{r.event_id}:{'unindexed' if memory.forgotten else 'indexed'}"
             subject, event = _lane_event(event_id, memory, vectors, self._embedder.model_name, now)
-            publishes.append(self._publisher.publish(subject, event, msg_id=event_id))
-        await asyncio.gather(*publishes)
+            await self._publisher.publish(subject, event, msg_id=event_id)
 
 
 def _lane_event(event_id: str, memory: Memory, vectors, model: str, now):

@@ -183,6 +183,8 @@ class FakeWaiter:
         self.arrives = arrives
         self.script = list(script or [])  # events announced first, in order
         self.expected: list[tuple[str, str]] = []
+        self.followed: list[tuple[str, str]] = []  # follow() calls: (key, stage)
+        self.stopped_following: list[tuple[str, str]] = []
 
     def expect(self, key: str, stage: str) -> tuple[str, str]:
         self.expected.append((key, stage))
@@ -198,8 +200,19 @@ class FakeWaiter:
             return self.script.pop(0)
         return edges_pb2.MemoriesLinked(command_id=future[0]) if self.arrives else None
 
-    def cancel(self, future: tuple[str, str]) -> None:
-        self.expected.remove(future)
+    def follow(self, key: str, stage: str) -> tuple[str, str, str]:
+        self.followed.append((key, stage))
+        return ("following", key, stage)
+
+    async def next_event(self, following: tuple[str, str, str], timeout_s: float):
+        """As `event`: the scripted events first, then the stage's own (or none)."""
+        return await self.event(following[1:], timeout_s)
+
+    def cancel(self, waiting: tuple) -> None:
+        if waiting[0] == "following":
+            self.stopped_following.append(waiting[1:])
+        else:
+            self.expected.remove(waiting)
 
 
 class FakeKeyValueStore:

@@ -1,7 +1,10 @@
 """Read-your-writes: let a request wait until the bus announces what happened to its memory.
 
 One core-NATS subscription per gateway sees every memory event; a waiter is registered
-before the command is published, so an event can never slip past unseen.
+before the command is published, so an event can never slip past unseen. `expect` waits
+for one event; `follow` keeps every event of a memory's stage until cancelled, for a write
+that must wait past events of other writes in flight (`settling_event`): events can
+arrive back to back, before a one-shot waiter could be registered again.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ class EventWaiter:
     def __init__(self, nc: NatsClient) -> None:
         self._nc = nc
         self._waiting: dict[tuple[str, str], list[asyncio.Future]] = defaultdict(list)
+        self._following: dict[tuple[str, str], list[asyncio.Queue]] = defaultdict(list)
         self._key_of: dict[int, tuple[str, str]] = {}
         self._subscription = None
 
@@ -48,6 +52,20 @@ class EventWaiter:
         self._key_of[id(future)] = (memory_id, stage)
         return future
 
+    def follow(self, memory_id: str, stage: str) -> asyncio.Queue:
+        """Every event on `memory_id` at `stage` from now on, until `cancel`."""
+        queue: asyncio.Queue = asyncio.Queue()
+        self._following[(memory_id, stage)].append(queue)
+        self._key_of[id(queue)] = (memory_id, stage)
+        return queue
+
+    async def next_event(self, following: asyncio.Queue, timeout_s: float):
+        """The next event `following` received, or None when none comes in time."""
+        try:
+            return await asyncio.wait_for(following.get(), timeout_s)
+        except TimeoutError:
+            return None
+
     async def wait(self, future: asyncio.Future, timeout_s: float) -> bool:
         """True when the stage was reached in time; the caller answers 'accepted' otherwise."""
         return await self.event(future, timeout_s) is not None
@@ -61,9 +79,17 @@ class EventWaiter:
         finally:
             self._discard(future)
 
-    def cancel(self, future: asyncio.Future) -> None:
-        """Stop waiting on a future that will not be awaited."""
-        self._discard(future)
+    def cancel(self, waiting: asyncio.Future | asyncio.Queue) -> None:
+        """Stop waiting on a future that will not be awaited, or stop following."""
+        if isinstance(waiting, asyncio.Queue):
+            key = self._key_of.pop(id(waiting), None)
+            queues = self._following.get(key, [])
+            if waiting in queues:
+                queues.remove(waiting)
+            if key in self._following and not queues:
+                del self._following[key]
+            return
+        self._discard(waiting)
 
     async def _on_event(self, msg: Msg) -> None:
         prefix = msg.subject.rsplit(".", 1)[0]
@@ -74,9 +100,12 @@ class EventWaiter:
             event = decode(msg.data, event_type)
         except UndecodableMessage:
             return  # not ours to judge: the consumers dead-letter it
-        for future in self._waiting.pop((_waited_on(event), stage), []):
+        key = (_waited_on(event), stage)
+        for future in self._waiting.pop(key, []):
             if not future.done():
                 future.set_result(event)
+        for queue in self._following.get(key, []):
+            queue.put_nowait(event)
 
     def _discard(self, future: asyncio.Future) -> None:
         key = self._key_of.pop(id(future), None)
@@ -89,22 +118,22 @@ class EventWaiter:
 
 async def settling_event(
     waiter: EventWaiter,
-    future: asyncio.Future,
-    memory_id: str,
-    stage: str,
+    following: asyncio.Queue,
     timeout_s: float,
     settles: Callable[[Any], bool],
 ):
-    """The first event on `memory_id` at `stage` that `settles` accepts, waiting past the
-    others (another write of the memory still in flight announces the same stage), or None
-    when none came within `timeout_s` in all."""
+    """The first event `following` receives that `settles` accepts, waiting past the others
+    (another write of the memory still in flight announces the same stage), or None when
+    none came within `timeout_s` in all. Stops following either way."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
-    while True:
-        event = await waiter.event(future, max(deadline - loop.time(), 0.0))
-        if event is None or settles(event):
-            return event
-        future = waiter.expect(memory_id, stage)
+    try:
+        while True:
+            event = await waiter.next_event(following, max(deadline - loop.time(), 0.0))
+            if event is None or settles(event):
+                return event
+    finally:
+        waiter.cancel(following)
 
 
 def _waited_on(event) -> str:

@@ -98,15 +98,18 @@ class ForgetMemory:
             reason=reason,
             requested_at=to_timestamp(self._clock.now()),
         )
-        future = None if wait == "accepted" else self._waiter.expect(memory.id, wait)
+        following = None if wait == "accepted" else self._waiter.follow(memory.id, wait)
         subject = subjects.for_workspace(subjects.FORGET_MEMORY, principal.workspace_id)
-        await self._publisher.publish(subject, command, msg_id=command_id)
-        if future is None:
+        try:
+            await self._publisher.publish(subject, command, msg_id=command_id)
+        except BaseException:
+            if following is not None:
+                self._waiter.cancel(following)
+            raise
+        if following is None:
             return "accepted"
         # An earlier write's MemorySaved or MemoryIndexed, still in flight, is not the forget's.
-        done = await settling_event(
-            self._waiter, future, memory.id, wait, self._timeout, settles=_not_a_write
-        )
+        done = await settling_event(self._waiter, following, self._timeout, settles=_not_a_write)
         return "accepted" if done is None else "forgotten"
 
 

@@ -122,12 +122,17 @@ class UpdateMemory:
         )
         if changes.pinned is not None:
             command.pinned = changes.pinned
-        future = None if wait == "accepted" else self._waiter.expect(updated.id, wait)
+        following = None if wait == "accepted" else self._waiter.follow(updated.id, wait)
         subject = subjects.for_workspace(subjects.UPDATE_MEMORY, principal.workspace_id)
-        await self._publisher.publish(subject, command, msg_id=change_id)
-        if future is None:
+        try:
+            await self._publisher.publish(subject, command, msg_id=change_id)
+        except BaseException:
+            if following is not None:
+                self._waiter.cancel(following)
+            raise
+        if following is None:
             return UpdateOutcome("accepted", updated, change_id)
-        if not await self._applied(future, updated.id, change_id, wait):
+        if not await self._applied(following, updated.id, change_id):
             await self._ensure_still_live(principal, updated.id)
             return UpdateOutcome("accepted", updated, change_id)
         try:
@@ -136,16 +141,14 @@ class UpdateMemory:
             current = updated
         return UpdateOutcome("updated", current, change_id)
 
-    async def _applied(
-        self, future: asyncio.Future, memory_id: str, change_id: str, wait: Wait
-    ) -> bool:
+    async def _applied(self, following: asyncio.Queue, memory_id: str, change_id: str) -> bool:
         """Whether this change reached the stage in time. Another write of the memory may be
         announced first (waited past); a forget means ingest will refuse this change."""
 
         def settles(event) -> bool:
             return _forgetting(event) or _announces(event, change_id)
 
-        event = await settling_event(self._waiter, future, memory_id, wait, self._timeout, settles)
+        event = await settling_event(self._waiter, following, self._timeout, settles)
         if event is not None and _forgetting(event):
             raise ChangeRejected(f"the change was not applied: memory {memory_id} was forgotten")
         return event is not None

@@ -1,0 +1,68 @@
+"""EventWaiter without a bus: events handed to its subscription callback as the NATS
+client would, back to back. A follower keeps every one; a one-shot waiter only the first."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from memhive.v1 import events_pb2
+from memhive_contracts import subjects
+from memhive_contracts.codec import encode
+from memhive_query.event_waiter import EventWaiter, settling_event
+
+MEMORY = "0199a8a0-0000-7000-8000-000000000001"
+
+
+@dataclass
+class Msg:
+    subject: str
+    data: bytes
+
+
+def indexed(event_id: str) -> Msg:
+    event = events_pb2.MemoryIndexed(event_id=event_id)
+    event.memory.id = MEMORY
+    return Msg(subjects.for_workspace(subjects.MEMORY_INDEXED, "ws"), encode(event))
+
+
+def unindexed() -> Msg:
+    event = events_pb2.MemoryUnindexed(event_id="forget:unindexed", memory_id=MEMORY)
+    return Msg(subjects.for_workspace(subjects.MEMORY_UNINDEXED, "ws"), encode(event))
+
+
+async def test_events_arriving_back_to_back_all_reach_a_follower() -> None:
+    """A forget waits past an earlier write's MemoryIndexed; its own MemoryUnindexed comes
+    in the same read from the socket, before the waiting coroutine runs again."""
+    waiter = EventWaiter(nc=None)
+    following = waiter.follow(MEMORY, "indexed")
+    await waiter._on_event(indexed("earlier-save:indexed"))  # noqa: SLF001 - the NATS callback
+    await waiter._on_event(unindexed())  # noqa: SLF001
+
+    def not_a_write(event) -> bool:
+        return isinstance(event, events_pb2.MemoryUnindexed)
+
+    event = await settling_event(waiter, following, 1.0, not_a_write)
+    assert isinstance(event, events_pb2.MemoryUnindexed)
+    assert waiter._following == {}  # noqa: SLF001 - stopped following once settled
+
+
+async def test_a_follower_times_out_in_all_and_stops_following() -> None:
+    waiter = EventWaiter(nc=None)
+    following = waiter.follow(MEMORY, "indexed")
+    await waiter._on_event(indexed("earlier-save:indexed"))  # noqa: SLF001
+    loop = asyncio.get_running_loop()
+    began = loop.time()
+    assert await settling_event(waiter, following, 0.2, lambda event: False) is None
+    assert 0.2 <= loop.time() - began < 1.0
+    assert waiter._following == {}  # noqa: SLF001
+
+
+async def test_a_one_shot_waiter_gets_the_first_event_and_is_gone() -> None:
+    waiter = EventWaiter(nc=None)
+    future = waiter.expect(MEMORY, "indexed")
+    await waiter._on_event(indexed("first:indexed"))  # noqa: SLF001
+    await waiter._on_event(indexed("second:indexed"))  # noqa: SLF001
+    event = await waiter.event(future, 1.0)
+    assert event.event_id == "first:indexed"
+    assert waiter._waiting == {}  # noqa: SLF001

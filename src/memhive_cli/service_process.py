@@ -43,10 +43,6 @@ class ServiceProcess:
         self._supervisor: asyncio.Task | None = None
         self._stopping = False
 
-    @property
-    def pid(self) -> int | None:
-        return None if self._process is None else self._process.pid
-
     async def start(self) -> None:
         self._process = await self._spawn()
         self._supervisor = asyncio.create_task(self._supervise(), name=f"{self.service}-process")

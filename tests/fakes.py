@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-from collections.abc import AsyncIterator, Callable, Sequence
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
@@ -203,6 +204,14 @@ class FakeWaiter:
     def follow(self, key: str, stage: str) -> tuple[str, str, str]:
         self.followed.append((key, stage))
         return ("following", key, stage)
+
+    @contextlib.contextmanager
+    def following(self, key: str, stage: str) -> Iterator[tuple[str, str, str]]:
+        handle = self.follow(key, stage)
+        try:
+            yield handle
+        finally:
+            self.cancel(handle)
 
     async def next_event(self, following: tuple[str, str, str], timeout_s: float):
         """As `event`: the scripted events first, then the stage's own (or none)."""

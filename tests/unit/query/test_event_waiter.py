@@ -35,26 +35,26 @@ async def test_events_arriving_back_to_back_all_reach_a_follower() -> None:
     """A forget waits past an earlier write's MemoryIndexed; its own MemoryUnindexed comes
     in the same read from the socket, before the waiting coroutine runs again."""
     waiter = EventWaiter(nc=None)
-    following = waiter.follow(MEMORY, "indexed")
-    await waiter._on_event(indexed("earlier-save:indexed"))  # noqa: SLF001 - the NATS callback
-    await waiter._on_event(unindexed())  # noqa: SLF001
 
     def not_a_write(event) -> bool:
         return isinstance(event, events_pb2.MemoryUnindexed)
 
-    event = await settling_event(waiter, following, 1.0, not_a_write)
+    with waiter.following(MEMORY, "indexed") as following:
+        await waiter._on_event(indexed("earlier-save:indexed"))  # noqa: SLF001 - NATS callback
+        await waiter._on_event(unindexed())  # noqa: SLF001
+        event = await settling_event(waiter, following, 1.0, not_a_write)
     assert isinstance(event, events_pb2.MemoryUnindexed)
-    assert waiter._following == {}  # noqa: SLF001 - stopped following once settled
+    assert waiter._following == {}  # noqa: SLF001 - stopped following with the block
 
 
-async def test_a_follower_times_out_in_all_and_stops_following() -> None:
+async def test_a_follower_times_out_in_all_and_stops_following_with_its_block() -> None:
     waiter = EventWaiter(nc=None)
-    following = waiter.follow(MEMORY, "indexed")
-    await waiter._on_event(indexed("earlier-save:indexed"))  # noqa: SLF001
     loop = asyncio.get_running_loop()
-    began = loop.time()
-    assert await settling_event(waiter, following, 0.2, lambda event: False) is None
-    assert 0.2 <= loop.time() - began < 1.0
+    with waiter.following(MEMORY, "indexed") as following:
+        await waiter._on_event(indexed("earlier-save:indexed"))  # noqa: SLF001
+        began = loop.time()
+        assert await settling_event(waiter, following, 0.2, lambda event: False) is None
+        assert 0.2 <= loop.time() - began < 1.0
     assert waiter._following == {}  # noqa: SLF001
 
 

@@ -8,9 +8,10 @@ from datetime import timedelta
 
 from memhive_domain.ids import content_id
 from memhive_domain.memory import Memory, forget
+from memhive_ports import LaneHit
 from memhive_query.use_cases.identical import MAX_ATTEMPTS, IdenticalSaves
 
-from tests.fakes import FakeStore, FakeWaiter
+from tests.fakes import FakeLexicalIndex, FakeStore, FakeWaiter
 from tests.unit.query.memories import NOW, memory, mid
 
 BODY = "Release trains leave every other Tuesday"
@@ -45,6 +46,19 @@ async def test_a_live_memory_in_the_slot_makes_the_save_a_duplicate() -> None:
     claim = await IdenticalSaves(store, waiter).claim(new_save(), "persisted", NOW)
     assert (claim.memory.id, claim.existing, claim.waiting) == (slot(0), existing, None)
     assert waiter.expected == []  # the waiter registered on the slot was cancelled
+
+
+async def test_a_duplicate_not_yet_in_the_lexical_lane_is_waited_for_when_indexed() -> None:
+    store, waiter, lexical = FakeStore(), FakeWaiter(), FakeLexicalIndex()
+    existing = held(store, 0)
+    claim = await IdenticalSaves(store, waiter, lexical).claim(new_save(), "indexed", NOW)
+    assert (claim.existing, claim.waiting) == (existing, (slot(0), "indexed"))
+    assert waiter.expected == [(slot(0), "indexed")]
+
+    lexical.hits.append(LaneHit(slot(0), 1.0))  # indexed since: nothing to wait for
+    waiter.expected.clear()
+    claim = await IdenticalSaves(store, waiter, lexical).claim(new_save(), "indexed", NOW)
+    assert (claim.existing, claim.waiting, waiter.expected) == (existing, None, [])
 
 
 async def test_a_forgotten_copy_moves_the_save_to_the_next_slot() -> None:

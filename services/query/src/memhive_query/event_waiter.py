@@ -2,16 +2,18 @@
 
 One core-NATS subscription per gateway sees every memory event; a waiter is registered
 before the command is published, so an event can never slip past unseen. `expect` waits
-for one event; `follow` keeps every event of a memory's stage until cancelled, for a write
-that must wait past events of other writes in flight (`settling_event`): events can
-arrive back to back, before a one-shot waiter could be registered again.
+for one event; `follow` (or the block `following`) keeps every event of a memory's stage
+until cancelled, for a write that must wait past events of other writes in flight
+(`settling_event`): events can arrive back to back, before a one-shot waiter could be
+registered again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from memhive.v1 import edges_pb2, events_pb2
@@ -81,15 +83,16 @@ class EventWaiter:
 
     def cancel(self, waiting: asyncio.Future | asyncio.Queue) -> None:
         """Stop waiting on a future that will not be awaited, or stop following."""
-        if isinstance(waiting, asyncio.Queue):
-            key = self._key_of.pop(id(waiting), None)
-            queues = self._following.get(key, [])
-            if waiting in queues:
-                queues.remove(waiting)
-            if key in self._following and not queues:
-                del self._following[key]
-            return
         self._discard(waiting)
+
+    @contextlib.contextmanager
+    def following(self, memory_id: str, stage: str) -> Iterator[asyncio.Queue]:
+        """`follow` for the length of the block, a failed publish inside it included."""
+        queue = self.follow(memory_id, stage)
+        try:
+            yield queue
+        finally:
+            self.cancel(queue)
 
     async def _on_event(self, msg: Msg) -> None:
         prefix = msg.subject.rsplit(".", 1)[0]
@@ -107,13 +110,22 @@ class EventWaiter:
         for queue in self._following.get(key, []):
             queue.put_nowait(event)
 
-    def _discard(self, future: asyncio.Future) -> None:
-        key = self._key_of.pop(id(future), None)
-        futures = self._waiting.get(key, [])
-        if future in futures:
-            futures.remove(future)
-        if key in self._waiting and not futures:
-            del self._waiting[key]
+    def _discard(self, waiting: asyncio.Future | asyncio.Queue) -> None:
+        key = self._key_of.pop(id(waiting), None)
+        registry = self._following if isinstance(waiting, asyncio.Queue) else self._waiting
+        held = registry.get(key, [])
+        if waiting in held:
+            held.remove(waiting)
+        if key in registry and not held:
+            del registry[key]
+
+
+def following_unless_accepted(
+    waiter: EventWaiter, memory_id: str, wait: str
+) -> contextlib.AbstractContextManager[asyncio.Queue | None]:
+    """The block follows `memory_id` at stage `wait`; for "accepted" there is nothing to
+    wait for, and it holds None."""
+    return contextlib.nullcontext() if wait == "accepted" else waiter.following(memory_id, wait)
 
 
 async def settling_event(
@@ -124,16 +136,13 @@ async def settling_event(
 ):
     """The first event `following` receives that `settles` accepts, waiting past the others
     (another write of the memory still in flight announces the same stage), or None when
-    none came within `timeout_s` in all. Stops following either way."""
+    none came within `timeout_s` in all."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
-    try:
-        while True:
-            event = await waiter.next_event(following, max(deadline - loop.time(), 0.0))
-            if event is None or settles(event):
-                return event
-    finally:
-        waiter.cancel(following)
+    while True:
+        event = await waiter.next_event(following, max(deadline - loop.time(), 0.0))
+        if event is None or settles(event):
+            return event
 
 
 def _waited_on(event) -> str:

@@ -28,8 +28,9 @@ MAX_ATTEMPTS = 8
 class Claim:
     memory: Memory  # with the id its command must use
     existing: Memory | None  # a live memory already holding that id: the save is a duplicate
-    # Registered on the id before the record was read; for a duplicate, kept only when the
-    # caller waits for "indexed" and the existing memory is not in the lanes yet.
+    # For a new memory, registered on the id before the record was read; for a duplicate,
+    # one on its MemoryIndexed when the caller waits for "indexed" and it is not in the
+    # lanes yet.
     waiting: asyncio.Future | None
 
 
@@ -51,35 +52,28 @@ class IdenticalSaves:
             stored = await self._store.get(memory.workspace_id, memory_id)
             if stored is None:
                 return Claim(candidate, None, waiting)
-            if stored.memory.is_live(now):
-                if waiting is not None and not await self._awaits_indexing(stored.memory, stage):
-                    self._waiter.cancel(waiting)
-                    waiting = None
-                return Claim(candidate, stored.memory, waiting)
-            if waiting is not None:
+            if waiting is not None:  # the slot is taken: not this save's id to wait on
                 self._waiter.cancel(waiting)
+            if stored.memory.is_live(now):
+                existing = stored.memory
+                return Claim(candidate, existing, await self.until_indexed(existing, stage))
         # Many forgotten copies of this body: fall back to the caller's own (random) id.
         waiting = None if stage is None else self._waiter.expect(memory.id, stage)
         return Claim(memory, None, waiting)
 
     async def until_indexed(self, existing: Memory, stage: str | None) -> asyncio.Future | None:
-        """For a duplicate found another way (the vector lane): a waiter on its MemoryIndexed
-        when the caller waits for "indexed" and the lexical lane does not hold it yet."""
-        if stage != "indexed":
-            return None
-        waiting = self._waiter.expect(existing.id, stage)  # before the look, not to miss it
-        if await self._awaits_indexing(existing, stage):
-            return waiting
-        self._waiter.cancel(waiting)
-        return None
-
-    async def _awaits_indexing(self, memory: Memory, stage: str) -> bool:
         """A duplicate answered to a caller waiting for "indexed" must be recallable too: an
         identical save a moment earlier may be in the record, or in the vector lane, but not
-        yet in the lexical lane (written last, just before MemoryIndexed)."""
+        yet in the lexical lane (written last, just before MemoryIndexed). Then a waiter on
+        its MemoryIndexed, registered before the look so that it cannot be missed."""
         if stage != "indexed" or self._lexical is None:
-            return False
-        return memory.id not in await self._lexical.present(memory.workspace_id, [memory.id])
+            return None
+        waiting = self._waiter.expect(existing.id, stage)
+        held = await self._lexical.present(existing.workspace_id, [existing.id])
+        if existing.id in held:
+            self._waiter.cancel(waiting)
+            return None
+        return waiting
 
     async def winner(self, memory: Memory, command_id: str) -> Memory | None:
         """After the wait: the memory another identical save stored first, or None if ours."""

@@ -19,7 +19,11 @@ from memhive_domain.scope_tree import can_write, write_refusal
 from memhive_domain.selection import is_selected
 from memhive_ports import Clock, EventPublisher, LexicalIndex, MemoryStore
 
-from memhive_query.event_waiter import EventWaiter, settling_event
+from memhive_query.event_waiter import (
+    EventWaiter,
+    following_unless_accepted,
+    settling_event,
+)
 from memhive_query.use_cases.save import Wait
 
 MAX_PAGE = 100
@@ -98,18 +102,13 @@ class ForgetMemory:
             reason=reason,
             requested_at=to_timestamp(self._clock.now()),
         )
-        following = None if wait == "accepted" else self._waiter.follow(memory.id, wait)
         subject = subjects.for_workspace(subjects.FORGET_MEMORY, principal.workspace_id)
-        try:
+        with following_unless_accepted(self._waiter, memory.id, wait) as events:
             await self._publisher.publish(subject, command, msg_id=command_id)
-        except BaseException:
-            if following is not None:
-                self._waiter.cancel(following)
-            raise
-        if following is None:
-            return "accepted"
-        # An earlier write's MemorySaved or MemoryIndexed, still in flight, is not the forget's.
-        done = await settling_event(self._waiter, following, self._timeout, settles=_not_a_write)
+            if events is None:
+                return "accepted"
+            # An earlier write's MemorySaved or MemoryIndexed, still in flight, is not ours.
+            done = await settling_event(self._waiter, events, self._timeout, _not_a_write)
         return "accepted" if done is None else "forgotten"
 
 

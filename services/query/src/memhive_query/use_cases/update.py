@@ -27,7 +27,11 @@ from memhive_domain.principals import Principal
 from memhive_domain.scope_tree import can_write, write_refusal
 from memhive_ports import Clock, Embedder, EventPublisher
 
-from memhive_query.event_waiter import EventWaiter, settling_event
+from memhive_query.event_waiter import (
+    EventWaiter,
+    following_unless_accepted,
+    settling_event,
+)
 from memhive_query.use_cases.conflicts import ConflictCheck
 from memhive_query.use_cases.memories import MemoryReader
 from memhive_query.use_cases.save import Wait
@@ -122,17 +126,13 @@ class UpdateMemory:
         )
         if changes.pinned is not None:
             command.pinned = changes.pinned
-        following = None if wait == "accepted" else self._waiter.follow(updated.id, wait)
         subject = subjects.for_workspace(subjects.UPDATE_MEMORY, principal.workspace_id)
-        try:
+        with following_unless_accepted(self._waiter, updated.id, wait) as events:
             await self._publisher.publish(subject, command, msg_id=change_id)
-        except BaseException:
-            if following is not None:
-                self._waiter.cancel(following)
-            raise
-        if following is None:
-            return UpdateOutcome("accepted", updated, change_id)
-        if not await self._applied(following, updated.id, change_id):
+            if events is None:
+                return UpdateOutcome("accepted", updated, change_id)
+            applied = await self._applied(events, updated.id, change_id)
+        if not applied:
             await self._ensure_still_live(principal, updated.id)
             return UpdateOutcome("accepted", updated, change_id)
         try:

@@ -35,7 +35,7 @@ router = APIRouter(prefix="/memory", include_in_schema=False)
 STATE_PAGE = 50
 
 
-def _dashboard(request: Request) -> Dashboard:
+async def _dashboard(request: Request) -> Dashboard:
     return request.app.state.dashboard
 
 
@@ -45,7 +45,7 @@ class SignInRequired(Exception):
 
 async def _visitor(request: Request) -> Principal:
     """The signed-in principal of a page; without one the page is not run at all."""
-    who = await signed_in(request, _dashboard(request).auth)
+    who = await signed_in(request, request.app.state.dashboard.auth)
     if who is None:
         raise SignInRequired()
     return who
@@ -62,7 +62,7 @@ async def to_sign_in(_: Request, __: Exception) -> RedirectResponse:
 
 def _oidc_name(request: Request) -> str | None:
     """The provider's name for "Sign in with ...", when OIDC sign-in is configured."""
-    oidc = _dashboard(request).oidc
+    oidc = request.app.state.dashboard.oidc
     return oidc.display_name if oidc else None
 
 
@@ -95,7 +95,7 @@ async def sign_in(request: Request, token: Annotated[str, Form()] = "") -> Respo
     except CsrfRefused as exc:
         return _error(request, None, exc)
     try:
-        await _dashboard(request).auth.principal_for(f"Bearer {token.strip()}")
+        await request.app.state.dashboard.auth.principal_for(f"Bearer {token.strip()}")
     except Unauthenticated:
         return _render(
             request, "sign_in.html", 401, who=None, failed=True, oidc=_oidc_name(request)

@@ -12,7 +12,9 @@ from memhive_domain.principals import Principal
 from memhive_query.gateway import Gateway
 
 
-def gateway(request: Request) -> Gateway:
+# Async although nothing is awaited: FastAPI runs a plain `def` dependency in a worker
+# thread, a hop on every request.
+async def gateway(request: Request) -> Gateway:
     return request.app.state.gateway
 
 
@@ -24,13 +26,13 @@ bearer = HTTPBearer(auto_error=False, description="a token from `memhive token c
 async def principal(
     request: Request, _: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 ) -> Principal:
-    return await gateway(request).auth.principal_for(request.headers.get("authorization"))
+    return await request.app.state.gateway.auth.principal_for(request.headers.get("authorization"))
 
 
 PrincipalDep = Annotated[Principal, Depends(principal)]
 
 
-def credential(_: PrincipalDep, request: Request) -> str:
+async def credential(_: PrincipalDep, request: Request) -> str:
     """The caller's credential as received, once the gateway accepted it (401 otherwise),
     for a service that authenticates the caller again (the token responder)."""
     return bearer_credential(request.headers.get("authorization"))

@@ -12,7 +12,7 @@ from memhive_telemetry import PROMETHEUS_CONTENT_TYPE, installed_telemetry
 router = APIRouter(tags=["health"])
 
 
-def _probe(request: Request) -> HealthProbe:
+async def _probe(request: Request) -> HealthProbe:
     """The gateway and the background services' own listener both put it in app.state."""
     return request.app.state.health_probe
 

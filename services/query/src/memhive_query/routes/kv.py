@@ -30,7 +30,7 @@ Key = Annotated[
 ]
 
 
-def _address(request: Request, scope: Scope, key: Key) -> tuple[str, str]:
+async def _address(request: Request, scope: Scope, key: Key) -> tuple[str, str]:
     """The node and the key as the caller wrote them: the router decodes `%2F` before it
     splits, so a key holding an encoded '/' would otherwise lend part of itself to the
     scope; split the raw path instead, so such a key is refused as a key."""

@@ -55,3 +55,14 @@ async def test_superseding_too_many_is_invalid() -> None:
     conflicts, _ = check(FakeStore())
     with pytest.raises(InvalidInput, match="supersedes"):
         await conflicts.superseded(MEMBER, [mid(n) for n in range(MAX_SUPERSEDES + 1)], NOW)
+
+
+async def test_exact_only_reads_no_near_duplicate_and_reports_none() -> None:
+    store = FakeStore()
+    store.put(public(1, scope=Scope.PRODUCT, product_id="app"))  # near: 0.9
+    store.put(public(2, scope=Scope.PRODUCT, product_id="app", body="same"))  # exact: 0.99
+    new = public(10, days_ago=0, scope=Scope.PRODUCT, product_id="app", body="same")
+    conflicts, _ = check(store, (2, 0.99), (1, 0.9))
+    similar = await conflicts.similar(VIEWER, new, [1.0], exact_only=True)
+    assert [s.memory.id for s in similar] == [mid(2)]
+    assert store.reads == [[mid(2)]]  # the near one's record was never read

@@ -51,20 +51,28 @@ class ConflictCheck:
         self._vector, self._store, self._threshold = vector, store, threshold
 
     async def similar(
-        self, principal: Principal, memory: Memory, vector: Sequence[float]
+        self,
+        principal: Principal,
+        memory: Memory,
+        vector: Sequence[float],
+        *,
+        exact_only: bool = False,
     ) -> list[Similar]:
         """Live, visible memories of the same scope at least as similar as the threshold
-        (or exact duplicates), most similar first."""
+        (or exact duplicates), most similar first. `exact_only` (a save with force or
+        supersedes reports no near-duplicates): exact duplicates alone, so the records of
+        near ones are not read for nothing."""
         scope = _same_scope(principal, memory)
-        floor = min(self._threshold, EXACT_FLOOR)
+        floor = EXACT_FLOOR if exact_only else min(self._threshold, EXACT_FLOOR)
         hits = [h for h in await self._vector.search(vector, scope, NEIGHBOURS) if h.score >= floor]
         records = await self._store.get_many(principal.workspace_id, [h.memory_id for h in hits])
+        threshold = float("inf") if exact_only else self._threshold
         return [
             Similar(records[h.memory_id].memory, h.score)
             for h in hits
             if h.memory_id in records
             and is_selected(records[h.memory_id].memory, scope, memory.created_at)
-            and (h.score >= self._threshold or records[h.memory_id].memory.body == memory.body)
+            and (h.score >= threshold or records[h.memory_id].memory.body == memory.body)
         ]
 
     def refusal(self, similar: Sequence[Similar]) -> NearDuplicates:

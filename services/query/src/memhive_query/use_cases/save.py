@@ -85,10 +85,11 @@ class SaveMemory:
         stale = await self._superseded(principal, supersedes, now)
         vector = (await self._embedder.embed([memory.body]))[0]
         if self._conflicts is not None:
-            similar = await self._conflicts.similar(principal, memory, vector)
+            forced = force or bool(stale)
+            similar = await self._conflicts.similar(principal, memory, vector, exact_only=forced)
             if (existing := exact_duplicate(similar, memory)) is not None:
                 return await self._duplicate(existing, wait)
-            if similar and not (force or stale):
+            if similar and not forced:
                 raise self._conflicts.refusal(similar)
         return await self.publish(principal, memory, vector, wait, stale)
 

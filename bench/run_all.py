@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import load_latency, locomo, reindex, supersession, upstream
+from bench import cost_accounting, load_latency, locomo, reindex, supersession, upstream
 from bench.running_stack import running_stack
 
 OUTPUT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
@@ -73,6 +73,10 @@ def on_fresh_stack(run: Callable, env: dict[str, str] | None = None) -> Callable
 
 SECTIONS: list[tuple[str, Callable[[], str]]] = [
     ("Latency, throughput and memory", load_and_latency),
+    (
+        "Where the CPU goes: a recall and a save, process by process",
+        on_fresh_stack(cost_accounting.section),
+    ),
     ("Retrieval quality: LoCoMo (public split)", retrieval_quality),
     ("Supersession: stale facts never without their successor", on_fresh_stack(supersession.run)),
     (

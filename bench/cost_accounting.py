@@ -1,0 +1,200 @@
+"""Where the CPU of a recall and of a save goes, process by process, and what a save puts
+on the bus: `python -m bench.cost_accounting [memories]` (default 2,000) on a fresh
+`memhive run` with every service on.
+
+- Recall: one client recalling in sequence; CPU per recall of the memhive process (the
+  gateway, embed, the link classifier and bulletin, with the lanes), the ingest child,
+  nats-server and the client itself, from /proc.
+- Save: 16 clients saving with `wait=indexed` and `force` (as `load_latency` does);
+  the same accounting per save.
+- Bus: one client saving in sequence while a bus-admin subscriber counts every message
+  per save, by subject (ids folded away) and, for record reads and writes, by the
+  service whose inbox asked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import os
+import re
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from memhive_adapters.embedding.minilm import MiniLmEmbedder
+from memhive_adapters.process_lifetime import command_line
+
+from bench.corpus import base_sentences
+from bench.load_latency import BASES, bulk_load, wait_for_hnsw_builds
+from bench.running_stack import RunningStack, children, running_stack
+
+TICKS_PER_S = os.sysconf("SC_CLK_TCK")
+RECALLS = 200
+SAVES, CLIENTS = 1_000, 16
+TRAFFIC_SAVES = 100
+
+
+def cpu_by_process(pid: int) -> collections.Counter[str]:
+    """User + system CPU seconds of the memhive process and each child, by name."""
+    out: collections.Counter[str] = collections.Counter()
+    for p in [pid, *children(pid)]:
+        try:
+            name = Path(f"/proc/{p}/comm").read_text().strip()
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        out[_label(p, pid, name)] += (int(fields[11]) + int(fields[12])) / TICKS_PER_S
+    return out
+
+
+def _label(p: int, pid: int, name: str) -> str:
+    if p == pid:
+        return "memhive"
+    arguments = " ".join(command_line(p) or [])
+    if "optimize_shard" in arguments:
+        return "HNSW build (child)"
+    return "ingest (child)" if " serve ingest" in arguments else name
+
+
+class CpuMeter:
+    """CPU per operation of each process of the stack and of this client, over a block."""
+
+    def __init__(self, pid: int) -> None:
+        self._pid = pid
+
+    def __enter__(self) -> CpuMeter:
+        self._began, self._client = cpu_by_process(self._pid), time.process_time()
+        self._wall = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.used = cpu_by_process(self._pid)
+        self.used.subtract(self._began)
+        self.used["client"] = time.process_time() - self._client
+        self.wall_s = time.perf_counter() - self._wall
+
+    def per_operation_ms(self, operations: int) -> dict[str, float]:
+        rows = {k: v / operations * 1000 for k, v in self.used.most_common() if v > 0}
+        return rows | {"total (stack)": sum(v for k, v in rows.items() if k != "client")}
+
+
+async def recall_costs(stack: RunningStack, bases: list[str]) -> dict:
+    queries = [f"when will the team {b.split(' will ')[1]}" for b in bases[:RECALLS]]
+    async with stack.client() as client:
+        for q in queries[:20]:
+            await client.recall(q)
+        latencies = []
+        with CpuMeter(stack.pid) as meter:
+            for q in queries:
+                began = time.perf_counter()
+                await client.recall(q)
+                latencies.append((time.perf_counter() - began) * 1000)
+    latencies.sort()
+    return {"p50_ms": latencies[len(latencies) // 2], "cpu_ms": meter.per_operation_ms(RECALLS)}
+
+
+async def save_costs(stack: RunningStack) -> dict:
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for n in range(SAVES):
+        queue.put_nowait(n)
+
+    async def worker(client) -> None:
+        while not queue.empty():
+            n = queue.get_nowait()
+            body = f"Cost probe {n}: deploy {uuid.uuid4().hex[:10]} of service {n % 37} succeeded"
+            await client.save("event", body, force=True, wait="indexed")
+
+    async with stack.client(max_connections=CLIENTS) as client:
+        with CpuMeter(stack.pid) as meter:
+            await asyncio.gather(*(worker(client) for _ in range(CLIENTS)))
+    return {"per_s": SAVES / meter.wall_s, "cpu_ms": meter.per_operation_ms(SAVES)}
+
+
+_FOLDS = (
+    (re.compile(r"_INBOX[^.]*\..*"), "<inbox>"),
+    (re.compile(r"\$JS\.ACK\..*"), "$JS.ACK.<consumer>"),
+    (re.compile(r"\$KV\.([a-z_]+)\..*"), r"$KV.\1.<key>"),
+    (re.compile(r"(CONSUMER\.MSG\.NEXT\.[A-Za-z_]+)\..*"), r"\1.<durable>"),
+)
+
+
+def subject_class(subject: str, reply: str | None) -> str:
+    folded = subject
+    for pattern, replacement in _FOLDS:
+        folded = pattern.sub(replacement, folded)
+    if reply and ("MSG.GET" in subject or subject.startswith("$KV.")):
+        folded += f" (by {reply.split('.')[0].removeprefix('_INBOX_') or 'client'})"
+    return folded
+
+
+async def bus_traffic(stack: RunningStack) -> dict[str, float]:
+    nc = await stack.bus()
+    counts: collections.Counter[str] = collections.Counter()
+    counting = False
+
+    async def count(msg) -> None:
+        if counting:
+            counts[subject_class(msg.subject, msg.reply)] += 1
+
+    await nc.subscribe(">", cb=count)
+    async with stack.client() as client:
+        for n in range(20):  # warm up
+            await client.save("observation", f"warm {n} {uuid.uuid4().hex}", force=True)
+        await asyncio.sleep(2)
+        counting = True
+        for n in range(TRAFFIC_SAVES):
+            body = f"Traffic probe {n}: the canary deploy {uuid.uuid4().hex[:8]} passed"
+            await client.save("observation", body, force=True, wait="indexed")
+        await asyncio.sleep(3)  # what the save set off after its answer (links, bulletins)
+        counting = False
+    await nc.close()
+    return {k: v / TRAFFIC_SAVES for k, v in counts.most_common() if v / TRAFFIC_SAVES >= 0.05}
+
+
+async def run(stack: RunningStack, size: int) -> dict:
+    bases = base_sentences(BASES)
+    await bulk_load(stack, size, 0, bases, MiniLmEmbedder().embed_sync(bases))
+    await wait_for_hnsw_builds(stack.pid)
+    return {
+        "size": size,
+        "recall": await recall_costs(stack, bases),
+        "save": await save_costs(stack),
+        "bus": await bus_traffic(stack),
+    }
+
+
+async def section(stack: RunningStack, size: int = 2_000) -> str:
+    """`make bench`'s section: the accounting on a fresh stack of `size` memories."""
+    return render(await run(stack, size))
+
+
+def render(report: dict) -> str:
+    recall, save = report["recall"], report["save"]
+    lines = [
+        f"{report['size']:,} memories. Recall p50 {recall['p50_ms']:.1f} ms (one client); "
+        f"{save['per_s']:.0f} saves/s ({CLIENTS} clients, wait=indexed).",
+        "",
+        "| process | CPU per recall (ms) | CPU per save (ms) |",
+        "|---|---:|---:|",
+    ]
+    for name in dict.fromkeys([*recall["cpu_ms"], *save["cpu_ms"]]):
+        r, s = recall["cpu_ms"].get(name, 0.0), save["cpu_ms"].get(name, 0.0)
+        lines.append(f"| {name} | {r:.1f} | {s:.1f} |")
+    bus = report["bus"]
+    lines += [
+        "",
+        f"Bus messages per save: {sum(bus.values()):.1f}",
+        "",
+        "| messages per save | subject |",
+        "|---:|---|",
+    ]
+    lines += [f"| {n:.2f} | `{subject}` |" for subject, n in bus.items()]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    size = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000
+    with running_stack() as stack:
+        print(asyncio.run(section(stack, size)))

@@ -1,0 +1,35 @@
+"""The bus accounting's subject classes: ids folded away, reads and writes by who asked."""
+
+from __future__ import annotations
+
+from bench.cost_accounting import render, subject_class
+
+
+def test_ids_inboxes_and_keys_fold_into_one_class_each() -> None:
+    assert subject_class("_INBOX_query.AbC.123", None) == "<inbox>"
+    assert subject_class("$JS.ACK.MEMHIVE.embed.1.2.3.4.5", None) == "$JS.ACK.<consumer>"
+    assert (
+        subject_class("$JS.API.CONSUMER.MSG.NEXT.MEMHIVE.ingest", "_INBOX_ingest.x")
+        == "$JS.API.CONSUMER.MSG.NEXT.MEMHIVE.<durable>"
+    )
+    assert subject_class("memhive.evt.memory.saved.dev", None) == "memhive.evt.memory.saved.dev"
+
+
+def test_record_reads_and_writes_name_the_service_that_asked() -> None:
+    read = "$JS.API.STREAM.MSG.GET.KV_memhive_memories"
+    assert subject_class(read, "_INBOX_bulletin.x.y") == f"{read} (by bulletin)"
+    write = subject_class("$KV.memhive_memories.dev.0193", "_INBOX_ingest.z")
+    assert write == "$KV.memhive_memories.<key> (by ingest)"
+
+
+def test_render_lists_each_process_once_and_the_messages_per_save() -> None:
+    report = {
+        "size": 2000,
+        "recall": {"p50_ms": 20.0, "cpu_ms": {"memhive": 17.0, "nats-server": 7.0}},
+        "save": {"per_s": 40.0, "cpu_ms": {"memhive": 24.0, "ingest (child)": 5.0}},
+        "bus": {"<inbox>": 40.0, "$JS.ACK.<consumer>": 6.0},
+    }
+    text = render(report)
+    assert "| memhive | 17.0 | 24.0 |" in text
+    assert "| ingest (child) | 0.0 | 5.0 |" in text
+    assert "Bus messages per save: 46.0" in text

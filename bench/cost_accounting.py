@@ -2,11 +2,11 @@
 on the bus: `python -m bench.cost_accounting [memories]` (default 2,000) on a fresh
 `memhive run` with every service on.
 
-- Recall: one client recalling in sequence; CPU per recall of the memhive process (the
+- Recall: one client recalling in sequence (`load_latency.recall_latency`); CPU per recall of the memhive process (the
   gateway, embed, the link classifier and bulletin, with the lanes), the ingest child,
   nats-server and the client itself, from /proc.
-- Save: 16 clients saving with `wait=indexed` and `force` (as `load_latency` does);
-  the same accounting per save.
+- Save: 16 clients saving with `wait=indexed` and `force`
+  (`load_latency.gateway_throughput`); the same accounting per save.
 - Bus: one client saving in sequence while a bus-admin subscriber counts every message
   per save, by subject (ids folded away) and, for record reads and writes, by the
   service whose inbox asked.
@@ -27,11 +27,18 @@ from memhive_adapters.embedding.minilm import MiniLmEmbedder
 from memhive_adapters.process_lifetime import command_line
 
 from bench.corpus import base_sentences
-from bench.load_latency import BASES, bulk_load, wait_for_hnsw_builds
+from bench.load_latency import (
+    BASES,
+    QUERIES,
+    WARM_UP,
+    bulk_load,
+    gateway_throughput,
+    recall_latency,
+    wait_for_hnsw_builds,
+)
 from bench.running_stack import RunningStack, children, running_stack
 
 TICKS_PER_S = os.sysconf("SC_CLK_TCK")
-RECALLS = 200
 SAVES, CLIENTS = 1_000, 16
 TRAFFIC_SAVES = 100
 
@@ -81,35 +88,16 @@ class CpuMeter:
 
 
 async def recall_costs(stack: RunningStack, bases: list[str]) -> dict:
-    queries = [f"when will the team {b.split(' will ')[1]}" for b in bases[:RECALLS]]
     async with stack.client() as client:
-        for q in queries[:20]:
-            await client.recall(q)
-        latencies = []
         with CpuMeter(stack.pid) as meter:
-            for q in queries:
-                began = time.perf_counter()
-                await client.recall(q)
-                latencies.append((time.perf_counter() - began) * 1000)
-    latencies.sort()
-    return {"p50_ms": latencies[len(latencies) // 2], "cpu_ms": meter.per_operation_ms(RECALLS)}
+            latency = await recall_latency(client, bases)
+    return {"p50_ms": latency["p50"], "cpu_ms": meter.per_operation_ms(QUERIES + WARM_UP)}
 
 
 async def save_costs(stack: RunningStack) -> dict:
-    queue: asyncio.Queue[int] = asyncio.Queue()
-    for n in range(SAVES):
-        queue.put_nowait(n)
-
-    async def worker(client) -> None:
-        while not queue.empty():
-            n = queue.get_nowait()
-            body = f"Cost probe {n}: deploy {uuid.uuid4().hex[:10]} of service {n % 37} succeeded"
-            await client.save("event", body, force=True, wait="indexed")
-
-    async with stack.client(max_connections=CLIENTS) as client:
-        with CpuMeter(stack.pid) as meter:
-            await asyncio.gather(*(worker(client) for _ in range(CLIENTS)))
-    return {"per_s": SAVES / meter.wall_s, "cpu_ms": meter.per_operation_ms(SAVES)}
+    with CpuMeter(stack.pid) as meter:
+        per_s = await gateway_throughput(stack, SAVES, CLIENTS)
+    return {"per_s": per_s, "cpu_ms": meter.per_operation_ms(SAVES)}
 
 
 _FOLDS = (

@@ -29,6 +29,7 @@ from bench.running_stack import RunningStack, children, rss_mib
 
 BASES = 2000
 QUERIES = 200
+WARM_UP = 20  # recalls before the measured ones
 # Every consumer the bulk load feeds: recall is measured once all of them have caught up,
 # so no background work competes with it.
 DURABLES = ("ingest", "embed", "link-classifier", "bulletin")
@@ -126,7 +127,7 @@ async def wait_drained(js, durables) -> None:
 
 async def recall_latency(client: AsyncMemhiveClient, bases: list[str]) -> dict:
     queries = [f"when will the team {b.split(' will ')[1]}" for b in bases[:QUERIES]]
-    for q in queries[:20]:  # warm up
+    for q in queries[:WARM_UP]:
         await client.recall(q)
     samples = []
     for q in queries:

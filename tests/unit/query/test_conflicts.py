@@ -61,8 +61,9 @@ async def test_exact_only_reads_no_near_duplicate_and_reports_none() -> None:
     store = FakeStore()
     store.put(public(1, scope=Scope.PRODUCT, product_id="app"))  # near: 0.9
     store.put(public(2, scope=Scope.PRODUCT, product_id="app", body="same"))  # exact: 0.99
+    store.put(public(3, scope=Scope.PRODUCT, product_id="app"))  # very near: 0.97
     new = public(10, days_ago=0, scope=Scope.PRODUCT, product_id="app", body="same")
-    conflicts, _ = check(store, (2, 0.99), (1, 0.9))
+    conflicts, _ = check(store, (2, 0.99), (3, 0.97), (1, 0.9))
     similar = await conflicts.similar(VIEWER, new, [1.0], exact_only=True)
-    assert [s.memory.id for s in similar] == [mid(2)]
-    assert store.reads == [[mid(2)]]  # the near one's record was never read
+    assert [s.memory.id for s in similar] == [mid(2)]  # a near one is never reported
+    assert store.reads == [[mid(2), mid(3)]]  # 0.9's record was never read

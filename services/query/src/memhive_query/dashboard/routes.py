@@ -36,6 +36,8 @@ STATE_PAGE = 50
 
 
 async def _dashboard(request: Request) -> Dashboard:
+    # Async although nothing is awaited: FastAPI runs a plain `def` dependency in a worker
+    # thread, a hop on every request.
     return request.app.state.dashboard
 
 

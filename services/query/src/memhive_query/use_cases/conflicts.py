@@ -66,13 +66,16 @@ class ConflictCheck:
         floor = EXACT_FLOOR if exact_only else min(self._threshold, EXACT_FLOOR)
         hits = [h for h in await self._vector.search(vector, scope, NEIGHBOURS) if h.score >= floor]
         records = await self._store.get_many(principal.workspace_id, [h.memory_id for h in hits])
-        threshold = float("inf") if exact_only else self._threshold
+        near_counts = not exact_only
         return [
             Similar(records[h.memory_id].memory, h.score)
             for h in hits
             if h.memory_id in records
             and is_selected(records[h.memory_id].memory, scope, memory.created_at)
-            and (h.score >= threshold or records[h.memory_id].memory.body == memory.body)
+            and (
+                (near_counts and h.score >= self._threshold)
+                or records[h.memory_id].memory.body == memory.body
+            )
         ]
 
     def refusal(self, similar: Sequence[Similar]) -> NearDuplicates:

@@ -21,6 +21,7 @@ import pytest
 from memhive.v1 import upstream_pb2
 from memhive_adapters.nats.credentials import BusCredentials
 from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth, new_user_nkey
+from memhive_adapters.nats.embedded_server import LOG_FILE, EmbeddedNatsServer
 from memhive_adapters.nats.kv_token_directory import token_digest
 from memhive_contracts import bus_permissions as perms
 from memhive_contracts import streams, subjects
@@ -40,6 +41,8 @@ from tests.integration.nats.bus_attacks import (
 )
 
 pytestmark = pytest.mark.timeout(60)
+# What nats-server logs once a reload is applied, its check of every client included.
+RELOADED = "Reloaded server configuration"
 
 
 class BusClient:
@@ -155,10 +158,26 @@ def ws_b() -> str:
     return f"wsb-{uuid.uuid4().hex[:10]}"
 
 
-async def _issue_hook(auth: EmbeddedBusAuth, workspace_id: str, connected):
+async def _reload(auth: EmbeddedBusAuth, server: EmbeddedNatsServer) -> None:
+    """SIGHUP, then until the server logs the reload done. A client connecting meanwhile can
+    be accepted under the new users and then closed by the reload's check of every client
+    (seen once in CI: the hook's connection closed before its first attack)."""
+    server_log = server.store_dir / LOG_FILE
+    reloads = server_log.read_text().count(RELOADED)
+    assert auth.reload_server()
+    for _ in range(200):
+        if server_log.read_text().count(RELOADED) > reloads:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the server never logged the reload")
+
+
+async def _issue_hook(
+    auth: EmbeddedBusAuth, server: EmbeddedNatsServer, workspace_id: str, connected
+):
     """Issued while the server runs, as `memhive hook-credentials` does: config + SIGHUP."""
     pair = auth.add_hook(workspace_id)
-    assert auth.reload_server()
+    await _reload(auth, server)
     credentials = BusCredentials(perms.hook_user(workspace_id), nkey_seed=pair.seed)
     for _ in range(100):  # the server reloads in the background
         try:
@@ -169,8 +188,10 @@ async def _issue_hook(auth: EmbeddedBusAuth, workspace_id: str, connected):
 
 
 @pytest.fixture
-async def hook_a(bus_auth: EmbeddedBusAuth, ws_a: str, connected) -> BusClient:
-    hook, _, _ = await _issue_hook(bus_auth, ws_a, connected)
+async def hook_a(
+    bus_auth: EmbeddedBusAuth, nats_server: EmbeddedNatsServer, ws_a: str, connected
+) -> BusClient:
+    hook, _, _ = await _issue_hook(bus_auth, nats_server, ws_a, connected)
     return hook
 
 
@@ -507,9 +528,9 @@ async def test_only_the_gateway_and_the_admin_listen_to_memory_events(
 
 
 async def test_a_revoked_hook_is_cut_off_and_cannot_come_back(
-    bus_auth: EmbeddedBusAuth, ws_a: str, connected, nats_url: str
+    bus_auth: EmbeddedBusAuth, nats_server: EmbeddedNatsServer, ws_a: str, connected, nats_url: str
 ) -> None:
-    hook, pair, credentials = await _issue_hook(bus_auth, ws_a, connected)
+    hook, pair, credentials = await _issue_hook(bus_auth, nats_server, ws_a, connected)
 
     assert bus_auth.remove_hook(pair.public_key)
     assert bus_auth.reload_server()

@@ -22,6 +22,7 @@ from tests.integration.stack.conftest import Stack, Workspace, save
 from tests.integration.stack.test_mcp_tools import session, text
 
 COUNTER = TiktokenCounter()
+GLOBAL = ScopeRef(Scope.GLOBAL)
 
 
 async def bulletin(client, scope: str = "global", **params) -> dict:
@@ -261,6 +262,54 @@ async def test_a_burst_of_50_saves_renders_once_after_the_quiet_period(
     finally:
         await service.consumer.stop()
         await stack.infra.js.delete_consumer(streams.LOG_STREAM, durable)
+
+
+async def test_a_refresh_rereads_only_what_events_named_and_shows_every_change(
+    stack: Stack, workspace: Workspace
+) -> None:
+    """The service keeps the records it read: after an update and a save in a scope of 40,
+    its next refresh reads the changed records (and the ends of new links), not all 41, and
+    reads the same inputs a full read of the record does."""
+    clock = FixedClock(datetime.now(UTC))
+    durable = f"bulletin-test-{uuid.uuid4().hex[:8]}"
+    service = await create_bulletin(
+        stack.infra, clock=clock, durable=durable, workspaces=workspace.id
+    )
+    await service.consumer.start()
+    try:
+        kept = [
+            await save(workspace.member, kind="fact", body=f"Standing fact {i}: rack {i * 3}")
+            for i in range(40)
+        ]
+        await _consumed(stack, durable)
+        clock.advance(60)
+        assert await service.scheduler.run_due() == 1
+        read_before = service.records.reads
+        corrected = "Standing fact 0 was corrected: rack 99"
+        patched = await workspace.member.patch(
+            f"/v1/memories/{kept[0]['id']}?wait=indexed", json={"body": corrected}
+        )
+        assert patched.status_code == 200, patched.text
+        added = await save(workspace.member, kind="fact", body="A new fact about the racks")
+        await _consumed(stack, durable)
+        clock.advance(60)
+        assert await service.scheduler.run_due() == 1
+        assert service.records.reads - read_before <= 12
+
+        _, lexical = await stack.infra.lanes()
+        now = clock.now()
+        held = await ScopeReader(service.records, lexical).read(workspace.id, GLOBAL, now)
+        full = await ScopeReader(stack.infra.store, lexical).read(workspace.id, GLOBAL, now)
+        assert _revisions(held) == _revisions(full) and held.superseded == full.superseded
+        bodies = {m.id: m.body for m in held.memories}
+        assert bodies[kept[0]["id"]] == corrected and added["id"] in bodies
+    finally:
+        await service.consumer.stop()
+        await stack.infra.js.delete_consumer(streams.LOG_STREAM, durable)
+
+
+def _revisions(inputs) -> dict[str, tuple[int, str]]:
+    return {m.id: (m.revision, m.body) for m in inputs.memories}
 
 
 async def _consumed(stack: Stack, durable: str) -> None:

@@ -20,7 +20,7 @@ from memhive_ports.poison import Poison
 from memhive_ports.publisher import BusUnavailable, EventPublisher
 from memhive_ports.scheduler import CommandScheduler
 from memhive_ports.spend import SpendCounters
-from memhive_ports.store import MemoryStore, StoredMemory
+from memhive_ports.store import MemoryReader, MemoryStore, StoredMemory
 from memhive_ports.token_commands import TokenCommands, TokenRequest, TokenServiceUnavailable
 from memhive_ports.token_counter import TokenCounter
 from memhive_ports.tokens import TokenDirectory
@@ -48,6 +48,7 @@ __all__ = [
     "LinkClassifier",
     "LlmUnavailable",
     "MalformedOutput",
+    "MemoryReader",
     "MemoryStore",
     "Poison",
     "SpendCounters",

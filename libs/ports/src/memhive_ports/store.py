@@ -16,6 +16,16 @@ class StoredMemory:
     edges: tuple[Edge, ...] = ()  # every edge touching this memory, whichever end it is
 
 
+class MemoryReader(Protocol):
+    """The reading half of MemoryStore, for those that only read the record."""
+
+    async def get(self, workspace_id: str, memory_id: str) -> StoredMemory | None: ...
+
+    async def get_many(
+        self, workspace_id: str, memory_ids: Sequence[str]
+    ) -> dict[str, StoredMemory]: ...
+
+
 class MemoryStore(Protocol):
     """The record: the current state of every memory, with revision-checked writes.
 

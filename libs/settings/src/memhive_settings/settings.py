@@ -138,6 +138,13 @@ class BulletinSettings(BaseModel):
     per_section_tokens: int = Field(500, ge=1, le=32000)
     line_chars: int = Field(240, ge=20, le=4000)
     max_memories: int = Field(2000, ge=1, description="live memories read per scope, newest")
+    records_kept: int = Field(
+        10_000,
+        ge=0,
+        le=1_000_000,
+        description="records kept between refreshes, so a refresh re-reads only what events "
+        "named (0: read every record every time)",
+    )
     max_deliveries: int = Field(5, ge=1)
     # LLM prose (only with llm.model set), within the llm spend bounds; past them, or with
     # this off, the deterministic text.

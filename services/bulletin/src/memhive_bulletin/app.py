@@ -19,6 +19,7 @@ from memhive_ports.token_counter import TokenCounter
 from memhive_settings import MemhiveSettings
 
 from memhive_bulletin.prose import ProseBriefing
+from memhive_bulletin.record_cache import EventFreshRecords
 from memhive_bulletin.refresher import BulletinRefresher
 from memhive_bulletin.scheduler import BulletinScheduler
 from memhive_bulletin.subscribers import EVENT_SUBJECTS, ScopeChangeSubscriber
@@ -30,10 +31,15 @@ class BulletinService(ServiceGroup):
     """Scheduler first, consumer second: stopping reverses it, so no change arrives unheard."""
 
     def __init__(
-        self, scheduler: BulletinScheduler, consumer: PullConsumer, refresher: BulletinRefresher
+        self,
+        scheduler: BulletinScheduler,
+        consumer: PullConsumer,
+        refresher: BulletinRefresher,
+        records: EventFreshRecords,
     ) -> None:
         super().__init__([scheduler, consumer])
         self.scheduler, self.consumer, self.refresher = scheduler, consumer, refresher
+        self.records = records
 
 
 async def create_bulletin(
@@ -48,7 +54,8 @@ async def create_bulletin(
     MEMHIVE_LLM__MODEL is set and bulletin.llm_prose is on; otherwise no LLM is ever called.
     workspaces: one workspace id, or "*" for all (a worker may serve a single workspace)."""
     settings, clock = infra.settings, clock or infra.clock
-    bulletins = await open_scope_bulletins(infra, clock)
+    records = EventFreshRecords(infra.store, capacity=settings.bulletin.records_kept)
+    bulletins = await open_scope_bulletins(infra, clock, records)
     counter = TiktokenCounter()
     prose = await _prose(infra, chat_model or _chat_model(settings), counter, clock)
     refresher = BulletinRefresher(bulletins, infra.publisher, prose)
@@ -58,10 +65,10 @@ async def create_bulletin(
         stream=streams.LOG_STREAM,
         durable=durable,
         subjects=[subjects.for_workspace(s, workspaces) for s in EVENT_SUBJECTS],
-        handle_batch=ScopeChangeSubscriber(scheduler, infra.store).handle_batch,
+        handle_batch=ScopeChangeSubscriber(scheduler, records).handle_batch,
         max_deliveries=settings.bulletin.max_deliveries,
     )
-    return BulletinService(scheduler, consumer, refresher)
+    return BulletinService(scheduler, consumer, refresher, records)
 
 
 def bulletin_schedule(settings: MemhiveSettings) -> BulletinSchedule:

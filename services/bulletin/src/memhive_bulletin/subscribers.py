@@ -1,4 +1,5 @@
-"""Thin subscriber: which scopes each memory event changed, handed to the scheduler.
+"""Thin subscriber: which scopes each memory event changed, handed to the scheduler, and
+which records it changed, dropped from the bulletin's copies first.
 
 MemoryIndexed counts as well as MemorySaved: the bulletin reads a scope's ids from the
 lexical lane, so a scope is only complete once its new memory is indexed there.
@@ -13,10 +14,10 @@ from memhive_contracts import subjects
 from memhive_contracts.codec import decode
 from memhive_contracts.mapping import memory_from_pb
 from memhive_domain.scopes import ScopeRef
-from memhive_ports import MemoryStore
 from memhive_ports.poison import Poison
 from nats.aio.msg import Msg
 
+from memhive_bulletin.record_cache import EventFreshRecords
 from memhive_bulletin.scheduler import BulletinScheduler
 
 MEMORY_EVENTS = {
@@ -28,8 +29,8 @@ EVENT_SUBJECTS = (*MEMORY_EVENTS, subjects.MEMORIES_LINKED)
 
 
 class ScopeChangeSubscriber:
-    def __init__(self, scheduler: BulletinScheduler, store: MemoryStore) -> None:
-        self._scheduler, self._store = scheduler, store
+    def __init__(self, scheduler: BulletinScheduler, records: EventFreshRecords) -> None:
+        self._scheduler, self._records = scheduler, records
 
     async def handle_batch(self, msgs: Sequence[Msg]) -> None:
         changed: set[tuple[str, ScopeRef]] = set()
@@ -42,6 +43,7 @@ class ScopeChangeSubscriber:
         prefix, workspace_id = msg.subject.rsplit(".", 1)
         if prefix in MEMORY_EVENTS:
             memory = memory_from_pb(decode(msg.data, MEMORY_EVENTS[prefix]).memory)
+            self._records.drop(memory.workspace_id, [memory.id])
             return [(memory.workspace_id, memory.scope_ref)]
         if prefix == subjects.MEMORIES_LINKED:
             return await self._linked_scopes(
@@ -52,6 +54,7 @@ class ScopeChangeSubscriber:
     async def _linked_scopes(
         self, workspace_id: str, event: edges_pb2.MemoriesLinked
     ) -> list[tuple[str, ScopeRef]]:
-        ends = {end for edge in event.edges for end in (edge.src_id, edge.dst_id)}
-        records = await self._store.get_many(workspace_id, sorted(ends))
+        ends = sorted({end for edge in event.edges for end in (edge.src_id, edge.dst_id)})
+        self._records.drop(workspace_id, ends)  # their edges changed
+        records = await self._records.get_many(workspace_id, ends)
         return [(workspace_id, r.memory.scope_ref) for r in records.values()]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from memhive_application.bulletins.scope_bulletins import ScopeBulletins
 from memhive_application.bulletins.scope_reader import ScopeReader
 from memhive_domain.bulletin import BulletinBudget
-from memhive_ports import Clock
+from memhive_ports import Clock, MemoryReader
 from memhive_settings import MemhiveSettings
 
 from memhive_adapters.nats.kv_bulletin_store import KvBulletinStore
@@ -14,11 +14,14 @@ from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 
 
-async def open_scope_bulletins(infra: Infrastructure, clock: Clock | None = None) -> ScopeBulletins:
+async def open_scope_bulletins(
+    infra: Infrastructure, clock: Clock | None = None, records: MemoryReader | None = None
+) -> ScopeBulletins:
+    """records: where scopes' records are read (default: the store itself)."""
     _, lexical = await infra.lanes()
     max_memories = infra.settings.bulletin.max_memories
     return ScopeBulletins(
-        ScopeReader(infra.store, lexical, max_memories=max_memories),
+        ScopeReader(records or infra.store, lexical, max_memories=max_memories),
         await KvBulletinStore.open(infra.js),
         TiktokenCounter(),
         bulletin_budget(infra.settings),

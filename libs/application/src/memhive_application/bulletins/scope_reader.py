@@ -11,7 +11,7 @@ from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.scopes import ScopeRef
 from memhive_domain.supersession import superseded_ids
-from memhive_ports import LexicalIndex, MemoryStore
+from memhive_ports import LexicalIndex, MemoryReader
 
 PAGE_SIZE = 500
 
@@ -37,7 +37,7 @@ class ScopeReader:
     record with its edges from the store: the record, not the lane, decides what is live."""
 
     def __init__(
-        self, store: MemoryStore, lexical: LexicalIndex, *, max_memories: int = 2000
+        self, store: MemoryReader, lexical: LexicalIndex, *, max_memories: int = 2000
     ) -> None:
         self._store, self._lexical, self._max = store, lexical, max_memories
 

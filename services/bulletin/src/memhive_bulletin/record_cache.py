@@ -1,0 +1,99 @@
+"""The records the bulletin has read, kept between refreshes and dropped when an event names
+them: a refresh re-reads what changed, not its whole scope.
+
+A scope's refresh reads every live memory of the scope (up to `bulletin.max_memories`), but
+between two refreshes only the memories that the events named have changed: the saves,
+updates, forgets and links that made the scope due. The subscriber drops those before it
+marks the scope changed, so a due refresh never sees a record older than the event that
+made it due. Whatever changes a record without an event the bulletin follows (access
+statistics) is not shown in a bulletin; `max_age_s` bounds how long any copy is kept anyway.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+
+from memhive_ports import MemoryReader, StoredMemory
+
+_Key = tuple[str, str]  # (workspace id, memory id)
+
+
+class EventFreshRecords:
+    """Answers reads from the records it holds and reads the others from `store`.
+
+    A read that was in flight when an event dropped one of its ids does not keep that
+    record: it may be the state from before the event. Holds at most `capacity` records,
+    the least recently read dropped first.
+    """
+
+    def __init__(
+        self,
+        store: MemoryReader,
+        *,
+        capacity: int = 10_000,
+        max_age_s: float = 600.0,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._store, self._capacity, self._max_age_s = store, capacity, max_age_s
+        self._monotonic = monotonic
+        self._held: OrderedDict[_Key, tuple[float, StoredMemory]] = OrderedDict()
+        self._drops = 0  # how many drops so far: a read keeps what no later drop named
+        self._dropped_at: dict[_Key, int] = {}  # only while reads are in flight
+        self._reads_in_flight = 0
+        self.reads = 0  # records read from the store (the figure this saves)
+
+    def drop(self, workspace_id: str, memory_ids: Iterable[str]) -> None:
+        """The named records changed (an event said so): the next read goes to the store."""
+        self._drops += 1
+        for memory_id in memory_ids:
+            key = (workspace_id, memory_id)
+            self._held.pop(key, None)
+            if self._reads_in_flight:
+                self._dropped_at[key] = self._drops
+
+    async def get(self, workspace_id: str, memory_id: str) -> StoredMemory | None:
+        return (await self.get_many(workspace_id, [memory_id])).get(memory_id)
+
+    async def get_many(
+        self, workspace_id: str, memory_ids: Sequence[str]
+    ) -> dict[str, StoredMemory]:
+        found: dict[str, StoredMemory] = {}
+        missing: list[str] = []
+        oldest = self._monotonic() - self._max_age_s
+        for memory_id in dict.fromkeys(memory_ids):
+            key = (workspace_id, memory_id)
+            held = self._held.get(key)
+            if held is not None and held[0] >= oldest:
+                self._held.move_to_end(key)
+                found[memory_id] = held[1]
+            else:
+                missing.append(memory_id)
+        if not missing:
+            return found
+        found |= await self._read(workspace_id, missing)
+        # In the order asked, as the store answers: a render never depends on what was held.
+        return {m: found[m] for m in dict.fromkeys(memory_ids) if m in found}
+
+    async def _read(self, workspace_id: str, memory_ids: list[str]) -> dict[str, StoredMemory]:
+        started, read_at = self._drops, self._monotonic()
+        self._reads_in_flight += 1
+        try:
+            read = await self._store.get_many(workspace_id, memory_ids)
+        finally:
+            self._reads_in_flight -= 1
+        self.reads += len(memory_ids)
+        for memory_id, stored in read.items():
+            key = (workspace_id, memory_id)
+            if self._dropped_at.get(key, 0) <= started:
+                self._keep(key, read_at, stored)
+        if not self._reads_in_flight:
+            self._dropped_at.clear()
+        return read
+
+    def _keep(self, key: _Key, read_at: float, stored: StoredMemory) -> None:
+        self._held[key] = (read_at, stored)
+        self._held.move_to_end(key)
+        while len(self._held) > self._capacity:
+            self._held.popitem(last=False)

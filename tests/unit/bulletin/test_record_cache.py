@@ -1,0 +1,187 @@
+"""The bulletin's copies of records: read once, re-read only once an event names them."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, replace
+from datetime import timedelta
+
+from memhive.v1 import edges_pb2, events_pb2
+from memhive_bulletin.record_cache import EventFreshRecords
+from memhive_bulletin.scheduler import BulletinScheduler
+from memhive_bulletin.subscribers import ScopeChangeSubscriber
+from memhive_contracts import subjects
+from memhive_contracts.codec import encode
+from memhive_contracts.mapping import memory_to_pb
+from memhive_domain.bulletin_schedule import BulletinSchedule
+from memhive_domain.memory import Memory
+
+from tests.fakes import FakeStore, FixedClock
+from tests.unit.bulletin.test_scheduler import T0, RecordingRefresh
+from tests.unit.query.memories import memory
+
+
+@dataclass
+class Msg:
+    subject: str
+    data: bytes
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def seeded(*memories: Memory) -> FakeStore:
+    store = FakeStore()
+    for m in memories:
+        store.put(m)
+    return store
+
+
+def revised(stored: Memory, body: str) -> Memory:
+    return replace(stored, body=body, revision=stored.revision + 1)
+
+
+async def test_a_record_read_once_is_not_read_again_until_dropped() -> None:
+    a, b = memory(1), memory(2)
+    store = seeded(a, b)
+    records = EventFreshRecords(store)
+    first = await records.get_many("ws", [a.id, b.id])
+    again = await records.get_many("ws", [a.id, b.id])
+    assert again == first and store.reads == [[a.id, b.id]]
+    assert records.reads == 2
+
+    store.put(revised(a, "the new body"))
+    records.drop("ws", [a.id])
+    after = await records.get_many("ws", [a.id, b.id])
+    assert after[a.id].memory.body == "the new body" and after[b.id] == first[b.id]
+    assert store.reads[-1] == [a.id]
+    assert list(after) == [a.id, b.id]  # in the order asked, held or read
+
+
+async def test_a_read_in_flight_when_its_record_is_dropped_is_not_kept() -> None:
+    """The read may have fetched the state from before the event: it answers, but the next
+    read goes to the store again."""
+    a = memory(1)
+    store = seeded(a)
+    gate = asyncio.Event()
+
+    class SlowStore:
+        async def get(self, workspace_id: str, memory_id: str):
+            return (await self.get_many(workspace_id, [memory_id])).get(memory_id)
+
+        async def get_many(self, workspace_id: str, memory_ids):
+            found = await store.get_many(workspace_id, memory_ids)
+            await gate.wait()
+            return found
+
+    records = EventFreshRecords(SlowStore())
+    reading = asyncio.create_task(records.get_many("ws", [a.id]))
+    await asyncio.sleep(0)
+    store.put(revised(a, "changed while being read"))
+    records.drop("ws", [a.id])
+    gate.set()
+    assert (await reading)[a.id].memory.body == a.body
+    assert (await records.get_many("ws", [a.id]))[a.id].memory.body == "changed while being read"
+    assert len(store.reads) == 2
+
+
+async def test_a_drop_before_a_read_began_does_not_stop_it_being_kept() -> None:
+    a = memory(1)
+    store = seeded(a)
+    records = EventFreshRecords(store)
+    records.drop("ws", [a.id])
+    await records.get_many("ws", [a.id])
+    await records.get_many("ws", [a.id])
+    assert len(store.reads) == 1
+
+
+async def test_absent_records_are_read_each_time() -> None:
+    store = FakeStore()
+    records = EventFreshRecords(store)
+    assert await records.get_many("ws", [memory(9).id]) == {}
+    assert await records.get_many("ws", [memory(9).id]) == {}
+    assert len(store.reads) == 2
+
+
+async def test_at_most_capacity_records_are_kept_the_least_recently_read_leaving_first() -> None:
+    a, b, c = memory(1), memory(2), memory(3)
+    store = seeded(a, b, c)
+    records = EventFreshRecords(store, capacity=2)
+    await records.get_many("ws", [a.id, b.id])
+    await records.get_many("ws", [a.id])  # a is now the most recently read
+    await records.get_many("ws", [c.id])  # b leaves
+    store.reads.clear()
+    await records.get_many("ws", [a.id, b.id, c.id])
+    assert store.reads == [[b.id]]
+
+
+async def test_no_copy_is_kept_past_max_age() -> None:
+    a = memory(1)
+    store = seeded(a)
+    clock = Clock()
+    records = EventFreshRecords(store, max_age_s=60, monotonic=clock)
+    await records.get_many("ws", [a.id])
+    clock.now = 59
+    await records.get_many("ws", [a.id])
+    clock.now = 61
+    await records.get_many("ws", [a.id])
+    assert len(store.reads) == 2
+
+
+async def test_workspaces_do_not_share_copies() -> None:
+    a = memory(1)
+    store = seeded(a, replace(a, workspace_id="other", body="the other workspace's"))
+    records = EventFreshRecords(store)
+    await records.get_many("ws", [a.id])
+    records.drop("other", [a.id])
+    assert (await records.get_many("other", [a.id]))[a.id].memory.body == "the other workspace's"
+    assert (await records.get_many("ws", [a.id]))[a.id].memory.body == a.body
+
+
+def saved(m: Memory) -> Msg:
+    event = events_pb2.MemorySaved(event_id="e", memory=memory_to_pb(m))
+    return Msg(subjects.for_workspace(subjects.MEMORY_SAVED, m.workspace_id), encode(event))
+
+
+def linked(src: Memory, dst: Memory) -> Msg:
+    event = edges_pb2.MemoriesLinked(event_id="l")
+    event.edges.add(src_id=src.id, dst_id=dst.id)
+    return Msg(subjects.for_workspace(subjects.MEMORIES_LINKED, "ws"), encode(event))
+
+
+def subscriber(records: EventFreshRecords) -> ScopeChangeSubscriber:
+    clock = FixedClock(T0)
+    schedule = BulletinSchedule(timedelta(seconds=2), timedelta(seconds=30))
+    return ScopeChangeSubscriber(
+        BulletinScheduler(RecordingRefresh(clock), schedule, clock), records
+    )
+
+
+async def test_an_update_event_drops_the_copy_before_its_scope_is_marked_changed() -> None:
+    a, b = memory(1), memory(2)
+    store = seeded(a, b)
+    records = EventFreshRecords(store)
+    await records.get_many("ws", [a.id, b.id])
+    updated = revised(a, "the body after the update")
+    store.put(updated)
+    await subscriber(records).handle_batch([saved(updated)])
+    after = await records.get_many("ws", [a.id, b.id])
+    assert after[a.id].memory.body == "the body after the update"
+    assert store.reads[-1] == [a.id]
+
+
+async def test_a_link_event_drops_both_ends_their_edges_changed() -> None:
+    a, b, c = memory(1), memory(2), memory(3)
+    store = seeded(a, b, c)
+    records = EventFreshRecords(store)
+    await records.get_many("ws", [a.id, b.id, c.id])
+    store.reads.clear()
+    await subscriber(records).handle_batch([linked(a, b)])
+    assert store.reads == [sorted([a.id, b.id])]  # read afresh, to learn their scopes
+    await records.get_many("ws", [a.id, b.id, c.id])
+    assert len(store.reads) == 1  # and kept for the refresh

@@ -59,10 +59,11 @@ class EventFreshRecords:
     async def get_many(
         self, workspace_id: str, memory_ids: Sequence[str]
     ) -> dict[str, StoredMemory]:
+        unique = list(dict.fromkeys(memory_ids))
         found: dict[str, StoredMemory] = {}
         missing: list[str] = []
         oldest = self._monotonic() - self._max_age_s
-        for memory_id in dict.fromkeys(memory_ids):
+        for memory_id in unique:
             key = (workspace_id, memory_id)
             held = self._held.get(key)
             if held is not None and held[0] >= oldest:
@@ -74,7 +75,7 @@ class EventFreshRecords:
             return found
         found |= await self._read(workspace_id, missing)
         # In the order asked, as the store answers: a render never depends on what was held.
-        return {m: found[m] for m in dict.fromkeys(memory_ids) if m in found}
+        return {m: found[m] for m in unique if m in found}
 
     async def _read(self, workspace_id: str, memory_ids: list[str]) -> dict[str, StoredMemory]:
         started, read_at = self._drops, self._monotonic()

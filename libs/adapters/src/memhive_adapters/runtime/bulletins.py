@@ -21,7 +21,9 @@ async def open_scope_bulletins(
     _, lexical = await infra.lanes()
     max_memories = infra.settings.bulletin.max_memories
     return ScopeBulletins(
-        ScopeReader(records or infra.store, lexical, max_memories=max_memories),
+        ScopeReader(
+            infra.store if records is None else records, lexical, max_memories=max_memories
+        ),
         await KvBulletinStore.open(infra.js),
         TiktokenCounter(),
         bulletin_budget(infra.settings),

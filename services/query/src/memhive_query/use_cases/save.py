@@ -13,6 +13,7 @@ from memhive.v1 import commands_pb2
 from memhive.v1 import memory_pb2 as pb
 from memhive_contracts import subjects
 from memhive_contracts.mapping import memory_to_pb, to_timestamp
+from memhive_contracts.requester_mapping import requester_to_pb
 from memhive_domain.edges import Edge, EdgeDraft, EdgeKind, propose_edge
 from memhive_domain.errors import NotAllowed
 from memhive_domain.ids import uuid7
@@ -146,6 +147,7 @@ class SaveMemory:
             embedding=pb.Embedding(model=self._embedder.model_name, values=vector),
             requested_by=principal.user_id,
             requested_at=to_timestamp(memory.created_at),
+            requester=requester_to_pb(principal),
         )
         subject = subjects.for_workspace(subjects.SAVE_MEMORY, principal.workspace_id)
         await self._publisher.publish(subject, command, msg_id=command_id)

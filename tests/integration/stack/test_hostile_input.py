@@ -128,12 +128,19 @@ async def test_expiry_at_the_edges_of_the_calendar_is_422(
     assert fields_of(response) == ["expires_at"]
 
 
-@pytest.mark.parametrize(
-    "body", ["\x00", "\x00\x00\x00", "\u200b\u200b", "\u200d\ufeff\u2060", " \t\n\r", "\u2028"]
-)
-async def test_bodies_with_nothing_visible_are_422(workspace: Workspace, body: str) -> None:
+NOTHING_VISIBLE = ["\x00", "\x00\x00\x00", "\u200b\u200b", "\u200d\ufeff\u2060", " \t\n\r"]
+# Issue 24: Hangul fillers, the combining grapheme joiner, the blank braille pattern.
+NOTHING_VISIBLE += ["\u2028", "\u3164", "\u115f\u1160", "\u034f", "\u2800", "\u0301\u20dd"]
+
+
+@pytest.mark.parametrize("body", NOTHING_VISIBLE)
+async def test_bodies_and_queries_with_nothing_visible_are_422(
+    workspace: Workspace, body: str
+) -> None:
     response = await workspace.member.post("/v1/memories", json={"kind": "fact", "body": body})
     assert fields_of(response) == ["body"]
+    recall = await workspace.member.post("/v1/recall", json={"query": body})
+    assert fields_of(recall) == ["query"]
 
 
 @pytest.mark.parametrize(

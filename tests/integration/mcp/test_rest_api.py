@@ -88,7 +88,7 @@ async def test_fastapi_validation_list_becomes_field_messages(api: RestMemoryApi
         await api.recall({"max_results": 3})
 
     assert refused.value.status == 422
-    assert refused.value.message == "query: is required"
+    assert refused.value.message == "query: Field required"
 
 
 async def test_near_duplicate_409_carries_the_similar_memories(api: RestMemoryApi) -> None:

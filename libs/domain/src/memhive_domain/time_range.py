@@ -7,7 +7,7 @@ never share a moment and "last week" is exactly seven days. Either end may be op
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from memhive_domain.errors import FieldProblem
 
@@ -43,6 +43,14 @@ class TimeRange:
         return (self.after is None or self.after <= moment) and (
             self.before is None or moment < self.before
         )
+
+
+def instant(moment: datetime) -> TimeRange:
+    """The range holding exactly this moment (to the microsecond); open above the last
+    representable one, which has no next microsecond."""
+    if moment.replace(tzinfo=None) == datetime.max:
+        return TimeRange(moment, None)
+    return TimeRange(moment, moment + timedelta(microseconds=1))
 
 
 def checked_range(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from memhive_domain.errors import InvalidInput, NotFound
 from memhive_domain.ids import memory_id_or_not_found
@@ -18,7 +18,7 @@ from memhive_domain.recall import MemoryFilter, view_of
 from memhive_domain.scope_tree import ensure_writable
 from memhive_domain.selection import is_selected
 from memhive_domain.text import id_list_problems
-from memhive_domain.time_range import TimeRange
+from memhive_domain.time_range import instant
 from memhive_ports import MemoryStore, VectorIndex
 
 # Neighbours looked at per save: enough to list the near-duplicates an agent must judge.
@@ -113,5 +113,5 @@ def _same_scope(principal: Principal, memory: Memory) -> MemoryFilter:
         view_of(principal),
         node=memory.scope_ref,
         live_at=memory.created_at,
-        occurred=None if moment is None else TimeRange(moment, moment + timedelta(microseconds=1)),
+        occurred=None if moment is None else instant(moment),
     )

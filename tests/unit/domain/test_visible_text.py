@@ -19,9 +19,9 @@ from memhive_domain.text import (
     is_visible,
 )
 
-INVISIBLE_CATEGORIES = ["Cc", "Cf", "Cn", "Zs", "Zl", "Zp", "Mn", "Me"]
+INVISIBLE_CATEGORIES = ["Cc", "Cf", "Cn", "Zs", "Zl", "Zp", "Mn", "Me", "Mc"]
 VISIBLE_CATEGORIES = ["Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe"]
-VISIBLE_CATEGORIES += ["Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So", "Mc", "Co"]
+VISIBLE_CATEGORIES += ["Pi", "Pf", "Po", "Sm", "Sc", "Sk", "So", "Co"]
 
 invisible_chars = st.one_of(
     st.characters(categories=INVISIBLE_CATEGORIES), st.sampled_from(sorted(INVISIBLE_FILLERS))
@@ -39,7 +39,16 @@ def check(text: str) -> list[FieldProblem]:
 
 @pytest.mark.parametrize(
     "text",
-    ["\u3164", "\u115f\u1160", "\u034f", "\u2800", "\uffa0", "\U0001d159", " \u200b\u0301\n"],
+    [
+        "\u3164",
+        "\u115f\u1160",
+        "\u034f",
+        "\u2800",
+        "\uffa0",
+        "\U0001d159",
+        " \u200b\u0301\n",
+        "\u093e",
+    ],
 )
 def test_the_issues_fillers_say_nothing(text: str) -> None:
     assert check(text) == [FieldProblem("body", NOTHING_VISIBLE)]

@@ -3,15 +3,15 @@
 Text must be encodable UTF-8 (JSON lets a lone surrogate such as "\\ud800" through; protobuf,
 NATS and tantivy cannot store it), and a body or query must carry something visible.
 
-Visible, decided by Unicode general category: a letter, number, punctuation, symbol, spacing
-mark or private-use character (icon fonts live there), except the fillers that render as
-nothing. Controls, formats (zero-width, joiners, bidi marks, tags), separators, unassigned
-code points and non-spacing or enclosing marks (which show only on a base character) say
-nothing. Unicode's Default_Ignorable_Code_Point property names the rest: every such code
-point is a format, a non-spacing mark or unassigned, except the four Hangul fillers, which
-are letters (`tests/unit/domain/test_visible_text.py` checks this against the `regex`
-library's copy of the property). Blank symbols with no property of their own join them:
-U+2800 BRAILLE PATTERN BLANK and U+1D159 MUSICAL SYMBOL NULL NOTEHEAD.
+Visible, decided by Unicode general category: a letter, number, punctuation, symbol or
+private-use character (icon fonts live there), except the fillers that render as nothing.
+Controls, formats (zero-width, joiners, bidi marks, tags), separators, unassigned code
+points and marks (which show only on a base character) say nothing. Unicode's
+Default_Ignorable_Code_Point property names the rest: every such code point is a format, a
+mark or unassigned, except the four Hangul fillers, which are letters
+(`tests/unit/domain/test_visible_text.py` checks this against the `regex` library's copy of
+the property). Blank symbols with no property of their own join them: U+2800 BRAILLE
+PATTERN BLANK and U+1D159 MUSICAL SYMBOL NULL NOTEHEAD.
 """
 
 from __future__ import annotations
@@ -24,15 +24,23 @@ from memhive_domain.errors import FieldProblem
 # Unicode general categories that show something on their own (see the module's docstring).
 _VISIBLE_CATEGORIES = frozenset(
     {"Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"}
-    | {"Sm", "Sc", "Sk", "So", "Mc", "Co"}
+    | {"Sm", "Sc", "Sk", "So", "Co"}
 )
+# The private-use areas (Co), spelled out: JSON Schema validators and generators know the
+# big categories (\p{L}), not always the small ones.
+_PRIVATE_USE = "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"
 # Characters of those categories that render as nothing: the Hangul fillers (letters, and
 # Default_Ignorable), the blank braille pattern and the null notehead (symbols).
 INVISIBLE_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\U0001d159")
 # The same rule as a JSON-Schema (ECMA-262, Unicode) pattern, for the OpenAPI document: a
 # string matches when it holds a visible character.
 VISIBLE_TEXT_PATTERN = (
-    "(?![" + "".join(sorted(INVISIBLE_FILLERS)) + "])[\\p{L}\\p{N}\\p{P}\\p{S}\\p{Mc}\\p{Co}]"
+    "(?![" + "".join(sorted(INVISIBLE_FILLERS)) + "])[\\p{L}\\p{N}\\p{P}\\p{S}" + _PRIVATE_USE + "]"
+)
+# What str.strip() removes (str.isspace), as a regular expression's character class.
+SPACE_CLASS = (
+    "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a"
+    "\\u2028\\u2029\\u202f\\u205f\\u3000"
 )
 NOTHING_VISIBLE = (
     "has no visible character (only spaces, controls, zero-width or combining marks, fillers)"

@@ -3,24 +3,23 @@ trust (and so its rank in recall) for every agent."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
-from memhive_domain.curation import MAX_FLAG_REASON_CHARS, FlagKind
+from memhive_domain.curation import MAX_FLAG_REASON_CHARS
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
 from memhive_query.mcp.arguments import MemoryId
 from memhive_query.mcp.rendering import render_confirmed, render_flagged
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
-
-FlagName = Literal[tuple(kind.value for kind in FlagKind)]  # type: ignore[valid-type]
+from memhive_query.request_types import FlagKindName
 
 
 async def flag_memory(
     api: MemoryApi,
     id: MemoryId,
     kind: Annotated[
-        FlagName,
+        FlagKindName,
         Field(
             description="wrong: it states something false; outdated: it was true once; "
             "unverified: nobody has checked it."

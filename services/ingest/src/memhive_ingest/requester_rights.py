@@ -6,6 +6,9 @@ publish commands at all."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from memhive_domain.edges import Edge, written_ends
 from memhive_domain.errors import NotAllowed
 from memhive_domain.memory import Memory
@@ -15,22 +18,24 @@ from memhive_ports.poison import Poison
 
 
 def ensure_may_write(requester: Principal | None, memory: Memory, doing: str) -> None:
-    """Poison (dead-lettered, never retried) unless the requester reads and writes the
-    memory's node."""
-    if requester is None:
-        return
-    try:
-        ensure_reads(requester, memory, doing)
-        ensure_writable(requester, memory.scope_ref, doing)
-    except NotAllowed as refused:
-        raise Poison(f"requester {requester.user_id!r}: {refused}") from None
+    """Poison (dead-lettered, never retried) unless the requester reads the memory and
+    writes its node."""
+    if requester is not None:
+        with _poison(requester):
+            ensure_reads(requester, memory, doing)
+            ensure_writable(requester, memory.scope_ref, doing)
 
 
 def ensure_may_read(requester: Principal | None, memory: Memory, doing: str) -> None:
-    if requester is None:
-        return
+    if requester is not None:
+        with _poison(requester):
+            ensure_reads(requester, memory, doing)
+
+
+@contextmanager
+def _poison(requester: Principal) -> Iterator[None]:
     try:
-        ensure_reads(requester, memory, doing)
+        yield
     except NotAllowed as refused:
         raise Poison(f"requester {requester.user_id!r}: {refused}") from None
 

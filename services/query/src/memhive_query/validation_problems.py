@@ -18,7 +18,8 @@ def field_problems(errors: Iterable[Error], *, skip: int = 0) -> list[FieldProbl
     "body" or "query")."""
     problems: dict[str, FieldProblem] = {}
     for error in errors:
-        field = field_name(error.get("loc", ())[skip:]) or "body"
+        at = () if error.get("type") == "json_invalid" else error.get("loc", ())[skip:]
+        field = field_name(at) or "body"  # a body that is not JSON: its offset is no field
         problems.setdefault(field, FieldProblem(field, sentence(error)))
     return list(problems.values())
 

@@ -153,6 +153,9 @@ def _node(part: dict[str, Any]) -> None:
 def _edge(body: dict[str, Any]) -> None:
     if "src_id" in body and body.get("src_id") == body.get("dst_id"):
         body["dst_id"] = str(uuid.uuid4())  # no memory links itself
+    ids = body.get("ids")
+    if isinstance(ids, list) and len(ids) >= 2 and len(set(ids)) < 2:
+        body["ids"] = [*ids, str(uuid.uuid4())][-20:]  # consolidate: two different memories
 
 
 def _token(body: dict[str, Any]) -> None:

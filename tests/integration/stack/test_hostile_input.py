@@ -8,6 +8,8 @@ import json
 
 import httpx
 import pytest
+from memhive_domain.kinds import MemoryKind
+from memhive_domain.memory import MAX_TAGS
 
 from tests.integration.stack.conftest import Stack, Workspace, save
 
@@ -193,7 +195,7 @@ async def test_repeated_list_filters_are_bounded_in_the_schema(workspace: Worksp
         for p in parameters
         if p["name"] in ("kind", "tag")
     }
-    assert bounds == {"kind": 64, "tag": 128}
+    assert bounds == {"kind": len(MemoryKind), "tag": MAX_TAGS}
 
 
 async def test_the_openapi_document_declares_the_error_shape(workspace: Workspace) -> None:

@@ -72,7 +72,7 @@ async def test_each_bad_argument_is_one_sentence_naming_its_field(connect: Conne
     assert result.structured_content == {
         "error": {"status": 422, "message": text_of(result).split(": ", 1)[1]}
     }
-    assert text_of(listed).startswith("Invalid arguments (422): kinds[0]: must be 'fact'")
+    assert text_of(listed).startswith("Invalid arguments (422): kinds: item 1 must be 'fact'")
 
 
 async def test_unknown_tool_is_a_tool_error(connect: Connect) -> None:

@@ -30,15 +30,14 @@ class ConsolidationRequest:
 
 
 def source_ids(request: ConsolidationRequest) -> list[str]:
-    """The ids to consolidate, 2..20 of them, each once; raises InvalidInput naming `ids`."""
+    """The distinct ids to consolidate, 2..20 of them; raises InvalidInput naming `ids`."""
     ids = list(request.ids) if isinstance(request.ids, list | tuple) else request.ids
     if problems := id_list_problems("ids", ids, MAX_SOURCES):
         raise InvalidInput(problems)
-    if len(ids) < MIN_SOURCES:
+    distinct = list(dict.fromkeys(ids))
+    if len(distinct) < MIN_SOURCES:
         raise InvalidInput([FieldProblem("ids", f"give {MIN_SOURCES} to {MAX_SOURCES} ids")])
-    if len(set(ids)) < len(ids):
-        raise InvalidInput([FieldProblem("ids", "name each memory once")])
-    return ids
+    return distinct
 
 
 def consolidated_draft(

@@ -133,14 +133,15 @@ class RevisionMismatch(DomainError):
 def parse_node(
     scope: object, problems: list[FieldProblem], field: str = "scope"
 ) -> ScopeRef | None:
-    if not isinstance(scope, str) or not is_encodable(scope):
+    # As sent, untrimmed: it is a path segment of the URL, stated by a pattern.
+    if not isinstance(scope, str) or not is_encodable(scope) or scope != scope.strip():
         problems.append(FieldProblem(field, "must be a node of the scope tree, e.g. 'global'"))
         return None
     return parse_scope_path(scope, problems, field)
 
 
 def checked_key(key: object, problems: list[FieldProblem], field: str = "key") -> str:
-    if not isinstance(key, str) or not KEY_PATTERN.match(key):
+    if not isinstance(key, str) or not KEY_PATTERN.fullmatch(key):  # no trailing newline
         problems.append(FieldProblem(field, _KEY_HELP))
         return ""
     return key

@@ -179,10 +179,9 @@ class ConsolidateRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra=_body_unless_summarized)
 
     ids: list[UUID] = Field(
-        description="the memories to merge, each once, at one scope node",
+        description="the memories to merge (at least two different ones), at one scope node",
         min_length=MIN_SOURCES,
         max_length=MAX_SOURCES,
-        json_schema_extra={"uniqueItems": True},
     )
     body: MergedBody | None = None
     summarize: bool = Field(False, description="let the configured LLM write the body")

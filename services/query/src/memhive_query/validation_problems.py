@@ -20,16 +20,19 @@ def field_problems(errors: Iterable[Error], *, skip: int = 0) -> list[FieldProbl
     for error in errors:
         at = () if error.get("type") == "json_invalid" else error.get("loc", ())[skip:]
         field = field_name(at) or "body"  # a body that is not JSON: its offset is no field
-        problems.setdefault(field, FieldProblem(field, sentence(error)))
+        problems.setdefault(field, FieldProblem(field, _item(at) + sentence(error)))
     return list(problems.values())
 
 
 def field_name(loc: Iterable[int | str]) -> str:
-    """`kinds[1]`, `changes.tags`: how a caller names the part of its request."""
-    name = ""
-    for part in loc:
-        name += f"[{part}]" if isinstance(part, int) else (f".{part}" if name else str(part))
-    return name
+    """`tags`, `changes.tags`: the field a caller sent (an item of a list names its list,
+    as the domain's problems do; the sentence says which item)."""
+    return ".".join(part for part in loc if isinstance(part, str))
+
+
+def _item(loc: Iterable[int | str]) -> str:
+    indexes = [part for part in loc if isinstance(part, int)]
+    return f"item {indexes[-1] + 1} " if indexes else ""
 
 
 def sentence(error: Error) -> str:

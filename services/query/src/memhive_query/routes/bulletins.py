@@ -50,7 +50,7 @@ async def get_bulletin(
     return bulletin_json(await gw.bulletin(who, scope, product_id, scope_path))
 
 
-@router.post("/context", responses=errors(413))
+@router.post("/context", responses=errors(403, 413))
 async def get_context(request: ContextRequest, gw: GatewayDep, who: PrincipalDep) -> dict:
     pack = await gw.context(
         who,

@@ -34,13 +34,21 @@ IF_MATCH_PATTERN = r'^(?:\*|(?:W/)?"*[0-9]{1,16}"*)$'
 
 router = APIRouter(prefix="/v1/kv", tags=["key/value"], responses=errors(401, 403, 422))
 
+# The patterns are the document's; the domain checks them (address_of) on the path as sent,
+# split by `_address` below, so a refusal names the right one.
 Scope = Annotated[
     str,
-    Path(pattern=SCOPE_PATH_PATTERN, description="a node of the scope tree, e.g. product:ios"),
+    Path(
+        description="a node of the scope tree, e.g. product:ios",
+        json_schema_extra={"pattern": SCOPE_PATH_PATTERN},
+    ),
 ]
 Key = Annotated[
     str,
-    Path(pattern=KEY_PATTERN.pattern, description="1-128 of letters, digits, '.', '_', ':', '-'"),
+    Path(
+        description="1-128 of letters, digits, '.', '_', ':', '-'",
+        json_schema_extra={"pattern": KEY_PATTERN.pattern},
+    ),
 ]
 
 
@@ -61,7 +69,7 @@ Address = Annotated[tuple[str, str], Depends(_address)]
 IfMatch = Annotated[
     str,
     Header(
-        pattern=IF_MATCH_PATTERN,
+        json_schema_extra={"pattern": IF_MATCH_PATTERN},  # the domain names it If-Match
         description='compare-and-set: the revision you read, e.g. "12" (1..2^53-1), or *',
     ),
 ]
@@ -102,7 +110,9 @@ async def put_entry(
     gw: GatewayDep,
     who: PrincipalDep,
     if_match: IfMatch = None,  # type: ignore[assignment]
-    if_none_match: Annotated[str, Header(pattern=r"^\*$", description="`*`: create only")] = None,  # type: ignore[assignment]
+    if_none_match: Annotated[
+        str, Header(description="`*`: create only", json_schema_extra={"pattern": r"^\*$"})
+    ] = None,  # type: ignore[assignment]
 ) -> JSONResponse:
     """Write the key's value (replacing it, with its TTL). Conditional with `If-Match` /
     `revision`, or `If-None-Match: *` / `create_only`."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +20,17 @@ from memhive_query.mcp.tools.recall_memory import DEFAULT_MIN_CONFIDENCE
 
 from bench.running_stack import RunningStack
 
-LOCOMO_DIR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo"
+
+
+def _locomo_dir() -> Path:
+    """`../shared/bench/locomo` beside the checkout, or MEMHIVE_LOCOMO_DIR (a worktree lies
+    one level deeper than the main checkout)."""
+    if folder := os.environ.get("MEMHIVE_LOCOMO_DIR"):
+        return Path(folder)
+    return Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo"
+
+
+LOCOMO_DIR = _locomo_dir()
 MODES = {"fused": None, "vector lane": ["vector"], "lexical lane": ["lexical"]}
 # The fused ranking once more with the floor MCP agents get by default, to show what it costs.
 MCP_FLOOR = "fused, min_confidence 0.01 (MCP default)"

@@ -93,6 +93,8 @@ class RecallMemories:
             named_times=query.named_times,
             neighbour_share=self._neighbour_share,
             time_boost=self._time_boost,
+            names=query.names,
+            wants_time=query.wants_time,
         )
         # Every candidate is ranked: resolution may drop stale ones, and the limit comes after.
         ranked = rank_recalled(

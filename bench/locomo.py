@@ -21,7 +21,6 @@ from memhive_query.mcp.tools.recall_memory import DEFAULT_MIN_CONFIDENCE
 from bench.running_stack import RunningStack
 
 
-
 def _locomo_dir() -> Path:
     """`../shared/bench/locomo` beside the checkout, or MEMHIVE_LOCOMO_DIR (a worktree lies
     one level deeper than the main checkout)."""

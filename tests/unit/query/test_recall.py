@@ -38,8 +38,8 @@ class Rig:
             importance_influence=0.0,
         )  # fmt: skip
 
-    async def ids(self, principal=MEMBER, **options) -> list[str]:
-        found = await self.recall(principal, "release", SelectionRequest(), 5, **options)
+    async def ids(self, principal=MEMBER, query="release", **options) -> list[str]:
+        found = await self.recall(principal, query, SelectionRequest(), 5, **options)
         await self.recall.drain()
         return [r.memory.id for r in found]
 
@@ -53,6 +53,16 @@ async def test_fuses_both_lanes_and_hydrates_from_the_record() -> None:
     [(text, lexical_filter, candidates)] = rig.lexical.searches
     assert (text, candidates) == ("release", 15)  # 3 x the limit from each lane
     assert rig.vector.searches[0][0] == lexical_filter  # one filter pushed into both lanes
+
+
+async def test_what_a_person_named_in_the_query_said_comes_before_a_reply_to_them() -> None:
+    rig = Rig(lexical=[(1, 9.0), (2, 8.0), (3, 1.0)])
+    rig.store.put(memory(1, body="Caroline: Thanks, Melanie! Pottery sounds fun."))
+    rig.store.put(memory(2, body="Melanie: I signed up for a pottery class."))
+    rig.store.put(memory(3, body="Caroline: I paint."))
+
+    assert await rig.ids(query="What does Melanie do?") == [mid(2), mid(1), mid(3)]
+    assert await rig.ids(query="What does Caroline do?") == [mid(1), mid(2), mid(3)]
 
 
 async def test_drops_what_is_forgotten_expired_or_not_visible() -> None:

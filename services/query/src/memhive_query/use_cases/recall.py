@@ -19,7 +19,7 @@ from memhive_domain.neighbours import DEFAULT_NEIGHBOUR_SHARE
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.query_time import DEFAULT_TIME_BOOST
-from memhive_domain.ranking import in_context, rank_recalled
+from memhive_domain.ranking import AnswerFit, in_context, rank_recalled
 from memhive_domain.recall import RecallQuery, SelectionRequest, plan_recall
 from memhive_ports import Clock, Embedder, EventPublisher, LexicalIndex, MemoryStore, VectorIndex
 from memhive_ports.lanes import LaneHit
@@ -46,12 +46,14 @@ class RecallMemories:
         fusion: FusionMethod = FusionMethod.RELATIVE_SCORE,
         neighbour_share: float = DEFAULT_NEIGHBOUR_SHARE,
         time_boost: float = DEFAULT_TIME_BOOST,
+        fit: AnswerFit = AnswerFit(),  # noqa: B008 (frozen)
     ) -> None:
         self._store, self._vector, self._lexical = store, vector, lexical
         self._embedder, self._publisher, self._clock = embedder, publisher, clock
         self._weights, self._influence = dict(lane_weights), importance_influence
         self._fusion = fusion
         self._neighbour_share, self._time_boost = neighbour_share, time_boost
+        self._fit = fit
         self._supersession = SupersessionResolver(store, clock)
         self._background: set[asyncio.Task] = set()
 
@@ -95,6 +97,7 @@ class RecallMemories:
             time_boost=self._time_boost,
             names=query.names,
             wants_time=query.wants_time,
+            fit=self._fit,
         )
         # Every candidate is ranked: resolution may drop stale ones, and the limit comes after.
         ranked = rank_recalled(

@@ -34,7 +34,7 @@ QUERIES = (
     "What did Maria donate to a homeless shelter in December 2023?",
     "When did Caroline go to the LGBTQ support group?",
 )
-ISSUE_15 = AnswerFit(reply_share=0.0, subject_boost=0.0, dated_boost=0.0)
+ISSUE_15 = AnswerFit(reply_share=0.0, subject_boost=0.0, dated_boost=0.0, question_penalty=0.0)
 SENTENCE = "Caroline: I went to a LGBTQ support group yesterday and it was so powerful. "
 
 

@@ -31,7 +31,7 @@ from bench.locomo import CATEGORIES, conversations
 from bench.quality_study import NOW, POOL, Question, Study, Variant, build
 
 Lanes = dict[str, list[tuple[str, float]]]
-OFF = AnswerFit(reply_share=0.0, subject_boost=0.0, dated_boost=0.0)
+OFF = AnswerFit(reply_share=0.0, subject_boost=0.0, dated_boost=0.0, question_penalty=0.0)
 
 
 def ranking(
@@ -221,7 +221,24 @@ VARIANTS: dict[str, Variant] = {
         )
         for b in (0.2, 0.5, 1.0, 2.0)
     },
-    "all four, reply 0.7, person x1.5, time-stating x2 (the default)": ranking(),
+    **{
+        f"+ a memory that asks a question x{1 - p:g}": ranking(replace(OFF, question_penalty=p))
+        for p in (0.2, 0.3, 0.4)
+    },
+    "the four above: reply 0.7, person x1.5, time-stating x2": ranking(
+        replace(AnswerFit(), question_penalty=0.0)
+    ),
+    **{
+        f"the four + a memory that asks x{1 - p:g}": ranking(
+            replace(AnswerFit(), question_penalty=p)
+        )
+        for p in (0.1, 0.2, 0.3, 0.4, 0.5)
+    },
+    "the default without stated times": ranking(stated_times=False),
+    "the default without the reply share": ranking(replace(AnswerFit(), reply_share=0.0)),
+    "the default without the person boost": ranking(replace(AnswerFit(), subject_boost=0.0)),
+    "the default without the time-stating boost": ranking(replace(AnswerFit(), dated_boost=0.0)),
+    "the default without the asking penalty": ranking(replace(AnswerFit(), question_penalty=0.0)),
     **{
         f"the default, lexical x{w}, neighbours {s}": ranking(lexical=w, share=s)
         for w in (2.0, 4.0)

@@ -53,3 +53,20 @@ def test_questions_asking_for_a_time() -> None:
     assert asks_when("When did Caroline go to the support group?")
     assert asks_when("What year did Jon start?")
     assert not asks_when("What did Caroline do when she moved?")
+
+
+def test_a_memory_that_asks_gives_way_to_one_that_tells() -> None:
+    said = mentions(
+        asks="Caroline: What pets do you have, Mel?",
+        tells="Melanie: Two cats, Luna and Oliver.",
+    )
+    hits = [FusedHit("asks", 1.0), FusedHit("tells", 0.8)]
+
+    ranked = favour_fitting(hits, said, names=frozenset(), wants_time=False)
+
+    assert [h.memory_id for h in ranked] == ["tells", "asks"]
+    assert ranked[1].score == 1.0 * 0.7
+    unpenalised = favour_fitting(
+        hits, said, names=frozenset(), wants_time=False, question_penalty=0
+    )
+    assert unpenalised == hits

@@ -6,7 +6,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from memhive_domain.answer_fit import DEFAULT_DATED_BOOST, DEFAULT_SUBJECT_BOOST, favour_fitting
+from memhive_domain.answer_fit import (
+    DEFAULT_DATED_BOOST,
+    DEFAULT_QUESTION_PENALTY,
+    DEFAULT_SUBJECT_BOOST,
+    favour_fitting,
+)
 from memhive_domain.fusion import FusedHit
 from memhive_domain.memory import Memory
 from memhive_domain.neighbours import DEFAULT_REPLY_SHARE, with_neighbour_context
@@ -70,6 +75,7 @@ def in_context(
         wants_time=wants_time,
         subject_boost=fit.subject_boost,
         dated_boost=fit.dated_boost,
+        question_penalty=fit.question_penalty,
     )
 
 
@@ -80,6 +86,7 @@ class AnswerFit:
     reply_share: float = DEFAULT_REPLY_SHARE
     subject_boost: float = DEFAULT_SUBJECT_BOOST
     dated_boost: float = DEFAULT_DATED_BOOST
+    question_penalty: float = DEFAULT_QUESTION_PENALTY
 
 
 def rank_recalled(

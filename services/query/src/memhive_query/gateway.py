@@ -168,7 +168,12 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             fusion=FusionMethod(settings.fusion),
             neighbour_share=settings.neighbour_share,
             time_boost=settings.time_boost,
-            fit=AnswerFit(settings.reply_share, settings.subject_boost, settings.dated_boost),
+            fit=AnswerFit(
+                settings.reply_share,
+                settings.subject_boost,
+                settings.dated_boost,
+                settings.question_penalty,
+            ),
         ),
         reader=reader,
         forget=AuditedForget(

@@ -19,6 +19,8 @@ from dataclasses import replace
 from datetime import timedelta
 from functools import partial
 
+from memhive.v1 import memory_pb2 as pb
+from memhive_contracts.mapping import memory_from_pb, memory_to_pb
 from memhive_domain.answer_fit import asks_when
 from memhive_domain.confidence import QueryWords, confidence
 from memhive_domain.fusion import FusedHit
@@ -104,9 +106,41 @@ def main() -> None:
             )
 
 
+def record_costs() -> None:
+    """What keeping mentions adds to reading a record (a recall decodes one per candidate),
+    and what reading them from the body costs for a record kept before they were."""
+    body = SENTENCE[:120]
+    plain = memory_of({"id": "conv:D1:1", "conversation": "conv", "speaker": "A", "text": body})
+    kept = replace(plain, mentions=mentions_of(plain.body, plain.occurred))
+    print("| per record, µs: best / median of 15 | without mentions | with mentions |")
+    print("|---|---:|---:|")
+    wires = {
+        "plain": memory_to_pb(plain).SerializeToString(),
+        "kept": memory_to_pb(kept).SerializeToString(),
+    }
+    cells = {
+        k: _best_median(_timed(lambda w=w: memory_from_pb(pb.Memory.FromString(w))))
+        for k, w in wires.items()
+    }
+    print(
+        "| decode the record | "
+        + " | ".join(f"{b * 1e6:.1f} / {m * 1e6:.1f}" for b, m in cells.values())
+        + " |"
+    )
+    b, m = _best_median(_timed(lambda: mentions_of(plain.body, plain.occurred)))
+    print(
+        f"| read the mentions from the body (a record kept before) | {b * 1e6:.1f} / {m * 1e6:.1f} | 0 |"
+    )
+
+
+def _timed(step, runs: int = 15, number: int = 2000) -> list[float]:
+    return [timeit.timeit(step, number=number) / number for _ in range(runs)]
+
+
 def _best_median(runs: list[float]) -> tuple[float, float]:
     return min(runs), sorted(runs)[len(runs) // 2]
 
 
 if __name__ == "__main__":
     main()
+    record_costs()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 
 from memhive_domain.query_time import times_named
 from memhive_domain.question_words import QUESTION_STOPWORDS
@@ -41,13 +42,13 @@ _ADDRESSED = re.compile(
     r"(?:^|[.!?]\s+|,\s*|\b" + _GREETINGS + r",?\s+)(?P<name>[A-Z][a-z]+)\s*(?=[,!?.]|$)",
     re.IGNORECASE,
 )
+# Matched against the lower-cased text (faster than IGNORECASE over many alternatives).
 _VAGUE_TIME = re.compile(
     r"\b(?:recently|lately|ago|since|last|next|earlier|later|yesterday|tonight|tomorrow|"
     r"(?:this|that) (?:morning|afternoon|evening|week|weekend|month|year|summer|winter)|"
-    r"when I was|(?:19|20)\d\d|"
+    r"when i was|(?:19|20)\d\d|"
     r"january|february|march|april|june|july|august|september|october|november|december|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b",
-    re.IGNORECASE,
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
 )
 _NOT_NAMES = frozenset(QUESTION_STOPWORDS) | frozenset(
     """i im ive id ill hey hi hello thanks thank wow yes yeah yep oh sorry congrats dear bye
@@ -71,14 +72,16 @@ class Mentions:
         return any(p in names for p in self.people)
 
 
+@lru_cache(maxsize=4096)
 def mentions_of(body: str, occurred: datetime) -> Mentions:
-    """What `body`, which happened at `occurred`, names."""
+    """What `body`, which happened at `occurred`, names. Remembered for the last few
+    thousand bodies: a record kept before mentions were stored is read at each recall."""
     speaker_match = _SPEAKER.match(body)
     speaker = speaker_match.group("name") if speaker_match else None
     text = _CAPTION.sub(" ", body[speaker_match.end() :] if speaker_match else body)
     people = _people(text, speaker)
     times = tuple(n.range for n in times_named(text, occurred))[:MAX_TIMES]
-    dated = bool(times) or _VAGUE_TIME.search(text) is not None
+    dated = bool(times) or _VAGUE_TIME.search(text.lower()) is not None
     return Mentions(speaker, people, times, dated, "?" in text)
 
 

@@ -56,6 +56,7 @@ _RELATIVE = {
     "last month": (timedelta(days=31), timedelta(days=0)),
     "last year": (timedelta(days=366), timedelta(days=0)),
 }
+_DIGIT = re.compile(r"\d")
 _RELATIVE_FORM = re.compile(r"\b(" + "|".join(_RELATIVE) + r")\b", re.IGNORECASE)
 _UNITS = {"day": 1, "week": 7, "weekend": 7, "month": 30, "year": 365}
 _AGO = re.compile(
@@ -91,10 +92,25 @@ def times_named(query: str, now: datetime) -> list[NamedTime]:
     """Every range the query names, most precise first (a day, then a month, a year, a
     relative phrase); spans never overlap."""
     found: list[NamedTime] = []
-    relative = (*_relative(query, now), *_ago(query, now), *_last_weekday(query, now))
-    for named in (*_days(query), *_months(query), *_years(query), *relative, *_ahead(query, now)):
+    for named in _candidates(query, now):
         if not any(named.start < f.end and f.start < named.end for f in found):
             found.append(named)
+    return found
+
+
+def _candidates(query: str, now: datetime) -> list[NamedTime]:
+    """Each family of forms, read only when a cheap look says it can match: every body a
+    save writes is read too (`mentions.py`), and most name no time at all."""
+    found: list[NamedTime] = []
+    if _DIGIT.search(query):  # every day, month and year form has a number
+        found += [*_days(query), *_months(query), *_years(query)]
+    lower = query.lower()
+    if "yesterday" in lower or "last " in lower:
+        found += [*_relative(query, now), *_last_weekday(query, now)]
+    if " ago" in lower:
+        found += _ago(query, now)
+    if any(word in lower for word in ("today", "tonight", "tomorrow", "next ")):
+        found += _ahead(query, now)
     return found
 
 

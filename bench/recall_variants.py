@@ -6,7 +6,8 @@ and per conversation (the spread says whether a gain carries over):
 The lanes' candidates come from `bench.quality_study` (real tantivy, qdrant-edge, MiniLM);
 each memory's mentions are read once, as a save stores them (`mentions.py`). Every
 variant measured for issue 27 is here, kept or not; "the default" is the domain code
-recall runs (`ranking.in_context`).
+recall runs (`ranking.in_context`, then `following.py`); "the five steps" are the ranking
+without following names.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 from memhive_domain.answer_fit import asks_when
+from memhive_domain.following import DEFAULT_FOLLOW_TOP, names_to_follow, with_followed
 from memhive_domain.fusion import FusedHit, fuse_relative_scores
 from memhive_domain.mentions import mentions_of, names_in
 from memhive_domain.neighbours import thread_position
@@ -75,6 +77,28 @@ def ranked_hits(
         wants_time=asks_when(q.text),
         fit=fit,
     )
+
+
+def following(
+    top: int = DEFAULT_FOLLOW_TOP,
+    fit: AnswerFit = AnswerFit(),  # noqa: B008 (frozen)
+    stated_times: bool = True,
+) -> Variant:
+    """What recall does: the ranking, then one more BM25 search for the names the best
+    `top` hits mention (`following.py`), its hits joining the lexical lane."""
+
+    async def ranked(q: Question, study: Study) -> list[str]:
+        first = ranked_hits(q, study, q.lanes, fit, stated_times=stated_times)
+        said = {h.memory_id: study.memories[h.memory_id].names for h in first}
+        names = names_to_follow([h.memory_id for h in first], said, names_in(q.text), top)
+        if not names:
+            return [h.memory_id for h in first]
+        found = await study.lexical.search(" ".join(names), q.scope, POOL)
+        lanes = dict(q.lanes)
+        lanes["lexical"] = with_followed(lanes["lexical"], [(h.memory_id, h.score) for h in found])
+        return [h.memory_id for h in ranked_hits(q, study, lanes, fit, stated_times=stated_times)]
+
+    return ranked
 
 
 def speaker_only(fit: AnswerFit) -> Variant:
@@ -234,35 +258,48 @@ VARIANTS: dict[str, Variant] = {
         )
         for p in (0.1, 0.2, 0.3, 0.4, 0.5)
     },
-    "the default without stated times": ranking(stated_times=False),
-    "the default without the reply share": ranking(replace(AnswerFit(), reply_share=0.0)),
-    "the default without the person boost": ranking(replace(AnswerFit(), subject_boost=0.0)),
-    "the default without the time-stating boost": ranking(replace(AnswerFit(), dated_boost=0.0)),
-    "the default without the asking penalty": ranking(replace(AnswerFit(), question_penalty=0.0)),
     **{
-        f"the default, lexical x{w}, neighbours {s}": ranking(lexical=w, share=s)
+        f"the five + the names the top {t} hits mention searched once more": following(t)
+        for t in (1, 3, 5)
+    },
+    "the default without stated times": following(stated_times=False),
+    "the default without the reply share": following(fit=replace(AnswerFit(), reply_share=0.0)),
+    "the default without the person boost": following(fit=replace(AnswerFit(), subject_boost=0)),
+    "the default without the time-stating boost": following(
+        fit=replace(AnswerFit(), dated_boost=0.0)
+    ),
+    "the default without the asking penalty": following(
+        fit=replace(AnswerFit(), question_penalty=0.0)
+    ),
+    "the default without following names (the five steps alone)": ranking(),
+    **{
+        f"the five steps, lexical x{w}, neighbours {s}": ranking(lexical=w, share=s)
         for w in (2.0, 4.0)
         for s in (0.4, 0.6)
     },
     **{
-        f"the default + session diversity: past {c} per thread x{p}": ranking(
+        f"the five steps + session diversity: past {c} per thread x{p}": ranking(
             then=session_diversity(c, p)
         )
         for c, p in ((1, 0.8), (2, 0.8), (2, 0.6), (3, 0.8))
     },
-    "the default + a lane of the named people's memories, merged into BM25": person_lane("merge"),
+    "the five steps + a lane of the named people's memories, merged into BM25": person_lane(
+        "merge"
+    ),
     **{
-        f"the default + a lane of the named people's memories, fused x{w}": person_lane("third", w)
+        f"the five steps + a lane of the named people's memories, fused x{w}": person_lane(
+            "third", w
+        )
         for w in (0.5, 1.0, 3.0)
     },
-    "the default + a BM25 search inside the named time": window_search(),
-    "the default + BM25 and vector searches inside the named time": window_search(True),
+    "the five steps + a BM25 search inside the named time": window_search(),
+    "the five steps + BM25 and vector searches inside the named time": window_search(True),
     **{
-        f"the default + vector search again towards the top {t} (Rocchio {a})": rocchio(a, t)
+        f"the five steps + vector search again towards the top {t} (Rocchio {a})": rocchio(a, t)
         for a in (0.5, 1.0)
         for t in (3, 5)
     },
-    "**the default (`ranking.in_context`)**": ranking(),
+    "**the default (`ranking.in_context`, then `following.py`)**": following(),
 }
 
 

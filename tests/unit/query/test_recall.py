@@ -65,6 +65,31 @@ async def test_what_a_person_named_in_the_query_said_comes_before_a_reply_to_the
     assert await rig.ids(query="What does Caroline do?") == [mid(1), mid(2), mid(3)]
 
 
+async def test_what_the_best_hits_name_is_searched_once_more() -> None:
+    rig = Rig(lexical=[(1, 9.0), (3, 2.0)])
+    rig.lexical.by_text["rome"] = hits((2, 5.0))
+    rig.store.put(memory(1, body="Jon: I took a short trip to Rome last week."))
+    rig.store.put(memory(2, body="Jon: The Colosseum at night, wow."))
+    rig.store.put(memory(3, body="Gina: Cities are fun."))
+
+    found = await rig.ids(query="Which cities has Jon visited?")
+
+    assert [text for text, _, _ in rig.lexical.searches] == [
+        "Which cities has Jon visited?",
+        "rome",
+    ]
+    assert mid(2) in found
+    assert found[0] == mid(1)
+
+
+async def test_nothing_is_followed_when_the_best_hits_name_no_one_new() -> None:
+    rig = Rig(lexical=[(1, 9.0)])
+    rig.store.put(memory(1, body="Jon: I love dancing."))
+
+    assert await rig.ids(query="What does Jon love?") == [mid(1)]
+    assert len(rig.lexical.searches) == 1
+
+
 async def test_drops_what_is_forgotten_expired_or_not_visible() -> None:
     rig = Rig(lexical=[(1, 4.0), (2, 3.0), (3, 2.0), (4, 1.0)])
     rig.store.put(public(1))

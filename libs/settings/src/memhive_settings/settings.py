@@ -132,6 +132,9 @@ class QuerySettings(BaseModel):
     subject_boost: float = Field(0.5, ge=0, le=10)
     dated_boost: float = Field(1.0, ge=0, le=10)
     question_penalty: float = Field(0.3, ge=0, lt=1)
+    # The names the best this many hits mention are searched once more in the BM25 lane
+    # (domain/following.py, multi-hop questions); 0: never.
+    follow_top: int = Field(3, ge=0, le=10)
     # A save whose body is at least this cosine-similar to a memory of the same scope is
     # refused with the candidates (409) unless the caller passes force or supersedes.
     conflict_threshold: float = Field(0.85, ge=0, le=1)

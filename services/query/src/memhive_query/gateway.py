@@ -174,6 +174,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
                 settings.dated_boost,
                 settings.question_penalty,
             ),
+            follow_top=settings.follow_top,
         ),
         reader=reader,
         forget=AuditedForget(

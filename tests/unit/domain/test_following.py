@@ -1,0 +1,36 @@
+from datetime import UTC, datetime
+
+from memhive_domain.following import MAX_FOLLOWED, names_to_follow, with_followed
+from memhive_domain.mentions import mentions_of
+
+SAID = datetime(2023, 5, 8, tzinfo=UTC)
+
+
+def said(**bodies: str):
+    return {i: mentions_of(b, SAID) for i, b in bodies.items()}
+
+
+def test_the_top_hits_names_are_followed_less_the_asked_and_the_speakers() -> None:
+    mentions = said(
+        first="Jon: I took a trip to see Rome with Gina last week.",
+        second="Gina: We loved Paris, says Jon.",
+        third="Jon: I met Anna at the studio.",
+        fourth="Gina: Lisbon next!",
+    )
+
+    followed = names_to_follow(["first", "second", "third", "fourth"], mentions, frozenset({"jon"}))
+
+    assert followed == ("rome", "paris", "anna")  # Gina speaks, Jon was asked, Lisbon is 4th
+
+
+def test_nothing_to_follow_without_names_and_a_bounded_query() -> None:
+    assert names_to_follow(["a"], said(a="Jon: I love dancing."), frozenset()) == ()
+    many = said(a="Ann: " + " ".join(f"I met {chr(65 + i)}ob{chr(97 + i)}." for i in range(20)))
+    assert len(names_to_follow(["a"], many, frozenset())) == MAX_FOLLOWED
+
+
+def test_what_the_names_found_joins_the_lane_after_what_it_had() -> None:
+    lane = [("a", 9.0), ("b", 4.0)]
+    found = [("b", 7.0), ("c", 5.0)]
+
+    assert with_followed(lane, found) == [("a", 9.0), ("c", 5.0), ("b", 4.0)]

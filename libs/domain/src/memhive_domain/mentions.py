@@ -50,12 +50,19 @@ _VAGUE_TIME = re.compile(
     r"january|february|march|april|june|july|august|september|october|november|december|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b"
 )
-_NOT_NAMES = frozenset(QUESTION_STOPWORDS) | frozenset(
-    """i im ive id ill hey hi hello thanks thank wow yes yeah yep oh sorry congrats dear bye
+_NOT_NAMES = (
+    frozenset(QUESTION_STOPWORDS)
+    | frozenset(
+        """i im ive id ill hey hi hello thanks thank wow yes yeah yep oh sorry congrats dear bye
     ok okay aw haha lol omg please sure cool great awesome nice love good well just also
     really totally absolutely definitely monday tuesday wednesday thursday friday saturday
     sunday january february march april may june july august september october november
     december today tomorrow yesterday""".split()  # noqa: SIM905 (reads better as text)
+    )
+    | frozenset(
+        f"{day}s"
+        for day in ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+    )
 )
 
 

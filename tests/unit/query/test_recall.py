@@ -82,6 +82,15 @@ async def test_what_the_best_hits_name_is_searched_once_more() -> None:
     assert found[0] == mid(1)
 
 
+async def test_a_forgotten_memorys_names_are_not_followed() -> None:
+    rig = Rig(lexical=[(1, 9.0), (2, 3.0)])  # the lane has not caught up with the forget
+    rig.store.put(forget(memory(1, body="Jon: I met Rosa at the clinic."), now=NOW))
+    rig.store.put(memory(2, body="Jon: Busy week."))
+
+    assert await rig.ids(query="Who did Jon meet?") == [mid(2)]
+    assert len(rig.lexical.searches) == 1
+
+
 async def test_nothing_is_followed_when_the_best_hits_name_no_one_new() -> None:
     rig = Rig(lexical=[(1, 9.0)])
     rig.store.put(memory(1, body="Jon: I love dancing."))

@@ -12,7 +12,7 @@ hot path. Measured on LoCoMo (bench.quality_study, docs/benchmarks.md): one plac
 0.5, lifted recall@5 from 0.589 to 0.621 (with BM25 x3 and time boosts 0.640); two places
 at half, to 0.658. A memory that asks a question ("What pets do you have?") lends the
 reply right after it more, REPLY_SHARE instead of share: that reply holds the answer the
-question's words point to (issue 27: +1.2 points, docs/benchmarks.md).
+question's words point to (issue 27, docs/benchmarks.md: the default loses 0.004 without).
 """
 
 from __future__ import annotations

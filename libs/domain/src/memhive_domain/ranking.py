@@ -53,9 +53,10 @@ def in_context(
     fit: AnswerFit | None = None,
 ) -> list[FusedHit]:
     """Fused hits re-scored by what the lanes cannot see: neighbours that matched too
-    (`neighbours.py`), the times the query names (`query_time.py`), and how each memory
-    fits the question: about the people it names, stating a time it asks for
-    (`answer_fit.py`). Only memories saved by agents and hooks have neighbours: upstream
+    (`neighbours.py`, a question lending its reply more), the times the query names and
+    the memory states (`query_time.py`), and how each memory fits the question: about the
+    people it names, stating a time it asks for, not itself a question (`answer_fit.py`).
+    Only memories saved by agents and hooks have neighbours: upstream
     refs name entities (issue:41, issue:42 are two unrelated issues), not places in a
     thread."""
     fit = fit or AnswerFit()

@@ -9,6 +9,7 @@ import logging
 import uuid
 from collections.abc import Mapping
 from dataclasses import replace
+from datetime import datetime
 
 from memhive.v1 import events_pb2
 from memhive_contracts import subjects
@@ -22,6 +23,7 @@ from memhive_domain.principals import Principal
 from memhive_domain.query_time import DEFAULT_TIME_BOOST
 from memhive_domain.ranking import AnswerFit, in_context, rank_recalled
 from memhive_domain.recall import RecallQuery, SelectionRequest, plan_recall
+from memhive_domain.selection import is_selected
 from memhive_ports import Clock, Embedder, EventPublisher, LexicalIndex, MemoryStore, VectorIndex
 from memhive_ports.lanes import LaneHit
 from memhive_ports.store import StoredMemory
@@ -87,7 +89,9 @@ class RecallMemories:
         lane_hits = await self._search_lanes(query, lanes)
         fused, records = await self._in_context(principal, query, lane_hits, {})
         if LEXICAL_LANE in lanes:
-            fused, records = await self._follow_names(principal, query, lane_hits, fused, records)
+            fused, records = await self._follow_names(
+                principal, query, lane_hits, fused, records, now
+            )
         memories = {i: s.memory for i, s in records.items()}
         # Every candidate is ranked: resolution may drop stale ones, and the limit comes after.
         ranked = rank_recalled(
@@ -141,10 +145,17 @@ class RecallMemories:
         lane_hits: dict[str, list[LaneHit]],
         fused: list[FusedHit],
         records: dict[str, StoredMemory],
+        now: datetime,
     ) -> tuple[list[FusedHit], dict[str, StoredMemory]]:
         """One more BM25 search for the names the best hits mention (`following.py`); what
-        it finds joins the lexical lane's candidates, and the whole is ranked again."""
-        said = {i: s.memory.names for i, s in records.items()}
+        it finds joins the lexical lane's candidates, and the whole is ranked again. Only
+        memories the caller may get count: a lane may still hold a forgotten one, whose
+        names must not steer the answer."""
+        said = {
+            i: s.memory.names
+            for i, s in records.items()
+            if is_selected(s.memory, query.filter, now)
+        }
         names = names_to_follow([h.memory_id for h in fused], said, query.names, self._follow_top)
         if not names:
             return fused, records

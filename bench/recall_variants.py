@@ -22,7 +22,12 @@ from pathlib import Path
 
 import numpy as np
 from memhive_domain.answer_fit import asks_when
-from memhive_domain.following import DEFAULT_FOLLOW_TOP, names_to_follow, with_followed
+from memhive_domain.following import (
+    DEFAULT_FOLLOW_TOP,
+    FOLLOWED_SHARE,
+    names_to_follow,
+    with_followed,
+)
 from memhive_domain.fusion import FusedHit, fuse_relative_scores
 from memhive_domain.mentions import mentions_of, names_in
 from memhive_domain.neighbours import thread_position
@@ -83,9 +88,11 @@ def following(
     top: int = DEFAULT_FOLLOW_TOP,
     fit: AnswerFit = AnswerFit(),  # noqa: B008 (frozen)
     stated_times: bool = True,
+    share: float | None = FOLLOWED_SHARE,
 ) -> Variant:
     """What recall does: the ranking, then one more BM25 search for the names the best
-    `top` hits mention (`following.py`), its hits joining the lexical lane."""
+    `top` hits mention (`following.py`), its hits joining the lexical lane at most at
+    `share` x its best score (None: with their own scores, unscaled)."""
 
     async def ranked(q: Question, study: Study) -> list[str]:
         first = ranked_hits(q, study, q.lanes, fit, stated_times=stated_times)
@@ -93,9 +100,17 @@ def following(
         names = names_to_follow([h.memory_id for h in first], said, names_in(q.text), top)
         if not names:
             return [h.memory_id for h in first]
-        found = await study.lexical.search(" ".join(names), q.scope, POOL)
+        found = [
+            (h.memory_id, h.score)
+            for h in await study.lexical.search(" ".join(names), q.scope, POOL)
+        ]
         lanes = dict(q.lanes)
-        lanes["lexical"] = with_followed(lanes["lexical"], [(h.memory_id, h.score) for h in found])
+        if share is None:
+            have = {i for i, _ in lanes["lexical"]}
+            added = [(i, s) for i, s in found if i not in have]
+            lanes["lexical"] = sorted([*lanes["lexical"], *added], key=lambda x: -x[1])
+        else:
+            lanes["lexical"] = with_followed(lanes["lexical"], found, share)
         return [h.memory_id for h in ranked_hits(q, study, lanes, fit, stated_times=stated_times)]
 
     return ranked
@@ -259,8 +274,16 @@ VARIANTS: dict[str, Variant] = {
         for p in (0.1, 0.2, 0.3, 0.4, 0.5)
     },
     **{
-        f"the five + the names the top {t} hits mention searched once more": following(t)
+        f"the five + the names the top {t} hits mention searched once more, unscaled": following(
+            t, share=None
+        )
         for t in (1, 3, 5)
+    },
+    **{
+        f"the five + the names the top 3 hits mention, joining at most at {s} x the best": (
+            following(share=s)
+        )
+        for s in (0.5, 0.7, 0.8, 1.0)
     },
     "the default without stated times": following(stated_times=False),
     "the default without the reply share": following(fit=replace(AnswerFit(), reply_share=0.0)),

@@ -1,5 +1,6 @@
 from datetime import UTC, datetime
 
+import pytest
 from memhive_domain.following import MAX_FOLLOWED, names_to_follow, with_followed
 from memhive_domain.mentions import mentions_of
 
@@ -29,8 +30,13 @@ def test_nothing_to_follow_without_names_and_a_bounded_query() -> None:
     assert len(names_to_follow(["a"], many, frozenset())) == MAX_FOLLOWED
 
 
-def test_what_the_names_found_joins_the_lane_after_what_it_had() -> None:
+def test_what_the_names_found_joins_the_lane_below_its_best() -> None:
     lane = [("a", 9.0), ("b", 4.0)]
-    found = [("b", 7.0), ("c", 5.0)]
+    found = [("c", 20.0), ("b", 7.0), ("d", 2.0)]  # a rare name scores high on its own
 
-    assert with_followed(lane, found) == [("a", 9.0), ("c", 5.0), ("b", 4.0)]
+    joined = with_followed(lane, found, share=0.8)
+
+    assert [i for i, _ in joined] == ["a", "c", "b", "d"]
+    assert [s for _, s in joined] == pytest.approx([9.0, 7.2, 4.0, 0.72])
+    assert [s for _, s in with_followed([], found, share=0.5)] == pytest.approx([10.0, 3.5, 1.0])
+    assert with_followed(lane, []) == lane

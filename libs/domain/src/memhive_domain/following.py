@@ -16,6 +16,10 @@ from memhive_domain.mentions import Mentions
 
 DEFAULT_FOLLOW_TOP = 3  # the best hits whose names are followed
 MAX_FOLLOWED = 8  # names in the one extra query
+# What the names find joins the lane at most at this share of the lane's best score: a
+# memory reached only through a name the hits mention stays below the best direct match
+# (unscaled, one matching a rare name could top the lane and the ranking).
+FOLLOWED_SHARE = 0.8
 
 
 def names_to_follow(
@@ -37,9 +41,15 @@ def names_to_follow(
 
 
 def with_followed(
-    hits: Sequence[tuple[str, float]], found: Sequence[tuple[str, float]]
+    hits: Sequence[tuple[str, float]],
+    found: Sequence[tuple[str, float]],
+    share: float = FOLLOWED_SHARE,
 ) -> list[tuple[str, float]]:
-    """A lane's hits and what the followed names found that it had not, by score."""
+    """A lane's hits and what the followed names found that it had not, its scores scaled
+    so that its best is `share` x the lane's best; by score."""
     have = {memory_id for memory_id, _ in hits}
-    added = [(i, s) for i, s in found if i not in have]
+    best_found = max((s for _, s in found), default=0.0)
+    best_hit = max((s for _, s in hits), default=best_found)
+    scale = share * best_hit / best_found if best_found > 0 else 0.0
+    added = [(i, s * scale) for i, s in found if i not in have]
     return sorted([*hits, *added], key=lambda hit: -hit[1])

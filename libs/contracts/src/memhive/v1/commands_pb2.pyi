@@ -10,18 +10,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class SaveMemory(_message.Message):
-    __slots__ = ("command_id", "memory", "embedding", "requested_by", "requested_at")
+    __slots__ = ("command_id", "memory", "embedding", "requested_by", "requested_at", "restore")
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     MEMORY_FIELD_NUMBER: _ClassVar[int]
     EMBEDDING_FIELD_NUMBER: _ClassVar[int]
     REQUESTED_BY_FIELD_NUMBER: _ClassVar[int]
     REQUESTED_AT_FIELD_NUMBER: _ClassVar[int]
+    RESTORE_FIELD_NUMBER: _ClassVar[int]
     command_id: str
     memory: _memory_pb2.Memory
     embedding: _memory_pb2.Embedding
     requested_by: str
     requested_at: _timestamp_pb2.Timestamp
-    def __init__(self, command_id: _Optional[str] = ..., memory: _Optional[_Union[_memory_pb2.Memory, _Mapping]] = ..., embedding: _Optional[_Union[_memory_pb2.Embedding, _Mapping]] = ..., requested_by: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    restore: bool
+    def __init__(self, command_id: _Optional[str] = ..., memory: _Optional[_Union[_memory_pb2.Memory, _Mapping]] = ..., embedding: _Optional[_Union[_memory_pb2.Embedding, _Mapping]] = ..., requested_by: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., restore: _Optional[bool] = ...) -> None: ...
 
 class UpdateMemory(_message.Message):
     __slots__ = ("command_id", "workspace_id", "memory_id", "requested_by", "requested_at", "pinned", "changes")

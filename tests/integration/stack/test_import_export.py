@@ -269,6 +269,12 @@ async def test_mem0_get_all_lands_on_the_scope_tree_with_its_metadata(stack: Sta
         )
         memory = (await client.get(f"/v1/memories/{items[1]['memory_id']}")).json()
         again = await imported(client, text, format="mem0", scope_path="product:shop")
+        changed = json.loads(text)
+        changed["results"][0]["memory"] = "Eats fish on Fridays"  # mem0 updated it since
+        third = by_type(
+            await imported(client, json.dumps(changed), format="mem0", scope_path="product:shop"),
+            "item",
+        )
     assert [(i["line"], i["status"], i["kind"], i["scope_path"]) for i in items] == [
         (4, "created", "preference", "product:shop/team:alice"),
         (19, "created", "fact", "product:shop/team:alice/agent:planner"),
@@ -281,6 +287,10 @@ async def test_mem0_get_all_lands_on_the_scope_tree_with_its_metadata(stack: Sta
         "source": "chat",
     }
     assert again[-1]["created"] == 0
+    assert [(i["status"], i["supersedes"]) for i in third] == [
+        ("created", [items[0]["memory_id"]]),
+        ("skipped", []),
+    ]
 
 
 async def test_markdown_export_is_one_file_per_node(stack: Stack) -> None:

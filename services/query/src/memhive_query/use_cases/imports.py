@@ -32,7 +32,7 @@ from memhive.v1 import memory_pb2 as pb
 from memhive_contracts import subjects
 from memhive_contracts.mapping import memory_to_pb, to_timestamp
 from memhive_domain.edges import Edge, add_edge
-from memhive_domain.errors import FieldProblem, InvalidInput, NotAllowed
+from memhive_domain.errors import FieldProblem, InvalidInput, NotAllowed, NotFound
 from memhive_domain.exchange.formats import ImportFormat, parse_import
 from memhive_domain.exchange.items import ImportEdge, ImportFile, ImportItem, LineProblems
 from memhive_domain.kv import WriteRequest, plan_kv_write
@@ -50,6 +50,7 @@ from memhive_query.use_cases.link import EdgeCommands
 from memhive_query.use_cases.save import SaveMemory
 
 EMBED_BATCH = 32
+KEPT_MEMORY = "memhive_id"  # in a kept entry: the memory it was kept beside
 _TRAILING_NUMBER = re.compile(r":\d+$")
 
 Status = Literal["created", "restored", "linked", "skipped"]
@@ -193,9 +194,26 @@ class ImportMemories:
         return None if outcome.status == "duplicate" else outcome.memory
 
     async def keep(self, principal: Principal, memory: Memory, item: ImportItem) -> None:
+        """The entry kept beside the memory, naming it (`memhive_id`): the next import of the
+        same source finds what this one made of it, however much its text changed."""
         if item.kept is not None:
-            node = memory.scope_ref.key
-            await self._kv.put(principal, WriteRequest(node, item.kept.key, item.kept.value))
+            value = item.kept.value | {KEPT_MEMORY: memory.id}
+            await self._kv.put(principal, WriteRequest(memory.scope_ref.key, item.kept.key, value))
+
+    async def earlier(
+        self, principal: Principal, memory: Memory, item: ImportItem
+    ) -> Memory | None:
+        """The live memory an earlier import of the same source made (see `keep`)."""
+        if item.kept is None:
+            return None
+        try:
+            entry = await self._kv.get(principal, memory.scope_ref.key, item.kept.key)
+        except NotFound:
+            return None
+        memory_id = entry.value.get(KEPT_MEMORY) if isinstance(entry.value, dict) else None
+        stored = (await self.existing(principal, [memory_id])).get(memory_id) if memory_id else None
+        live = stored is not None and stored.memory.is_live(self._clock.now())
+        return stored.memory if live else None
 
     async def restore(self, principal: Principal, memory: Memory, vector) -> None:
         """Published as a save that keeps the record's own fields; waits until indexed."""
@@ -273,6 +291,9 @@ class ImportRun:
         if (same := next((s for s in similar if s.memory.body == memory.body), None)) is not None:
             return self._skipped(item, memory, f"already here: memory {same.memory.id}")
         stale = [s.memory for s in similar if _same_origin(s.memory, memory)]
+        earlier = await self._imports.earlier(self._principal, memory, item)
+        if earlier is not None and earlier.body != memory.body and earlier not in stale:
+            stale.append(earlier)  # the source changed it since the last import
         near = [s for s in similar if s.memory not in stale]
         if near and not self._request.force:
             ids = ", ".join(s.memory.id for s in near)

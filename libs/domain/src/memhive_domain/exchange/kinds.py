@@ -9,7 +9,7 @@ import re
 from memhive_domain.kinds import MemoryKind
 
 _DECISION = re.compile(
-    r"\b(we (decided|chose|agreed|picked|went with)|decided to|decision|chosen because|"
+    r"\b(we (decided|chose|agreed|picked|went with)|decided to|decisions?|chosen because|"
     r"instead of .+ because|adr)\b",
     re.IGNORECASE,
 )

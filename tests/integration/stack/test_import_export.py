@@ -327,3 +327,15 @@ async def test_an_item_outside_the_callers_tree_refuses_the_whole_file(stack: St
         listed = (await client.get("/v1/memories")).json()["items"]
     assert response.status_code == 403 and "line 5" in response.json()["detail"]
     assert listed == []
+
+
+@pytest.mark.parametrize("form", ["jsonl", "markdown"])
+async def test_a_bad_node_is_a_422_before_the_export_streams(stack: Stack, form: str) -> None:
+    """Found by the API fuzzing: the JSONL export checked its node only once streaming, when
+    the answer could no longer change its status."""
+    async with await admin_client(stack, f"ws-{uuid.uuid4().hex[:12]}") as client:
+        response = await client.get(
+            "/v1/export", params={"format": form, "scope_path": "team:x/product:y"}
+        )
+    assert response.status_code == 422
+    assert [p["field"] for p in response.json()["problems"]] == ["scope_path"]

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import zipfile
 from collections.abc import AsyncIterator
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response, StreamingResponse
-from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_domain.errors import DomainError, FieldProblem, InvalidInput
 from memhive_domain.exchange.formats import ImportFormat, format_of
 from memhive_ports import BusUnavailable
 
@@ -23,6 +24,7 @@ from memhive_query.use_cases.imports import ImportRequest, ImportRun, ItemOutcom
 router = APIRouter(prefix="/v1", tags=["import and export"], responses=errors(401, 403, 422))
 
 NDJSON = "application/x-ndjson"
+log = logging.getLogger(__name__)
 ScopePath = Annotated[
     str | None,
     Query(max_length=512, description="one node of the scope tree; omitted: all you may read"),
@@ -44,7 +46,7 @@ async def export(
     between exported memories and per revision, for `POST /v1/import` to restore; `markdown`:
     a zip of one file per node of the scope tree, for a person."""
     if format == "jsonl":
-        lines = await gw.export.jsonl(who, scope_path)
+        lines = _ending_plainly(await gw.export.jsonl(who, scope_path))
         return StreamingResponse(lines, media_type=NDJSON, headers=_attachment("memhive.jsonl"))
     files = await gw.export.markdown(who, scope_path)
     return Response(_zip(files), media_type="application/zip", headers=_attachment("memhive.zip"))
@@ -100,17 +102,32 @@ async def _report(
     run: ImportRun, outcomes: AsyncIterator[ItemOutcome], dry_run: bool
 ) -> AsyncIterator[str]:
     yield _line({"type": "plan", "total": run.total, "dry_run": dry_run, "notes": run.notes})
-    try:
-        async for outcome in outcomes:
-            yield _line({"type": "item"} | _outcome_json(outcome))
-    except BusUnavailable as exc:  # the answer has started: the last line says why it stops
-        yield _line({"type": "error", "detail": f"memhive's bus cannot take writes: {exc}"})
-        return
+    items = (_line({"type": "item"} | _outcome_json(outcome)) async for outcome in outcomes)
+    async for line in _ending_plainly(items):
+        yield line
+        if line.startswith('{"type":"error"'):
+            return
     tally = run.tally
     yield _line(
         {"type": "summary", "created": tally.created, "skipped": tally.skipped}
         | {"reasons": tally.reasons, "dry_run": dry_run}
     )
+
+
+async def _ending_plainly(lines: AsyncIterator[str]) -> AsyncIterator[str]:
+    """An answer that has started cannot change its status: a failure past that point is
+    its last line, `{"type": "error", "detail": ...}` (an export ending so is not importable,
+    so a cut file is never taken for a whole one)."""
+    try:
+        async for line in lines:
+            yield line
+    except BusUnavailable as exc:
+        yield _line({"type": "error", "detail": f"memhive's bus cannot take this now: {exc}"})
+    except DomainError as exc:
+        yield _line({"type": "error", "detail": str(exc)})
+    except Exception as exc:
+        log.exception("a streamed answer failed")
+        yield _line({"type": "error", "detail": f"memhive failed: {type(exc).__name__}"})
 
 
 def _outcome_json(outcome: ItemOutcome) -> dict:

@@ -24,7 +24,7 @@ from memhive_domain.exchange.memhive_jsonl import (
 from memhive_domain.memory import Memory
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
-from memhive_domain.recall import SelectionRequest
+from memhive_domain.recall import SelectionRequest, plan_listing
 from memhive_ports import Clock, MemoryStore
 from memhive_ports.revisions import WorkspaceHistory
 
@@ -48,9 +48,16 @@ class ExportMemories:
         self._reader, self._store, self._history, self._clock = reader, store, history, clock
 
     def jsonl(self, principal: Principal, scope_path: str | None) -> AsyncIterator[str]:
-        """Checks the right at once (so a route can answer 403 before it streams)."""
-        require(principal, Action.EXPORT)
+        """Checks the right and the node at once, so a route answers 403 or 422 before it
+        streams (an answer that has started cannot change its status)."""
+        self._checked(principal, scope_path)
         return self._jsonl(principal, scope_path)
+
+    def _checked(self, principal: Principal, scope_path: str | None) -> None:
+        require(principal, Action.EXPORT)
+        plan_listing(
+            SelectionRequest(scope_path=scope_path), principal=principal, now=self._clock.now()
+        )
 
     async def _jsonl(self, principal: Principal, scope_path: str | None) -> AsyncIterator[str]:
         yield dumps(header_line(principal.workspace_id, self._clock.now(), scope_path))
@@ -65,7 +72,7 @@ class ExportMemories:
 
     async def markdown(self, principal: Principal, scope_path: str | None) -> dict[str, str]:
         """File name -> Markdown text, one file per node."""
-        require(principal, Action.EXPORT)
+        self._checked(principal, scope_path)
         exported = _Exported(set(), {})
         memories = [m async for m in self._memories(principal, scope_path, exported)]
         now = self._clock.now()

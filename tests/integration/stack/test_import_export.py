@@ -99,6 +99,15 @@ async def fill(client: httpx.AsyncClient) -> dict[str, str]:
     return ids
 
 
+async def history(client: httpx.AsyncClient, memory_id: str) -> list[tuple]:
+    response = await client.get(f"/v1/memories/{memory_id}/revisions")
+    assert response.status_code == 200, response.text
+    return [
+        (r["revision"], r["updated_at"], r["body"], r["tags"], r["change"])
+        for r in response.json()["revisions"]
+    ]
+
+
 def records(lines: list[dict]) -> dict[str, dict]:
     return {m["id"]: m for m in by_type(lines, "memory")}
 
@@ -133,6 +142,8 @@ async def test_an_export_imported_into_a_wiped_workspace_is_the_same(stack: Stac
         for query in QUERIES:
             hits = await recall_ids(before, query)
             assert await recall_ids(after, query) == [new[i] for i in hits], query
+        for old in ids.values():  # the revision history came back too
+            assert await history(after, new[old]) == await history(before, old), old
 
         second = await imported(after, jsonl, format="memhive")
         assert second[-1]["created"] == 0 and second[-1]["skipped"] == 7  # idempotent

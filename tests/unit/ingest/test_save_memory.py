@@ -105,6 +105,20 @@ async def test_a_restore_keeps_what_only_a_record_has() -> None:
     assert [msg_id for _, _, msg_id in publisher.sent] == ["r1:saved", "r1:saved"]
 
 
+async def test_a_restore_announces_its_earlier_revisions_for_the_history() -> None:
+    first = a_memory(mid(4), at=NOW - timedelta(days=9), body="The backup runs at 02:00")
+    now = replace(first, body="The backup runs at 03:00", revision=2, updated_at=NOW)
+    command = restore("r3", now)
+    command.history.append(memory_to_pb(first))
+    command.history.append(memory_to_pb(replace(first, id=mid(5))))  # not this memory's
+    publisher = FakePublisher()
+    await SaveMemoryHandler(FakeStore(), publisher)("ws", command)
+    assert [(subject, msg_id) for subject, _, msg_id in publisher.sent] == [
+        ("memhive.evt.memory.restored.ws", "r3:restored:1"),
+        ("memhive.evt.memory.saved.ws", "r3:saved"),
+    ]
+
+
 async def test_a_restore_is_checked_like_a_save() -> None:
     bad = replace(a_memory(mid(3), at=NOW - timedelta(days=1)), body="   ")
     with pytest.raises(Exception, match="body"):

@@ -72,6 +72,12 @@ class SaveMemoryHandler:
         raise Poison(f"memory id {memory_id} already exists; a save must use a new id")
 
     async def _announce(self, command: commands_pb2.SaveMemory, stored: StoredMemory) -> None:
+        if command.restore:
+            await self._announcer.restored_history(
+                _history(command, stored.memory),
+                command_id=command.command_id,
+                occurred_at=command.requested_at,
+            )
         await self._announcer.saved(
             stored.memory,
             event_id=f"{command.command_id}:saved",
@@ -99,6 +105,14 @@ def _restored(command: commands_pb2.SaveMemory, checked: Memory) -> Memory:
         last_accessed_at=record.last_accessed_at,
         curation=record.curation,
     )
+
+
+def _history(command: commands_pb2.SaveMemory, memory: Memory) -> list[Memory]:
+    """The restored memory's earlier revisions, as they were: of this memory, before it."""
+    earlier = [
+        replace(memory_from_pb(m), workspace_id=memory.workspace_id) for m in command.history
+    ]
+    return [m for m in earlier if m.id == memory.id and m.revision < memory.revision]
 
 
 def _created_by(existing: StoredMemory, memory: Memory) -> bool:

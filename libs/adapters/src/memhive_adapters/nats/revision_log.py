@@ -33,6 +33,7 @@ INACTIVE_THRESHOLD_S = 60.0
 _CHANGES: dict[str, tuple[type[Message], Change]] = {
     subjects.MEMORY_SAVED: (events_pb2.MemorySaved, "saved"),
     subjects.MEMORY_FORGOTTEN: (events_pb2.MemoryForgotten, "forgotten"),
+    subjects.MEMORY_RESTORED: (events_pb2.MemorySaved, "saved"),  # a restore's earlier ones
 }
 
 

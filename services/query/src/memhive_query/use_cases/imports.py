@@ -50,7 +50,10 @@ from memhive_query.use_cases.link import EdgeCommands
 from memhive_query.use_cases.save import SaveMemory
 
 EMBED_BATCH = 32
-KEPT_MEMORY = "memhive_id"  # in a kept entry: the memory it was kept beside
+KEPT_MEMORY = "memhive_id"
+# Earlier revisions restored with a memory: a command stays far below NATS' 1 MiB payload
+# (63 bodies of at most 4000 characters); older ones are left out (the export keeps them).
+MAX_HISTORY = 63  # in a kept entry: the memory it was kept beside
 _TRAILING_NUMBER = re.compile(r":\d+$")
 
 Status = Literal["created", "restored", "linked", "skipped"]
@@ -215,9 +218,13 @@ class ImportMemories:
         live = stored is not None and stored.memory.is_live(self._clock.now())
         return stored.memory if live else None
 
-    async def restore(self, principal: Principal, memory: Memory, vector) -> None:
-        """Published as a save that keeps the record's own fields; waits until indexed."""
+    async def restore(
+        self, principal: Principal, memory: Memory, vector, history: Sequence[Memory]
+    ) -> None:
+        """Published as a save that keeps the record's own fields, with its earlier revisions
+        (the revision history); waits until indexed."""
         command_id = str(uuid.uuid4())
+        earlier = [replace(m, workspace_id=principal.workspace_id) for m in history]
         command = commands_pb2.SaveMemory(
             command_id=command_id,
             memory=memory_to_pb(memory),
@@ -225,6 +232,7 @@ class ImportMemories:
             requested_by=principal.user_id,
             requested_at=to_timestamp(self._clock.now()),
             restore=True,
+            history=[memory_to_pb(m) for m in earlier[-MAX_HISTORY:]],
         )
         future = self._waiter.expect(memory.id, "indexed")
         subject = subjects.for_workspace(subjects.SAVE_MEMORY, principal.workspace_id)
@@ -316,7 +324,7 @@ class ImportRun:
         status: Status = "restored" if self._restoring else "created"
         if not dry:
             if self._restoring:
-                await self._imports.restore(self._principal, memory, vector)
+                await self._imports.restore(self._principal, memory, vector, item.history)
             else:
                 saved = await self._imports.save(self._principal, memory, vector, stale)
                 if saved is None:

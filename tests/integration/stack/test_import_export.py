@@ -350,3 +350,14 @@ async def test_a_bad_node_is_a_422_before_the_export_streams(stack: Stack, form:
         )
     assert response.status_code == 422
     assert [p["field"] for p in response.json()["problems"]] == ["scope_path"]
+
+
+async def test_an_import_takes_a_file_larger_than_any_other_request(stack: Stack) -> None:
+    header = json.dumps({"memhive_export": 1, "workspace_id": "w"}) + "\n"
+    big = (header + " \n" * 150_000).encode()  # ~300 KiB: more than the 128 KiB of a save
+    async with await admin_client(stack, f"ws-{uuid.uuid4().hex[:12]}") as client:
+        imported = await client.post("/v1/import?format=memhive", content=big)
+        saved = await client.post("/v1/memories", content=big)
+    assert imported.status_code == 200, imported.text
+    assert json.loads(imported.text.splitlines()[-1])["type"] == "summary"
+    assert saved.status_code == 413

@@ -179,11 +179,7 @@ class ImportMemories:
     # --- used by ImportRun ---------------------------------------------------------------
 
     async def vectors(self, memories: Sequence[Memory]) -> list[list[float]]:
-        found: list[list[float]] = []
-        for start in range(0, len(memories), EMBED_BATCH):
-            batch = memories[start : start + EMBED_BATCH]
-            found += await self._embedder.embed([m.body for m in batch])
-        return found
+        return await self._embedder.embed([m.body for m in memories])
 
     async def similar(self, principal: Principal, memory: Memory, vector) -> list[Similar]:
         return await self._conflicts.similar(principal, memory, vector)
@@ -267,14 +263,15 @@ class ImportRun:
         return self._parsed.notes
 
     async def __aiter__(self) -> AsyncIterator[ItemOutcome]:
-        memories = [c.memory for c in self._checked]
-        vectors = await self._imports.vectors(memories)
-        from_file = {m.id for m in memories if self._restoring}
+        from_file = {c.memory.id for c in self._checked if self._restoring}
         planned: dict[tuple[str, str], int] = {}
-        for checked, vector in zip(self._checked, vectors, strict=True):
-            outcome = await self._one(checked, vector, from_file, planned)
-            self.tally.count(outcome)
-            yield outcome
+        for start in range(0, len(self._checked), EMBED_BATCH):  # a batch's vectors in hand
+            batch = self._checked[start : start + EMBED_BATCH]
+            vectors = await self._imports.vectors([c.memory for c in batch])
+            for checked, vector in zip(batch, vectors, strict=True):
+                outcome = await self._one(checked, vector, from_file, planned)
+                self.tally.count(outcome)
+                yield outcome
         for edge in self._parsed.edges:
             outcome = await self._edge(edge, from_file)
             self.tally.count(outcome)
@@ -298,10 +295,7 @@ class ImportRun:
         ]
         if (same := next((s for s in similar if s.memory.body == memory.body), None)) is not None:
             return self._skipped(item, memory, f"already here: memory {same.memory.id}")
-        stale = [s.memory for s in similar if _same_origin(s.memory, memory)]
-        earlier = await self._imports.earlier(self._principal, memory, item)
-        if earlier is not None and earlier.body != memory.body and earlier not in stale:
-            stale.append(earlier)  # the source changed it since the last import
+        stale = [] if self._restoring else await self._superseded(item, memory, similar)
         near = [s for s in similar if s.memory not in stale]
         if near and not self._request.force:
             ids = ", ".join(s.memory.id for s in near)
@@ -310,6 +304,14 @@ class ImportRun:
             )
         planned[key] = item.line
         return await self._write(item, memory, vector, stale)
+
+    async def _superseded(self, item, memory: Memory, similar: list[Similar]) -> list[Memory]:
+        """What an earlier import of the same source made of this item, when it changed."""
+        stale = [s.memory for s in similar if _same_origin(s.memory, memory)]
+        earlier = await self._imports.earlier(self._principal, memory, item)
+        if earlier is not None and earlier.body != memory.body and earlier not in stale:
+            stale.append(earlier)  # the source changed it since the last import
+        return stale
 
     async def _taken(self, memory: Memory) -> str | None:
         found = await self._imports.existing(self._principal, [memory.id])

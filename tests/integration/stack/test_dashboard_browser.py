@@ -12,7 +12,13 @@ from datetime import datetime
 import httpx
 import pytest
 
-from tests.integration.stack.browser import chromium, require_chromium, screenshot
+from tests.integration.stack.browser import (
+    CSP_VIOLATION,
+    CspViolations,
+    chromium,
+    require_chromium,
+    screenshot,
+)
 from tests.integration.stack.conftest import Stack, save
 
 pytestmark = pytest.mark.timeout(180)
@@ -348,3 +354,51 @@ async def test_a_member_reads_a_scopes_state_and_pages_through_it(
         await page.get_by_role("link", name="Next page").click()
         await table.get_by_text("step-51").wait_for()
         assert await table.locator("tbody tr").count() == 2
+
+
+HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
+
+
+async def test_api_docs_list_every_operation_offline(stack: Stack, gateway_url: str) -> None:
+    """Swagger UI reads the OpenAPI 3.1 document (4.x said "no valid version field") and
+    lists every operation, with nothing fetched from another host and no CSP violation."""
+    async with stack.client(None) as anonymous:
+        spec = (await anonymous.get("/openapi.json")).json()
+    assert spec["openapi"].startswith("3.1")
+    operations = sorted(
+        (method.upper(), path)
+        for path, item in spec["paths"].items()
+        for method in item
+        if method in HTTP_METHODS
+    )
+    async with chromium() as browser:
+        page = await browser.new_page()
+        elsewhere: list[str] = []
+        page.on(
+            "request",
+            lambda r: None if r.url.startswith((gateway_url, "data:")) else elsewhere.append(r.url),
+        )
+        await page.goto(f"{gateway_url}/docs")
+        summaries = page.locator(".opblock-summary")
+        await summaries.first.wait_for()
+        shown = await summaries.evaluate_all(
+            """ss => ss.map(s => [
+                s.querySelector('.opblock-summary-method').textContent.trim(),
+                s.querySelector('.opblock-summary-path').dataset.path])"""
+        )
+        assert sorted(map(tuple, shown)) == operations
+        assert await page.get_by_text("Unable to render this definition").count() == 0
+        await page.get_by_role("button", name="Authorize").wait_for()
+        assert elsewhere == []
+
+
+async def test_a_page_that_breaks_its_csp_fails_the_test(gateway_url: str) -> None:
+    """The guard every browser test runs under: a style attribute the CSP refuses."""
+    with pytest.raises(CspViolations, match="style-src"):
+        async with chromium() as browser:
+            page = await browser.new_page()
+            await page.goto(f"{gateway_url}/memory/sign-in")
+            async with page.expect_console_message(lambda m: CSP_VIOLATION in m.text):
+                await page.evaluate(
+                    "document.body.insertAdjacentHTML('beforeend', '<p style=\"color: red\">x</p>')"
+                )

@@ -257,10 +257,11 @@ async def test_an_agent_sees_stats_without_the_dead_letters(workspace: Workspace
     assert "Saves and recalls" in page.text and "Dead letters" not in page.text
 
 
+BAR = r'<svg class="bar {}" [^>]*><rect width="(\d+)" height="1"/></svg>'
 ACTIVITY_ROW = re.compile(
     r'<th scope="row">(\d{4}-\d\d-\d\d)</th>\s*'
-    r'<td><span class="bar saves" style="width: (\d+)%"></span> (\d+)</td>\s*'
-    r'<td><span class="bar recalls" style="width: (\d+)%"></span> (\d+)</td>'
+    rf"<td>{BAR.format('saves')} (\d+)</td>\s*"
+    rf"<td>{BAR.format('recalls')} (\d+)</td>"
 )
 
 
@@ -299,10 +300,57 @@ async def test_api_docs_load_nothing_from_another_host(stack: Stack) -> None:
         assert all(not urlsplit(u).netloc for u in urls), urls
         for url in urls:
             assert (await client.get(url)).status_code == 200, url
-        assert "swagger-ui-bundle.js" in page.text
+        assert "/docs/assets/swagger-ui-bundle.js" in page.text
+        assert "<script>" not in page.text  # started by start-docs.js: the CSP runs no inline script
         dashboard = await client.get("/memory/sign-in")
         for url in re.findall(r'(?:src|href)="([^"]+)"', dashboard.text):
             assert not urlsplit(url).netloc, url
+
+
+BROWSER_HEADERS = {
+    "x-frame-options": "DENY",
+    "referrer-policy": "same-origin",
+    "x-content-type-options": "nosniff",
+}
+
+
+async def test_every_dashboard_and_docs_answer_carries_the_browser_headers(
+    workspace: Workspace, stack: Stack
+) -> None:
+    saved = await save(workspace.member, kind="fact", body="Headers on every page")
+    pages = [
+        "/memory",
+        f"/memory/m/{saved['id']}",
+        "/memory/m/not-an-id",
+        "/memory/stats",
+        "/memory/state",
+        "/memory/static/dashboard.css",
+        "/memory/static/nothing-here.js",
+        "/memory/oidc/login",
+        "/docs",
+        "/docs/assets/swagger-ui-bundle.js",
+    ]
+    async with signed_in(stack, await stack.token(workspace.id)) as (client, _, _):
+        answers = [await client.get(path) for path in pages]
+        answers.append(await client.post("/memory/sign-out", data={}))  # 403: no CSRF token
+        signed_out = await client.get("/memory/sign-in")
+    for response in [*answers, signed_out]:
+        where = f"{response.request.method} {response.request.url.path}"
+        headers = {k: response.headers.get(k) for k in BROWSER_HEADERS}
+        assert headers == BROWSER_HEADERS, where
+        policy = csp(response)
+        assert policy["frame-ancestors"] == ["'none'"], where
+        assert policy["script-src"] == ["'self'"] and policy["style-src"] == ["'self'"], where
+        assert policy["default-src"] == ["'none'"], where
+    assert {a.status_code for a in answers} == {200, 403, 404}
+    async with browser(stack) as client:
+        api = await client.get("/v1/memories")  # the JSON API is not a page: no policy
+    assert api.status_code == 401 and "content-security-policy" not in api.headers
+
+
+def csp(response: httpx.Response) -> dict[str, list[str]]:
+    directives = response.headers["content-security-policy"].split(";")
+    return {name: values for name, *values in (d.split() for d in directives)}
 
 
 async def test_the_openapi_document_declares_the_bearer_scheme(stack: Stack) -> None:

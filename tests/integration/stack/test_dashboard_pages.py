@@ -27,12 +27,14 @@ def browser(stack: Stack, base_url: str = "http://memhive") -> httpx.AsyncClient
 
 @asynccontextmanager
 async def signed_in(stack: Stack, token: str, base_url: str = "http://memhive"):
-    """A browser-like client after the sign-in form: (client, sign-in answer, CSRF token)."""
+    """A browser-like client after the sign-in form: (client, sign-in answer, CSRF token of
+    the session it started: a page read once signed in carries it)."""
     async with browser(stack, base_url) as client:
         page = await client.get("/memory/sign-in")
-        csrf = CSRF.search(page.text).group(1)
-        form = {"csrf_token": csrf, "token": token}
-        yield client, await client.post("/memory/sign-in", data=form), csrf
+        form = {"csrf_token": CSRF.search(page.text).group(1), "token": token}
+        answer = await client.post("/memory/sign-in", data=form)
+        page = await client.get("/memory/sign-in")
+        yield client, answer, CSRF.search(page.text).group(1)
 
 
 async def test_pages_need_a_session_and_a_known_token(stack: Stack) -> None:
@@ -66,7 +68,7 @@ async def test_a_post_without_the_csrf_token_changes_nothing(
 ) -> None:
     saved = await save(workspace.member, kind="fact", body="The CSRF canary lives on")
     async with signed_in(stack, await stack.token(workspace.id)) as (client, _, csrf):
-        for data in ({}, {"csrf_token": "forged"}):
+        for data in ({}, {"csrf_token": "forged"}, {"csrf_token": "fälschung"}):
             refused = await client.post(f"/memory/m/{saved['id']}/forget", data=data)
             assert refused.status_code == 403
             assert "CSRF" in refused.text
@@ -76,6 +78,36 @@ async def test_a_post_without_the_csrf_token_changes_nothing(
         forgotten = await client.post(f"/memory/m/{saved['id']}/forget", data={"csrf_token": csrf})
         assert forgotten.status_code == 200
         assert (await workspace.member.get(f"/v1/memories/{saved['id']}")).status_code == 404
+
+
+async def test_a_csrf_pair_from_another_session_is_refused(
+    workspace: Workspace, stack: Stack
+) -> None:
+    """Mallory signs in herself, takes her CSRF cookie and field, and has Alice's browser
+    post them (a planted cookie and a forged form): the field is bound to Mallory's
+    session, not Alice's, so nothing runs."""
+    saved = await save(workspace.member, kind="fact", body="Alice keeps this one")
+    alice = await stack.token(workspace.id, user="alice")
+    async with signed_in(stack, await stack.token(workspace.id, user="mallory")) as (
+        mallory,
+        _,
+        _,
+    ):
+        page = await mallory.get("/memory")
+        field, nonce = CSRF.search(page.text).group(1), mallory.cookies["memhive_csrf"]
+    async with browser(stack) as alices_browser:
+        forget = f"/memory/m/{saved['id']}/forget"
+        planted = {"Cookie": f"memhive_session={alice}; memhive_csrf={nonce}"}
+        refused = await alices_browser.post(forget, data={"csrf_token": field}, headers=planted)
+        assert refused.status_code == 403 and "CSRF" in refused.text
+        assert (await workspace.member.get(f"/v1/memories/{saved['id']}")).status_code == 200
+        # Alice's own page gives her own field, which passes with her own cookie.
+        own = await alices_browser.get("/memory", headers=planted)
+        own_field = CSRF.search(own.text).group(1)
+        assert own_field != field
+        done = await alices_browser.post(forget, data={"csrf_token": own_field}, headers=planted)
+        assert done.status_code == 200, done.text
+    assert (await workspace.member.get(f"/v1/memories/{saved['id']}")).status_code == 404
 
 
 async def test_bad_filters_are_named_not_crashed(workspace: Workspace, stack: Stack) -> None:

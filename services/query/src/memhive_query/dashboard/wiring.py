@@ -32,7 +32,6 @@ class Dashboard:
     kv: AuditedKeyValues  # read only here: the State page
     oidc: OidcSignIn | None  # None: OIDC sign-in is not configured (tokens only)
     login_cookies: LoginCookies
-    oidc_redirect_url: str | None
 
 
 async def build_dashboard(gw: Gateway) -> Dashboard:
@@ -55,5 +54,4 @@ async def build_dashboard(gw: Gateway) -> Dashboard:
         kv=gw.kv,
         oidc=sign_in,
         login_cookies=LoginCookies(oidc),
-        oidc_redirect_url=oidc.redirect_url,
     )

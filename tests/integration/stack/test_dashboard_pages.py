@@ -229,6 +229,10 @@ async def test_the_index_pages_with_the_listing_cursor(stack: Stack) -> None:
         second = await client.get(html.unescape(nxt))
         seen = [i for i in ids if i in first.text], [i for i in ids if i in second.text]
         assert len(seen[0]) == 25 and len(seen[1]) == 2
+        # The count is the workspace's, not the page size; the range follows the pages.
+        for page, shown in ((first, "1–25"), (second, "26–27")):
+            assert '<h2 id="results-heading">27 memories</h2>' in page.text
+            assert f"Showing {shown}, newest first." in page.text
         assert set(seen[0]) | set(seen[1]) == set(ids)
         first_shown = min(seen[0], key=first.text.index)
         assert first_shown == ids[-1]  # newest first
@@ -333,7 +337,7 @@ async def test_api_docs_load_nothing_from_another_host(stack: Stack) -> None:
         for url in urls:
             assert (await client.get(url)).status_code == 200, url
         assert "/docs/assets/swagger-ui-bundle.js" in page.text
-        assert "<script>" not in page.text  # started by start-docs.js: the CSP runs no inline script
+        assert "<script>" not in page.text  # start-docs.js: the CSP runs no inline script
         dashboard = await client.get("/memory/sign-in")
         for url in re.findall(r'(?:src|href)="([^"]+)"', dashboard.text):
             assert not urlsplit(url).netloc, url
@@ -433,3 +437,20 @@ async def test_the_state_page_lists_a_scopes_keys_for_members_only(
         index = await client.get("/memory")
     assert refused.status_code == 403 and "viewer may not read state" in html.unescape(refused.text)
     assert 'href="/memory/state"' not in index.text
+
+
+async def test_a_forgotten_memory_is_a_tombstone_for_members_only(
+    workspace: Workspace, stack: Stack
+) -> None:
+    saved = await save(
+        workspace.member, kind="fact", body="The old VPN gateway", visibility="public"
+    )
+    forgot = await workspace.member.delete(f"/v1/memories/{saved['id']}?wait=indexed")
+    assert forgot.status_code == 200, forgot.text
+    async with signed_in(stack, await stack.token(workspace.id, user="alice")) as (member, _, _):
+        stone = await member.get(f"/memory/m/{saved['id']}")
+    assert stone.status_code == 200
+    assert "Forgotten fact" in stone.text and "by agent" in stone.text  # the API's user
+    async with signed_in(stack, await stack.token(workspace.id, member=False)) as (guest, _, _):
+        hidden = await guest.get(f"/memory/m/{saved['id']}")
+    assert hidden.status_code == 404 and "The old VPN gateway" not in hidden.text

@@ -432,6 +432,7 @@ async def test_api_docs_list_every_operation_offline(stack: Stack, gateway_url: 
         assert await page.get_by_text("Unable to render this definition").count() == 0
         await page.get_by_role("button", name="Authorize").wait_for()
         assert elsewhere == []
+        await screenshot(page, "api-docs")
 
 
 async def test_a_page_that_breaks_its_csp_fails_the_test(gateway_url: str) -> None:

@@ -136,7 +136,11 @@ async def _do_import(args: argparse.Namespace) -> int:
 
 
 async def _import_one(http, args, file: Path, dry_run: bool, progress) -> None:
-    params = {"path": _shown(file), "dry_run": str(dry_run).lower(), "force": str(args.force).lower()}
+    params = {
+        "path": _shown(file),
+        "dry_run": str(dry_run).lower(),
+        "force": str(args.force).lower(),
+    }
     params |= {k: v for k, v in (("format", args.format), ("scope_path", args.scope_path)) if v}
     content = await asyncio.to_thread(file.read_bytes)
     async with http.stream("POST", "/v1/import", params=params, content=content) as r:

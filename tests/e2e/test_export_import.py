@@ -23,7 +23,9 @@ def cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 def kept(path: Path) -> tuple[dict, list]:
     lines = [json.loads(line) for line in path.read_text().splitlines()]
-    memories = {line["memory"]["id"]: line["memory"] for line in lines if line.get("type") == "memory"}
+    memories = {
+        line["memory"]["id"]: line["memory"] for line in lines if line.get("type") == "memory"
+    }
     edges = [line["edge"] for line in lines if line.get("type") == "edge"]
     return memories, edges
 

@@ -27,17 +27,30 @@ def main(out: str, work: str) -> None:
             },
             "vector_store": {
                 "provider": "qdrant",
-                "config": {"path": f"{work}/qdrant", "embedding_model_dims": 384,
-                           "collection_name": "memhive_import_test", "on_disk": True},
+                "config": {
+                    "path": f"{work}/qdrant",
+                    "embedding_model_dims": 384,
+                    "collection_name": "memhive_import_test",
+                    "on_disk": True,
+                },
             },
             "history_db_path": f"{work}/history.db",
         }
     )
     add = memory.add
-    add("Prefers vegetarian food", user_id="alice", infer=False,
-        metadata={"categories": ["food"], "source": "onboarding"})
-    add("Works on the checkout service", user_id="alice", agent_id="planner", run_id="run-7",
-        infer=False)
+    add(
+        "Prefers vegetarian food",
+        user_id="alice",
+        infer=False,
+        metadata={"categories": ["food"], "source": "onboarding"},
+    )
+    add(
+        "Works on the checkout service",
+        user_id="alice",
+        agent_id="planner",
+        run_id="run-7",
+        infer=False,
+    )
     add("Always deploys on Tuesdays", agent_id="planner", infer=False)
     everything = {"results": []}
     for filters in ({"user_id": "alice"}, {"agent_id": "planner"}):

@@ -8,7 +8,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -24,6 +23,14 @@ MEM0_PYTHON = Path(
     os.environ.get("MEMHIVE_MEM0_PYTHON", ROOT / ".mem0" / "venv" / "bin" / "python")
 )
 MEM0_WRITER = ROOT / "tests" / "integration" / "exchange" / "mem0_writer.py"
+
+
+def write(path: Path | str, text: str) -> None:
+    Path(path).write_text(text)
+
+
+def read(path: Path | str) -> str:
+    return Path(path).read_text()
 
 
 async def memhive(capsys, *argv: str) -> tuple[int, str, str]:
@@ -42,7 +49,7 @@ async def admin(stack: Stack, gateway_url: str) -> list[str]:
 
 async def test_import_a_claude_md_then_export_it(admin, tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    Path("CLAUDE.md").write_text(CLAUDE_MD)
+    write("CLAUDE.md", CLAUDE_MD)
     code, _, planned = await memhive(capsys, "import", "CLAUDE.md", "--dry-run", *admin)
     assert code == 0, planned
     assert "CLAUDE.md: 5 would create, 0 skipped" in planned
@@ -55,15 +62,15 @@ async def test_import_a_claude_md_then_export_it(admin, tmp_path, capsys, monkey
     assert "line 5: skipped: already here: memory " in again
 
     code, _, _ = await memhive(capsys, "export", "-o", "out.jsonl", *admin)
-    lines = [json.loads(line) for line in Path("out.jsonl").read_text().splitlines()]
+    lines = [json.loads(line) for line in read("out.jsonl").splitlines()]
     assert code == 0 and len([x for x in lines if x.get("type") == "memory"]) == 5
     code, _, _ = await memhive(capsys, "export", "--format", "markdown", "-o", "md", *admin)
-    assert code == 0 and "## Preferences" in Path("md/global.md").read_text()
+    assert code == 0 and "## Preferences" in read("md/global.md")
 
 
 async def test_a_bad_file_names_its_lines_and_imports_nothing(admin, tmp_path, capsys) -> None:
     bad = tmp_path / "export.jsonl"
-    bad.write_text('{"memhive_export": 1, "workspace_id": "w"}\n{"type": "memory"}\nnot json\n')
+    write(bad, '{"memhive_export": 1, "workspace_id": "w"}\n{"type": "memory"}\nnot json\n')
     code, _, err = await memhive(capsys, "import", str(bad), *admin)
     assert code == 1
     assert "nothing was imported:" in err
@@ -74,8 +81,8 @@ async def test_several_files_are_all_checked_before_any_is_written(
     admin, tmp_path, capsys, stack: Stack
 ) -> None:
     good, bad = tmp_path / "AGENTS.md", tmp_path / "broken.jsonl"
-    good.write_text("- Always run the linter before pushing\n")
-    bad.write_text("{}\n")
+    write(good, "- Always run the linter before pushing\n")
+    write(bad, "{}\n")
     code, _, err = await memhive(capsys, "import", str(good), str(bad), *admin)
     assert code == 1 and "broken.jsonl" in err
     code, _, err = await memhive(capsys, "export", *admin)
@@ -96,7 +103,7 @@ async def test_a_file_written_by_the_real_mem0(admin, tmp_path, capsys, stack: S
         timeout=300,
     )
     assert writer.returncode == 0, writer.stderr[-2000:]
-    written = json.loads(out.read_text())["results"]
+    written = json.loads(read(out))["results"]
     code, _, err = await memhive(capsys, "import", str(out), "--scope-path", "product:shop", *admin)
     assert code == 0, err
     assert f"{out}: 3 created, 0 skipped" in err

@@ -43,7 +43,7 @@ async def imported(client: httpx.AsyncClient, text: str, **params) -> list[dict]
 
 
 def by_type(lines: list[dict], kind: str) -> list[dict]:
-    return [line[kind] if kind in line else line for line in lines if line.get("type") == kind]
+    return [line.get(kind, line) for line in lines if line.get("type") == kind]
 
 
 async def fill(client: httpx.AsyncClient) -> dict[str, str]:

@@ -86,6 +86,7 @@ class MemhiveStore(BaseStore):
         self._new_client = client_factory or (lambda: AsyncMemhiveClient(base_url, token))
         self._clients: dict[int, AsyncMemhiveClient] = {}
         self._loop: asyncio.AbstractEventLoop | None = None  # runs batch() for sync callers
+        self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
     # --- BaseStore ------------------------------------------------------------------------
@@ -103,10 +104,14 @@ class MemhiveStore(BaseStore):
         self._clients.clear()
 
     def close(self) -> None:
-        if self._loop is not None:
-            asyncio.run_coroutine_threadsafe(self.aclose(), self._loop).result()
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._loop = None
+        """Closes the HTTP clients, and the sync API's loop and thread (aclose: the clients)."""
+        if self._loop is None:
+            return
+        loop, thread, self._loop = self._loop, self._thread, None
+        asyncio.run_coroutine_threadsafe(self.aclose(), loop).result()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+        loop.close()
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -121,7 +126,8 @@ class MemhiveStore(BaseStore):
         with self._lock:
             if self._loop is None:
                 self._loop = asyncio.new_event_loop()
-                threading.Thread(target=self._loop.run_forever, daemon=True).start()
+                self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+                self._thread.start()
             return self._loop
 
     def text_of(self, value: dict[str, Any], index: list[str] | None | bool) -> str | None:

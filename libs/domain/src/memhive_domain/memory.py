@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memhive_domain.curation import Curation, author_kind_of
@@ -60,8 +60,10 @@ class Memory:
     curation: Curation = Curation()  # flags, confirmations, corrections, promotion, author
     occurred_at: datetime | None = None  # when the remembered thing happened, if said
     # What the body names (speaker, people, times), read when it is written; None for
-    # records written before it was kept (`names` reads them from the body then).
-    mentions: Mentions | None = None
+    # records written before it was kept (`names` reads them from the body then). Derived
+    # from body and occurred, so left out of equality: a record is the same memory whether
+    # they were kept or not (a restore, a no-op change).
+    mentions: Mentions | None = field(default=None, compare=False)
 
     @property
     def occurred(self) -> datetime:

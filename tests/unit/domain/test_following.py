@@ -38,5 +38,8 @@ def test_what_the_names_found_joins_the_lane_below_its_best() -> None:
 
     assert [i for i, _ in joined] == ["a", "c", "b", "d"]
     assert [s for _, s in joined] == pytest.approx([9.0, 7.2, 4.0, 0.72])
-    assert [s for _, s in with_followed([], found, share=0.5)] == pytest.approx([10.0, 3.5, 1.0])
+    assert [s for _, s in with_followed(lane, found, share=0.5)] == pytest.approx(
+        [9.0, 4.5, 4.0, 0.45]
+    )
+    assert with_followed([], found) == []  # it extends a lane, never stands in for one
     assert with_followed(lane, []) == lane

@@ -91,6 +91,16 @@ async def test_a_forgotten_memorys_names_are_not_followed() -> None:
     assert len(rig.lexical.searches) == 1
 
 
+async def test_following_never_stands_in_for_an_empty_bm25_lane() -> None:
+    rig = Rig(vector=[(1, 0.9), (2, 0.5)])  # no word of the query in any memory
+    rig.lexical.by_text["lisbon"] = hits((2, 5.0))
+    rig.store.put(memory(1, body="is vegetarian and allergic to peanuts"))
+    rig.store.put(memory(2, body="lives in Lisbon and works remotely"))
+
+    assert await rig.ids(query="what does alice eat?") == [mid(1), mid(2)]
+    assert len(rig.lexical.searches) == 1
+
+
 async def test_nothing_is_followed_when_the_best_hits_name_no_one_new() -> None:
     rig = Rig(lexical=[(1, 9.0)])
     rig.store.put(memory(1, body="Jon: I love dancing."))

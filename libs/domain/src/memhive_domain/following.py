@@ -46,10 +46,14 @@ def with_followed(
     share: float = FOLLOWED_SHARE,
 ) -> list[tuple[str, float]]:
     """A lane's hits and what the followed names found that it had not, its scores scaled
-    so that its best is `share` x the lane's best; by score."""
+    so that its best is `share` x the lane's best; by score. A lane that found nothing
+    stays empty: following extends what it matched, it does not stand in for it (a lane
+    of followed hits alone would outweigh the vector lane's answer)."""
+    if not hits:
+        return []
     have = {memory_id for memory_id, _ in hits}
     best_found = max((s for _, s in found), default=0.0)
-    best_hit = max((s for _, s in hits), default=best_found)
+    best_hit = max(s for _, s in hits)
     scale = share * best_hit / best_found if best_found > 0 else 0.0
     added = [(i, s * scale) for i, s in found if i not in have]
     return sorted([*hits, *added], key=lambda hit: -hit[1])

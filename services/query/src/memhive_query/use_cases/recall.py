@@ -157,7 +157,7 @@ class RecallMemories:
             if is_selected(s.memory, query.filter, now)
         }
         names = names_to_follow([h.memory_id for h in fused], said, query.names, self._follow_top)
-        if not names:
+        if not names or not lane_hits[LEXICAL_LANE]:
             return fused, records
         found = await self._lexical.search(" ".join(names), query.filter, query.candidates_per_lane)
         merged = with_followed(

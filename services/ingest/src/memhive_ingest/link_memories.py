@@ -18,13 +18,12 @@ from memhive_contracts.mapping import from_timestamp
 from memhive_contracts.requester_mapping import requester_of
 from memhive_domain.edges import Edge, add_edge, ensure_linkable, propose_edge
 from memhive_domain.errors import ConcurrentUpdate, InvalidInput, NotAllowed, NotFound
+from memhive_domain.link_rights import link_refusal
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
 from memhive_ports import EventPublisher, MemoryStore
 from memhive_ports.poison import Poison
 from memhive_ports.store import StoredMemory
-
-from memhive_ingest.requester_rights import link_refusal
 
 MAX_ATTEMPTS = 5
 
@@ -68,7 +67,9 @@ class LinkMemoriesHandler:
                 return None  # a redelivery or an unchanged proposal: nothing to write
             ensure_linkable(edge, _memory(src), _memory(dst), workspace_id=workspace_id, now=when)
             assert src is not None and dst is not None  # narrowed: ensure_linkable passed
-            if (refused := link_refusal(requester, edge, src.memory, dst.memory)) is not None:
+            if requester is not None and (
+                refused := link_refusal(requester, edge, src.memory, dst.memory)
+            ):
                 raise NotAllowed(refused)
             try:
                 written = await self._write(src, edge)

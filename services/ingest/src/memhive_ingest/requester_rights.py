@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from memhive_domain.edges import Edge, written_ends
 from memhive_domain.errors import NotAllowed
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
@@ -43,20 +42,3 @@ def _poison(requester: Principal) -> Iterator[None]:
 def ensure_reads(requester: Principal, memory: Memory, doing: str) -> None:
     if not reads_memory(requester, memory.scope_ref, memory.visibility):
         raise NotAllowed(f"cannot {doing}: memory {memory.id} is outside its view")
-
-
-def link_refusal(requester: Principal | None, edge: Edge, src: Memory, dst: Memory) -> str | None:
-    """Why the requester may not add this edge: it must read both ends, write src's node
-    (its record holds the edge) and the node of every end the edge demotes."""
-    if requester is None:
-        return None
-    doing = f"link {edge.kind.value}"
-    try:
-        for end in (src, dst):
-            ensure_reads(requester, end, doing)
-        for end in (src, dst):
-            if end.id in written_ends(edge):
-                ensure_writable(requester, end.scope_ref, doing)
-    except NotAllowed as refused:
-        return str(refused)
-    return None

@@ -22,9 +22,8 @@ from typing import Annotated, Any, Literal
 from memhive_domain.activity import ActivityKind
 from memhive_domain.audit import AuditAction
 from memhive_domain.curation import FlagKind
-from memhive_domain.edges import CreatorKind, EdgeKind
+from memhive_domain.edges import EdgeKind
 from memhive_domain.kinds import MemoryKind
-from memhive_domain.kv import KEY_PATTERN
 from memhive_domain.listing import MAX_CURSOR_CHARS
 from memhive_domain.principals import USER_ID_PATTERN, Role
 from memhive_domain.scopes import (
@@ -50,7 +49,6 @@ ScopeName = one_of(Scope)
 VisibilityName = one_of(Visibility)
 SourceName = one_of(Source)
 EdgeKindName = one_of(EdgeKind)
-CreatorKindName = one_of(CreatorKind)
 FlagKindName = one_of(FlagKind)
 RoleName = one_of(Role)
 ActivityKindName = one_of(ActivityKind)
@@ -103,7 +101,6 @@ OptionalScopePath = Annotated[
 OptionalProductId = Annotated[
     str, Field(pattern=_or_empty(PRODUCT_ID_PATTERN.pattern), description="a product id")
 ]
-ProductId = Annotated[str, Field(pattern=PRODUCT_ID_PATTERN.pattern, description="a product id")]
 # The domain lowercases tags, so either case is accepted as sent.
 Tag = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,63}$")]
 UserId = Annotated[str, Field(pattern=USER_ID_PATTERN.pattern)]
@@ -115,6 +112,5 @@ SkillName = Annotated[
     str,
     Field(max_length=MAX_NAME_CHARS, pattern=SKILL_NAME.pattern, description="e.g. deploy-ios"),
 ]
-KvKey = Annotated[str, Field(pattern=KEY_PATTERN.pattern)]
 # Cursors are positions this API issued (anything else is a 422 naming `cursor`).
 Cursor = Annotated[str, Field(max_length=MAX_CURSOR_CHARS, description="a next_cursor")]

@@ -1,5 +1,6 @@
-"""flag_memory and confirm_memory: a reader's verdict on a recalled memory, which moves its
-trust (and so its rank in recall) for every agent."""
+"""flag_memory and confirm_memory: verdicts on a recalled memory, which move its trust (and
+so its rank in recall) for every agent. A confirmation is any reader's; a flag needs the
+memory's node writable, like any other change of it."""
 
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ TOOL = MemoryTool(
     description=(
         "Mark a memory you found wrong, outdated or unverified, with the reason. It stays "
         "readable but loses trust, so recall ranks it below trusted memories, and the flag is "
-        "shown to every agent until someone fixes the memory and clears it."
+        "shown to every agent until someone fixes the memory and clears it. Only where you "
+        "may write: a memory of a node you only read is refused."
     ),
 )
 

@@ -22,6 +22,7 @@ from memhive_query.app import create_app
 from memhive_settings import MemhiveSettings
 from memhive_telemetry import install_telemetry
 
+from memhive_cli.announce import announced
 from memhive_cli.data_dir import nats_port
 from memhive_cli.dev_token import ensure_dev_token
 from memhive_cli.http_server import http_server
@@ -47,7 +48,8 @@ async def run_embedded(settings: MemhiveSettings) -> None:
         server = http_server(await create_app(gateway), settings.http_host, settings.http_port)
         stop_on_signals(lambda: setattr(server, "should_exit", True))
         print(banner(settings, token), flush=True)
-        await server.serve()
+        async with announced(settings, server):
+            await server.serve()
 
 
 async def _start_nats(settings: MemhiveSettings, stack: AsyncExitStack) -> None:

@@ -31,6 +31,7 @@ from memhive_query.routes import (
     products,
     recall,
     revisions,
+    scopes,
     skills,
     tokens,
 )
@@ -75,6 +76,7 @@ async def create_app(infra: Infrastructure) -> FastAPI:
         edges,
         bulletins,
         products,
+        scopes,
         kv,
         activity,
     )

@@ -3,42 +3,34 @@ removes the record when it stops, so other commands find it without being told."
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator
+from collections.abc import Callable, Iterator
 
 from memhive_settings import MemhiveSettings
 
-from memhive_cli.http_server import HttpServer
+from memhive_cli.http_server import local_url
 from memhive_cli.instance import Instance, remove_instance, write_instance
 
-# Where a client reaches a server bound to every interface.
-ANY_ADDRESS = {"", "0.0.0.0", "::"}
 
-
-@contextlib.asynccontextmanager
-async def announced(settings: MemhiveSettings, server: HttpServer) -> AsyncIterator[None]:
+@contextlib.contextmanager
+def instance_record(settings: MemhiveSettings) -> Iterator[Callable[[int], None]]:
+    """Yields what to call with the HTTP port once the server listens; the record is removed
+    when the block ends."""
     written: list[Instance] = []
-    task = asyncio.create_task(_announce(settings, server, written), name="announce")
+
+    def record(port: int) -> None:
+        instance = instance_of(settings, port)
+        write_instance(instance, os.environ)
+        written.append(instance)
+
     try:
-        yield
+        yield record
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
         for instance in written:
             remove_instance(instance, os.environ)
 
 
-async def _announce(settings: MemhiveSettings, server: HttpServer, written: list[Instance]) -> None:
-    await server.listening.wait()
-    instance = instance_of(settings, server.port)
-    write_instance(instance, os.environ)
-    written.append(instance)
-
-
 def instance_of(settings: MemhiveSettings, port: int) -> Instance:
-    host = "127.0.0.1" if settings.http_host in ANY_ADDRESS else settings.http_host
-    url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
+    url = local_url(settings.http_host, port)
     return Instance(settings.data_dir.absolute(), url, settings.nats.url, os.getpid())

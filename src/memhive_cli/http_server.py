@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Callable
 
 import uvicorn
 from fastapi import FastAPI
@@ -37,3 +38,29 @@ def http_server(app: FastAPI, host: str, port: int) -> HttpServer:
         app, host=host, port=port, log_level="warning", log_config=None, lifespan="on"
     )
     return HttpServer(config)
+
+
+async def serve_announcing(server: HttpServer, on_listening: Callable[[int], None]) -> None:
+    """`server.serve()`, calling `on_listening(port)` once it accepts connections."""
+
+    async def announce() -> None:
+        await server.listening.wait()
+        on_listening(server.port)
+
+    task = asyncio.create_task(announce(), name="announce-listening")
+    try:
+        await server.serve()
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+# A server bound to every interface is reached on this machine at loopback.
+ANY_ADDRESS = frozenset({"", "0.0.0.0", "::"})
+
+
+def local_url(host: str, port: int) -> str:
+    """Where a client on this machine reaches a server bound to `host`:`port`."""
+    host = "127.0.0.1" if host in ANY_ADDRESS else host
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}"

@@ -9,11 +9,24 @@ import signal
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 from memhive_adapters.process_lifetime import command_line
 
 from tests.e2e.process import MemhiveProcess, client, gone_within
 from tests.e2e.test_embedded_stack import _free_port
+
+
+def _ingest_ready_becomes(memhive: MemhiveProcess, ready: bool) -> bool:
+    """Until the parent's /readyz says the ingest child is (un)ready, and the whole process
+    with it (ready also needs the lanes and the model, which may still be loading)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        answer = httpx.get(f"{memhive.url}/readyz", timeout=5)
+        if answer.json().get("ingest") is ready and (answer.status_code == 200) is ready:
+            return True
+        time.sleep(0.05)
+    return False
 
 
 def _one_service(memhive: MemhiveProcess, other_than: int | None = None) -> int:
@@ -35,13 +48,16 @@ def test_a_killed_ingest_process_is_restarted_and_nothing_is_lost(tmp_path: Path
         ingest = _one_service(memhive)
         assert command_line(ingest)[-2:] == ["serve", "ingest"]
 
+        assert _ingest_ready_becomes(memhive, True)
         os.kill(ingest, signal.SIGKILL)
+        assert _ingest_ready_becomes(memhive, False)  # the parent's /readyz says it is down
         with client(memhive.url) as api:  # saved while no ingest runs
             saved = api.save("fact", "The release branch is cut on Wednesdays", wait="indexed")
             assert saved.status == "indexed", saved
             assert [m.id for m in api.recall("when is the release branch cut?")][:1] == [saved.id]
 
         restarted = _one_service(memhive, other_than=ingest)
+        assert _ingest_ready_becomes(memhive, True)
         assert "memhive ingest exited with code -9; starting it again" in memhive.output()
         assert memhive.ctrl_c() == 0, memhive.output()
         assert gone_within(restarted, 10)

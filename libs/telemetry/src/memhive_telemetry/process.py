@@ -16,7 +16,7 @@ from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.trace import TracerProvider
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
-from memhive_telemetry.logs import use_json_logs
+from memhive_telemetry.logs import use_service_logs
 from memhive_telemetry.meters import build_meter_provider
 from memhive_telemetry.tracing import build_tracer_provider
 
@@ -54,8 +54,7 @@ def install_telemetry(settings: TelemetrySettings) -> Telemetry:
     tracer_provider = build_tracer_provider(settings)
     metrics.set_meter_provider(meter_provider)
     trace.set_tracer_provider(tracer_provider)
-    if settings.log_format == "json":
-        use_json_logs()
+    use_service_logs(settings.service_name, settings.log_format)
     _installed = Telemetry(settings, meter_provider, tracer_provider, registry)
     return _installed
 

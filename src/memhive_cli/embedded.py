@@ -49,9 +49,13 @@ async def run_embedded(settings: MemhiveSettings) -> None:
         app = await create_app(gateway, ProcessTree(children))
         server = http_server(app, settings.http_host, settings.http_port)
         stop_on_signals(lambda: setattr(server, "should_exit", True))
-        print(banner(settings, token), flush=True)
         with instance_record(settings) as record:
-            await serve_announcing(server, record)
+
+            def listening(port: int) -> None:  # the banner once it is true, port 0 resolved
+                record(port)
+                print(banner(settings, token, port), flush=True)
+
+            await serve_announcing(server, listening)
 
 
 async def _start_nats(settings: MemhiveSettings, stack: AsyncExitStack) -> None:
@@ -87,8 +91,8 @@ async def _connect_service(infra: Infrastructure, user: str, stack: AsyncExitSta
     return service
 
 
-def banner(settings: MemhiveSettings, token: str) -> str:
-    url = f"http://{settings.http_host}:{settings.http_port}"
+def banner(settings: MemhiveSettings, token: str, port: int) -> str:
+    url = f"http://{settings.http_host}:{port}"
     return f"""
 memhive is up: {url}  (API docs: {url}/docs, data: {settings.data_dir})
 dev workspace '{settings.dev_workspace}', token: {token}

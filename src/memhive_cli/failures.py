@@ -28,5 +28,5 @@ def report(exc: BaseException) -> int:
 def _reason(exc: BaseException) -> str:
     reason = str(exc).strip() or type(exc).__name__
     if isinstance(exc, ConnectionError) and "NATS" in reason:
-        reason += " (is `memhive run` up? MEMHIVE_NATS__URL says where to look)"
+        reason += " (is `memhive run` up? `memhive --verbose ...` says where it looked)"
     return reason.splitlines()[0] if isinstance(exc, ConnectionError) else reason

@@ -19,8 +19,6 @@ if TYPE_CHECKING:
 KINDS = ("fact", "preference", "decision", "identity", "event", "observation", "goal", "todo",
          "procedure")  # fmt: skip
 WAITS = ("accepted", "persisted", "indexed")
-# The MCP tool's default: off-topic questions come back empty (README, "Recall").
-DEFAULT_MIN_CONFIDENCE = 0.01
 
 
 def register(sub) -> None:
@@ -54,8 +52,8 @@ def _recall(sub) -> None:
     p.add_argument("--kind", action="append", default=None, choices=KINDS, help="repeatable")
     p.add_argument("--tag", action="append", default=None, help="any of these (repeatable)")
     p.add_argument("--limit", type=int, default=None, help="1..20, default 6")
-    p.add_argument("--min-confidence", type=float, default=DEFAULT_MIN_CONFIDENCE,
-                   help=f"0..1, default {DEFAULT_MIN_CONFIDENCE}; 0 shows every match")  # fmt: skip
+    p.add_argument("--min-confidence", type=float, default=None,
+                   help="0..1; default: MCP recall_memory's; 0 shows every match")  # fmt: skip
     _output(p, _do_recall)
 
 
@@ -113,13 +111,17 @@ async def _do_save(args: argparse.Namespace) -> int:
 
 
 async def _do_recall(args: argparse.Namespace) -> int:
+    # Off-topic questions come back empty, as for agents (README, "Recall").
+    from memhive_domain.confidence import DEFAULT_MIN_CONFIDENCE
+
+    floor = DEFAULT_MIN_CONFIDENCE if args.min_confidence is None else args.min_confidence
     fields = _present(
         product_id=args.product,
         scope_path=args.scope_path,
         kinds=args.kind,
         tags=args.tag,
         max_results=args.limit,
-        min_confidence=args.min_confidence,
+        min_confidence=floor,
     )
 
     async def recall(api: AsyncMemhiveClient) -> dict:

@@ -17,6 +17,15 @@ from tests.e2e.process import MemhiveProcess, client, gone_within
 from tests.e2e.test_embedded_stack import _free_port
 
 
+def _recalled_first(api, query: str, memory_id: str, timeout_s: float = 120) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while [m.id for m in api.recall(query)][:1] != [memory_id]:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.2)
+    return True
+
+
 def _ingest_ready_becomes(memhive: MemhiveProcess, ready: bool) -> bool:
     """Until the parent's /readyz says the ingest child is (un)ready, and the whole process
     with it (ready also needs the lanes and the model, which may still be loading)."""
@@ -53,8 +62,10 @@ def test_a_killed_ingest_process_is_restarted_and_nothing_is_lost(tmp_path: Path
         assert _ingest_ready_becomes(memhive, False)  # the parent's /readyz says it is down
         with client(memhive.url) as api:  # saved while no ingest runs
             saved = api.save("fact", "The release branch is cut on Wednesdays", wait="indexed")
-            assert saved.status == "indexed", saved
-            assert [m.id for m in api.recall("when is the release branch cut?")][:1] == [saved.id]
+            # Accepted: the restart outlasted the save's wait (15 s at a load of 24 on two
+            # cores); the command is in the log, so the new ingest applies it all the same.
+            assert saved.status in ("indexed", "accepted"), saved
+            assert _recalled_first(api, "when is the release branch cut?", saved.id)
 
         restarted = _one_service(memhive, other_than=ingest)
         assert _ingest_ready_becomes(memhive, True)

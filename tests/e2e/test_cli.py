@@ -82,6 +82,7 @@ def test_commands_find_the_running_instance_and_talk_to_it(tmp_path, user_dirs) 
         listed = json.loads(run("list", "--product", "ios", "--json").stdout)
         assert [m["id"] for m in listed["items"]] == [memory_id]
 
+        assert run("probe", "ready").returncode == 0  # its port, not 8080
         tokens = run("token", "list", "--verbose")  # a bus command: the instance's bus too
         assert tokens.returncode == 0, tokens.stderr
         assert f"bus {record['bus_url']}" in tokens.stderr and " dev " in tokens.stdout

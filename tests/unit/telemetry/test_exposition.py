@@ -10,23 +10,21 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 
-def scrape_of(service: str, consumer: str) -> bytes:
-    """What one process's /metrics renders, with a counter and a histogram in it."""
+def registry_of(service: str, consumer: str) -> CollectorRegistry:
+    """One process's Prometheus registry, with a counter and a histogram in it."""
     registry = CollectorRegistry(auto_describe=True)
     settings = TelemetrySettings(service_name=service)
     provider = build_meter_provider(settings, [PrometheusMetricReader(registry=registry)])
     meter = provider.get_meter("memhive.test")
     meter.create_counter("memhive.consumer.messages").add(3, {"consumer": consumer})
     meter.create_histogram("http.server.request.duration", unit="s").record(0.2)
-    text = generate_latest(registry)
-    provider.shutdown()
-    return text
+    return registry
 
 
 def test_each_sample_names_its_service_and_each_family_is_declared_once() -> None:
-    merged = merged_by_service(
-        {"memhive": scrape_of("memhive", "embed"), "memhive-ingest": scrape_of("x", "ingest")}
-    ).decode()
+    own = registry_of("memhive", "embed").collect()
+    child = generate_latest(registry_of("memhive-ingest", "ingest"))
+    merged = merged_by_service("memhive", own, {"memhive-ingest": child}).decode()
 
     assert merged.count("# TYPE memhive_consumer_messages_total counter") == 1
     assert merged.count("# TYPE http_server_request_duration_seconds histogram") == 1
@@ -42,8 +40,8 @@ def test_each_sample_names_its_service_and_each_family_is_declared_once() -> Non
     assert services == {"memhive", "memhive-ingest"}
 
 
-def test_one_service_alone_is_its_text_labelled() -> None:
-    merged = merged_by_service({"memhive": scrape_of("memhive", "embed")}).decode()
+def test_with_no_child_answering_the_own_series_are_labelled() -> None:
+    merged = merged_by_service("memhive", registry_of("memhive", "embed").collect(), {}).decode()
     [family] = [
         f for f in text_string_to_metric_families(merged) if f.name == "memhive_consumer_messages"
     ]

@@ -12,7 +12,6 @@ from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import JSONResponse
 from memhive_ports import HealthProbe, ServiceProcesses
 from memhive_telemetry import PROMETHEUS_CONTENT_TYPE, installed_telemetry
-from memhive_telemetry.exposition import merged_by_service
 
 router = APIRouter(tags=["health"])
 
@@ -54,8 +53,8 @@ async def prometheus_metrics(probe: ProbeDep, children: ChildrenDep) -> Response
     if telemetry is None:
         return Response("telemetry is not installed in this process\n", status_code=503)
     await probe.record_lane_sizes()
-    text = telemetry.prometheus_text()
-    if children is not None:
-        own = {telemetry.settings.service_name: text}
-        text = merged_by_service(own | await children.metrics())
+    if children is None:
+        text = telemetry.prometheus_text()
+    else:
+        text = telemetry.prometheus_text_with(await children.metrics())
     return Response(text, media_type=PROMETHEUS_CONTENT_TYPE)

@@ -15,7 +15,9 @@ def expected_failures() -> tuple[type[BaseException], ...]:
     from memhive_adapters.process_lifetime import DirectoryBusy
     from nats.errors import Error as NatsError
 
-    return (ConnectionError, NatsError, DirectoryBusy, EmbeddedServerError)
+    from memhive_cli.instance import SeveralInstances
+
+    return (ConnectionError, NatsError, DirectoryBusy, EmbeddedServerError, SeveralInstances)
 
 
 def report(exc: BaseException) -> int:

@@ -118,6 +118,29 @@ def test_several_live_instances_are_an_error_that_names_them(tmp_path, stand_ins
     assert str(tmp_path / "one") in str(raised.value) and str(tmp_path / "two") in str(raised.value)
 
 
+@pytest.mark.parametrize("argv", [["recall", "q"], ["token", "list"]], ids=["http", "bus"])
+def test_a_command_facing_several_instances_says_so_in_one_line(
+    tmp_path, stand_ins, argv: list[str]
+) -> None:
+    environ = _environ(tmp_path)
+    for name in ("one", "two"):
+        write_instance(_instance(tmp_path / name, _memhive_run(stand_ins)), environ)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMHIVE_")} | environ
+    done = subprocess.run(
+        [sys.executable, "-m", "memhive_cli.main", *argv],
+        env=env | {"MEMHIVE_TOKEN": "mh_x_y"},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done.stderr
+    [line] = done.stderr.strip().splitlines()
+    assert (
+        line.startswith("memhive: 2 memhive instances are running") and "MEMHIVE_DATA_DIR" in line
+    )
+
+
 def test_removing_leaves_a_newer_record_of_the_same_data_dir_alone(tmp_path, stand_ins) -> None:
     environ = _environ(tmp_path)
     older = _instance(tmp_path / "data", _memhive_run(stand_ins), 18083)

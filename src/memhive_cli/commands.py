@@ -9,6 +9,7 @@ from memhive_cli import (
     backup,
     bus,
     dead_letters,
+    exchange,
     login,
     memories,
     probe,
@@ -95,4 +96,5 @@ REGISTRY = [
     bus.register_hook_credentials,
     bus.register_declare_streams,
     probe.register,
+    exchange.register,
 ]

@@ -127,6 +127,9 @@ class QuerySettings(BaseModel):
     # A save whose body is at least this cosine-similar to a memory of the same scope is
     # refused with the candidates (409) unless the caller passes force or supersedes.
     conflict_threshold: float = Field(0.85, ge=0, le=1)
+    # POST /v1/import takes a whole file (every other request: 128 KiB): it is parsed and
+    # checked whole before anything is written.
+    import_max_bytes: int = Field(32 * 1024 * 1024, ge=128 * 1024, le=1024 * 1024 * 1024)
 
 
 class BulletinSettings(BaseModel):

@@ -83,6 +83,8 @@ def test_commands_find_the_running_instance_and_talk_to_it(tmp_path, user_dirs) 
         assert [m["id"] for m in listed["items"]] == [memory_id]
 
         assert run("probe", "ready").returncode == 0  # its port, not 8080
+        exported = run("export")  # issue 28's command: the same instance and token
+        assert exported.returncode == 0 and memory_id in exported.stdout, exported.stderr
         tokens = run("token", "list", "--verbose")  # a bus command: the instance's bus too
         assert tokens.returncode == 0, tokens.stderr
         assert f"bus {record['bus_url']}" in tokens.stderr and " dev " in tokens.stdout

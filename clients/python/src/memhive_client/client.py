@@ -228,6 +228,10 @@ class MemhiveClient:
     def products(self) -> list[m.Product]:
         return self._run(calls.products())
 
+    def scopes(self) -> m.Scopes:
+        """`global` and every product this token may see (recorded or named by its memories)."""
+        return self._run(calls.scopes())
+
     def create_token(self, user: str, **fields: Any) -> m.IssuedToken:
         """Admins. Fields as in `CreateTokenRequest` (role, name, home, acting_for,
         expires_in or expires_at); the secret is in `.token` of this answer only."""
@@ -524,6 +528,9 @@ class AsyncMemhiveClient:
 
     async def products(self) -> list[m.Product]:
         return await self._run(calls.products())
+
+    async def scopes(self) -> m.Scopes:
+        return await self._run(calls.scopes())
 
     async def create_token(self, user: str, **fields: Any) -> m.IssuedToken:
         """Admins. Fields as in `CreateTokenRequest` (role, name, home, acting_for,

@@ -112,6 +112,8 @@ def conditions_of(memory_filter: MemoryFilter) -> list[Condition]:
         conditions.append(Equals("scope", f.scope.value))
     if f.product_id:
         conditions.append(Equals("product_id", f.product_id))
+    if f.excluded_products:
+        conditions.append(Excludes("product_id", tuple(sorted(f.excluded_products))))
     if f.node is not None:
         conditions += at_node(f.node)
     if f.view is not None:

@@ -15,6 +15,7 @@ from memhive_contracts.codec import decode
 from memhive_contracts.mapping import memory_from_pb
 from memhive_domain.scopes import ScopeRef
 from memhive_ports.poison import Poison
+from memhive_telemetry.propagation import TraceCause, cause_of
 from nats.aio.msg import Msg
 
 from memhive_bulletin.record_cache import EventFreshRecords
@@ -33,11 +34,14 @@ class ScopeChangeSubscriber:
         self._scheduler, self._records = scheduler, records
 
     async def handle_batch(self, msgs: Sequence[Msg]) -> None:
-        changed: set[tuple[str, ScopeRef]] = set()
+        # Each scope with the trace of every message that changed it (a batch mixes saves).
+        changed: dict[tuple[str, ScopeRef], list[TraceCause]] = {}
         for msg in msgs:
-            changed.update(await self._scopes_of(msg))
-        for workspace_id, scope in sorted(changed, key=lambda c: (c[0], c[1].key)):
-            self._scheduler.mark_changed(workspace_id, scope)
+            cause = cause_of(msg.headers)
+            for scope_id in await self._scopes_of(msg):
+                changed.setdefault(scope_id, []).extend([cause] if cause else [])
+        for (workspace_id, scope), causes in sorted(changed.items(), key=_by_scope):
+            self._scheduler.mark_changed(workspace_id, scope, causes)
 
     async def _scopes_of(self, msg: Msg) -> Iterable[tuple[str, ScopeRef]]:
         prefix, workspace_id = msg.subject.rsplit(".", 1)
@@ -58,3 +62,8 @@ class ScopeChangeSubscriber:
         self._records.drop(workspace_id, ends)  # their edges changed
         records = await self._records.get_many(workspace_id, ends)
         return [(workspace_id, r.memory.scope_ref) for r in records.values()]
+
+
+def _by_scope(item: tuple[tuple[str, ScopeRef], list[TraceCause]]) -> tuple[str, str]:
+    (workspace_id, scope), _ = item
+    return workspace_id, scope.key

@@ -207,6 +207,86 @@ async def test_stop_lets_the_batch_in_flight_finish_and_be_acked(
     await drained(js, durable)
 
 
+class LaterDurable:
+    """A handler whose writes become durable only when the test says so (a group commit):
+    it returns, for each batch, a future the test completes or fails."""
+
+    def __init__(self) -> None:
+        self.handled: list[bytes] = []
+        self.pending: list[asyncio.Future[None]] = []
+
+    async def __call__(self, msgs) -> asyncio.Future[None]:
+        self.handled.extend(m.data for m in msgs)
+        self.pending.append(asyncio.get_running_loop().create_future())
+        return self.pending[-1]
+
+    def commit(self, error: Exception | None = None) -> None:
+        for future in self.pending:
+            if error is None:
+                future.set_result(None)
+            else:
+                future.set_exception(error)
+        self.pending.clear()
+
+
+async def until(condition, timeout_s: float = WAIT_S) -> None:
+    async def poll() -> None:
+        while not condition():  # noqa: ASYNC110 - the consumer's own task moves on
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout_s)
+
+
+async def test_writes_durable_later_are_acked_then_while_the_loop_goes_on(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    handler = LaterDurable()
+    await running(durable, [subject], handler)
+
+    await publish_all(js, subject, [b"first"])
+    await until(lambda: handler.handled == [b"first"])
+    await publish_all(js, subject, [b"second"])
+    await until(lambda: handler.handled == [b"first", b"second"])  # not held up by the first
+
+    assert (await js.consumer_info(streams.LOG_STREAM, durable)).num_ack_pending == 2
+    handler.commit()
+    await drained(js, durable)
+    assert (await js.consumer_info(streams.LOG_STREAM, durable)).num_redelivered == 0
+
+
+async def test_writes_that_never_became_durable_come_back(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    handler = LaterDurable()
+    await running(durable, [subject], handler, backoff_s=FAST_BACKOFF)
+
+    await publish_all(js, subject, [b"lost in a crash"])
+    await until(lambda: len(handler.pending) == 1)
+    handler.commit(OSError("commit failed"))
+    await until(lambda: len(handler.pending) == 1)  # delivered again, handled again
+    handler.commit()
+    await drained(js, durable)
+
+    assert handler.handled == [b"lost in a crash", b"lost in a crash"]
+
+
+async def test_stop_waits_for_handled_batches_to_become_durable(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    handler = LaterDurable()
+    consumer = await running(durable, [subject], handler)
+    await publish_all(js, subject, [b"handled"])
+    await until(lambda: len(handler.pending) == 1)
+
+    stopping = asyncio.create_task(consumer.stop())
+    await asyncio.sleep(0.1)
+    assert not stopping.done()
+    handler.commit()
+    await asyncio.wait_for(stopping, WAIT_S)
+
+    await drained(js, durable)
+
+
 async def test_restarting_with_more_subjects_updates_the_durable(
     js: JetStreamContext, running, durable: str
 ) -> None:

@@ -54,6 +54,11 @@ class LexicalSettings(BaseModel):
     password: SecretStr | None = None
     verify_certs: bool = True
     index: str = "memhive-memories"
+    # tantivy commits in groups (a commit costs ~11 ms of CPU however much it holds): at
+    # most this long after a write, or once this many writes wait. Writes are searchable at
+    # once either way; the embed service acknowledges its events once they are committed.
+    commit_interval_s: float = Field(0.5, ge=0, le=30)
+    commit_max_writes: int = Field(500, ge=1, le=100_000)
 
 
 class EmbeddingSettings(BaseModel):

@@ -20,7 +20,9 @@ from memhive_adapters.nats.dead_letters import send_to_dead_letters
 
 log = logging.getLogger(__name__)
 
-BatchHandler = Callable[[Sequence[Msg]], Awaitable[None]]
+# A handler returns once its writes are done; when some become durable only later (the
+# lexical lane's group commits) it returns an awaitable that completes once they are.
+BatchHandler = Callable[[Sequence[Msg]], Awaitable[Awaitable[None] | None]]
 
 # An idle fetch long-polls this long; short enough that a stop is never held up for long.
 IDLE_FETCH_S = 2.0
@@ -50,6 +52,9 @@ class PullConsumer:
     - Fetches up to `batch_size` messages but never waits to fill a batch: it returns as
       soon as any message is available; with none, one fetch long-polls for IDLE_FETCH_S.
     - `handle_batch(msgs)` returning means its writes are durable: every message is acked.
+      If it returns an awaitable, its writes are durable once that completes: the messages
+      are acked then, in the background, while the loop goes on with the next batch; if
+      it fails they are nak'ed and come back.
     - If it raises, each message is retried alone (`handle_batch([m])`), so one bad message
       cannot fail its neighbours, and the messages behind a poison one are still handled.
     - A single message that raises Poison, UndecodableMessage or InvalidInput is
@@ -98,6 +103,7 @@ class PullConsumer:
         self._stopping = asyncio.Event()
         self._fetching = False
         self._telemetry = ConsumerTelemetry(durable)
+        self._acking: set[asyncio.Task[None]] = set()
 
     @property
     def durable(self) -> str:
@@ -134,6 +140,8 @@ class PullConsumer:
             task.cancel()  # only an idle fetch is interrupted, never a handler
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        if self._acking:  # batches handled, waiting to be durable (a group commit away)
+            await asyncio.gather(*self._acking, return_exceptions=True)
         sub, self._sub = self._sub, None
         if sub is not None:
             # The connection may already be closed; the server then forgot the inbox anyway.
@@ -187,7 +195,7 @@ class PullConsumer:
 
     async def _process(self, msgs: Sequence[Msg]) -> None:
         try:
-            await self._handle_with_progress(msgs)
+            durable = await self._handle_with_progress(msgs)
         except Exception as exc:
             if len(msgs) == 1:
                 await self._settle_failure(msgs[0], exc)
@@ -199,24 +207,51 @@ class PullConsumer:
             for msg in msgs:
                 await self._process_one(msg)
             return
+        await self._ack_once_durable(msgs, durable)
+
+    async def _process_one(self, msg: Msg) -> None:
+        try:
+            durable = await self._handle_with_progress([msg])
+        except Exception as exc:
+            await self._settle_failure(msg, exc)
+        else:
+            await self._ack_once_durable([msg], durable)
+
+    async def _ack_once_durable(self, msgs: Sequence[Msg], durable: Awaitable[None] | None) -> None:
+        if durable is None:
+            await self._ack(msgs)
+            return
+        task = asyncio.create_task(self._ack_when(msgs, durable))
+        self._acking.add(task)
+        task.add_done_callback(self._acking.discard)
+
+    async def _ack_when(self, msgs: Sequence[Msg], durable: Awaitable[None]) -> None:
+        try:
+            await durable
+        except Exception as exc:
+            log.warning(
+                "consumer %s: %d handled messages did not become durable (%r); they come back",
+                self._durable, len(msgs), exc,
+            )  # fmt: skip
+            for msg in msgs:
+                await msg.nak(delay=backoff_delay(self._backoff_s, msg.metadata.num_delivered))
+            self._telemetry.settled("nak", len(msgs))
+            return
+        try:
+            await self._ack(msgs)
+        except Exception as exc:  # unacked, they come back after ack_wait: no loss
+            log.warning("consumer %s: acks not sent: %r", self._durable, exc)
+
+    async def _ack(self, msgs: Sequence[Msg]) -> None:
         for msg in msgs:
             await msg.ack()
         self._telemetry.settled("ack", len(msgs))
 
-    async def _process_one(self, msg: Msg) -> None:
-        try:
-            await self._handle_with_progress([msg])
-        except Exception as exc:
-            await self._settle_failure(msg, exc)
-        else:
-            await msg.ack()
-            self._telemetry.settled("ack")
-
-    async def _handle_with_progress(self, msgs: Sequence[Msg]) -> None:
+    async def _handle_with_progress(self, msgs: Sequence[Msg]) -> Awaitable[None] | None:
         ticker = asyncio.create_task(self._report_progress(msgs))
         try:
             with self._telemetry.batch_span(msgs):
-                await self._handle_batch(msgs)
+                return await self._handle_batch(msgs)
         finally:
             ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):

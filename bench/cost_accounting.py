@@ -6,10 +6,16 @@ on the bus: `python -m bench.cost_accounting [memories]` (default 2,000) on a fr
   gateway, embed, the link classifier and bulletin, with the lanes), the ingest child,
   nats-server and the client itself, from /proc.
 - Save: 16 clients saving with `wait=indexed` and `force`
-  (`load_latency.gateway_throughput`); the same accounting per save.
-- Bus: one client saving in sequence while a bus-admin subscriber counts every message
-  per save, by subject (ids folded away) and, for record reads and writes, by the
-  service whose inbox asked.
+  (`load_latency.gateway_throughput`); the same accounting per save, beside the CPU of one
+  pass of the stack's encoder (measured here, on the same notes) and the stack's CPU
+  without it: the encoder's half and the stack's half of a save's cost.
+- One client saving in sequence with each `wait` (`load_latency.sequential_saves`).
+- Bus: one client saving in sequence with the default `wait` (indexed) while a bus-admin
+  subscriber counts every message per save, by subject (ids folded away) and, for record
+  reads and writes, by the service whose inbox asked.
+
+`MEMHIVE_BENCH_STACK_PYTHON` runs the stack with another checkout's interpreter (an A/B
+against a baseline; `bench.running_stack`).
 """
 
 from __future__ import annotations
@@ -18,13 +24,15 @@ import asyncio
 import collections
 import os
 import re
+import statistics
 import sys
 import time
-import uuid
 from pathlib import Path
 
 from memhive_adapters.embedding.minilm import MiniLmEmbedder
 from memhive_adapters.process_lifetime import command_line
+from memhive_adapters.runtime.lane_builders import build_embedder
+from memhive_settings import MemhiveSettings
 
 from bench.corpus import base_sentences
 from bench.load_latency import (
@@ -32,8 +40,10 @@ from bench.load_latency import (
     QUERIES,
     WARM_UP,
     bulk_load,
+    fresh_notes,
     gateway_throughput,
     recall_latency,
+    sequential_saves,
     wait_for_hnsw_builds,
 )
 from bench.running_stack import RunningStack, children, running_stack
@@ -41,6 +51,8 @@ from bench.running_stack import RunningStack, children, running_stack
 TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 SAVES, CLIENTS = 1_000, 16
 TRAFFIC_SAVES = 100
+ENCODER_PASSES = 200
+WAITS = ("accepted", "persisted", "indexed")
 
 
 def cpu_by_process(pid: int) -> collections.Counter[str]:
@@ -100,6 +112,23 @@ async def save_costs(stack: RunningStack) -> dict:
     return {"per_s": per_s, "cpu_ms": meter.per_operation_ms(SAVES)}
 
 
+async def encoder_pass_ms(stack: RunningStack, passes: int = ENCODER_PASSES) -> float:
+    """CPU of one pass of the stack's default encoder over one note, median, in this
+    process (as the stack runs it; its graph cached in the stack's data dir)."""
+    embedder = build_embedder(MemhiveSettings(data_dir=stack.data_dir))
+    samples = []
+    for body in fresh_notes(passes + 10):
+        began = time.process_time()
+        await embedder.embed([body])
+        samples.append((time.process_time() - began) * 1000)
+    return statistics.median(samples[10:])
+
+
+async def sequential_rates(stack: RunningStack) -> dict[str, float]:
+    async with stack.client() as client:
+        return {wait: (await sequential_saves(client, wait))["per_s"] for wait in WAITS}
+
+
 _FOLDS = (
     (re.compile(r"_INBOX[^.]*\..*"), "<inbox>"),
     (re.compile(r"\$JS\.ACK\..*"), "$JS.ACK.<consumer>"),
@@ -128,12 +157,11 @@ async def bus_traffic(stack: RunningStack) -> dict[str, float]:
 
     await nc.subscribe(">", cb=count)
     async with stack.client() as client:
-        for n in range(20):  # warm up
-            await client.save("observation", f"warm {n} {uuid.uuid4().hex}", force=True)
+        for body in fresh_notes(20):  # warm up
+            await client.save("observation", body, force=True)
         await asyncio.sleep(2)
         counting = True
-        for n in range(TRAFFIC_SAVES):
-            body = f"Traffic probe {n}: the canary deploy {uuid.uuid4().hex[:8]} passed"
+        for body in fresh_notes(TRAFFIC_SAVES):
             await client.save("observation", body, force=True, wait="indexed")
         await asyncio.sleep(3)  # what the save set off after its answer (links, bulletins)
         counting = False
@@ -149,6 +177,8 @@ async def run(stack: RunningStack, size: int) -> dict:
         "size": size,
         "recall": await recall_costs(stack, bases),
         "save": await save_costs(stack),
+        "encoder_pass_ms": await encoder_pass_ms(stack),
+        "sequential": await sequential_rates(stack),
         "bus": await bus_traffic(stack),
     }
 
@@ -170,6 +200,17 @@ def render(report: dict) -> str:
     for name in dict.fromkeys([*recall["cpu_ms"], *save["cpu_ms"]]):
         r, s = recall["cpu_ms"].get(name, 0.0), save["cpu_ms"].get(name, 0.0)
         lines.append(f"| {name} | {r:.1f} | {s:.1f} |")
+    if "encoder_pass_ms" in report:
+        one_pass, stack = report["encoder_pass_ms"], save["cpu_ms"]["total (stack)"]
+        lines += [
+            "",
+            f"One encoder pass: {one_pass:.1f} ms of CPU. A save: {stack / one_pass:.2f} passes; "
+            f"the stack without its pass {stack - one_pass:.1f} ms "
+            f"({(stack - one_pass) / one_pass:.2f} passes).",
+        ]
+    if "sequential" in report:
+        rates = ", ".join(f"{w} {r:.0f}/s" for w, r in report["sequential"].items())
+        lines += ["", f"One client in sequence: {rates}."]
     bus = report["bus"]
     lines += [
         "",

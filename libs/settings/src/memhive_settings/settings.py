@@ -179,8 +179,10 @@ class LinkClassifierSettings(BaseModel):
     """The link classifier: proposes edges between a new memory and its nearest neighbours."""
 
     neighbours: int = Field(5, ge=1, le=50)
-    # Without an LLM only near-duplicates (cosine at or above this) are linked, as related_to.
-    fallback_threshold: float = Field(0.92, ge=0, le=1)
+    # Near-duplicates (cosine at or above this) are linked as related_to, with an LLM or
+    # without one (then nothing else is). None: the save's query.conflict_threshold, so
+    # what a save waiting for `indexed` would refuse (409) is linked when it is saved anyway.
+    fallback_threshold: float | None = Field(None, ge=0, le=1)
     batch_size: int = Field(8, ge=1, le=1000)
     max_deliveries: int = Field(5, ge=1)
 

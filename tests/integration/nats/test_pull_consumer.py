@@ -207,6 +207,37 @@ async def test_stop_lets_the_batch_in_flight_finish_and_be_acked(
     await drained(js, durable)
 
 
+async def until(condition, timeout_s: float = WAIT_S) -> None:
+    async def poll() -> None:
+        while not condition():  # noqa: ASYNC110 - the consumer's own task moves on
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout_s)
+
+
+async def test_one_pull_request_serves_many_messages(
+    js: JetStreamContext, nats_client, running, durable: str, subject: str
+) -> None:
+    """A message costs its delivery and its ack: not also a request and a status message,
+    as a fetch per message did (a save crosses several consumers one message at a time)."""
+    requests = 0
+
+    async def count(msg) -> None:
+        nonlocal requests
+        requests += 1
+
+    spy = await nats_client.subscribe(f"$JS.API.CONSUMER.MSG.NEXT.*.{durable}", cb=count)
+    handler = ScriptedHandler()
+    await running(durable, [subject], handler, batch_size=64)
+    for n in range(20):  # one at a time, each handled before the next is sent
+        await publish_all(js, subject, [f"m{n}".encode()])
+        await until(lambda n=n: len(handler.handled) == n + 1)
+    await drained(js, durable)
+    await spy.unsubscribe()
+
+    assert requests <= 2
+
+
 class LaterDurable:
     """A handler whose writes become durable only when the test says so (a group commit):
     it returns, for each batch, a future the test completes or fails."""
@@ -227,14 +258,6 @@ class LaterDurable:
             else:
                 future.set_exception(error)
         self.pending.clear()
-
-
-async def until(condition, timeout_s: float = WAIT_S) -> None:
-    async def poll() -> None:
-        while not condition():  # noqa: ASYNC110 - the consumer's own task moves on
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout_s)
 
 
 async def test_writes_durable_later_are_acked_then_while_the_loop_goes_on(
@@ -303,23 +326,32 @@ async def test_restarting_with_more_subjects_updates_the_durable(
 
 
 async def test_lag_that_cannot_be_read_never_holds_up_the_work(
-    js: JetStreamContext, running, durable: str, subject: str, monkeypatch, caplog
+    js: JetStreamContext,
+    nats_url: str,
+    admin,
+    running,
+    durable: str,
+    subject: str,
+    monkeypatch,
+    caplog,
 ) -> None:
     """Consumer info refused (a permission, a leader election) is no loop error: the
     messages are handled and the loop never pauses to recover."""
     from memhive_adapters.nats import consumer_telemetry
 
     monkeypatch.setattr(consumer_telemetry, "LAG_REFRESH_S", 0.0)
-    handler = ScriptedHandler()
-    consumer = await running(durable, [subject], handler)
+    own = await connect(nats_url, name="refused-info", timeout_s=5, credentials=admin)
+    refusing = own.jetstream()
     refusals = 0
 
-    async def refuse():
+    async def refuse(*args, **kwargs):
         nonlocal refusals
         refusals += 1
         raise RuntimeError("permissions violation for consumer info")
 
-    monkeypatch.setattr(consumer._sub, "consumer_info", refuse)
+    monkeypatch.setattr(refusing, "consumer_info", refuse)
+    handler = ScriptedHandler()
+    consumer = await running(durable, [subject], handler, js=refusing)
     payloads = [f"m{i}".encode() for i in range(5)]
     await publish_all(js, subject, payloads)
     await drained(js, durable)
@@ -327,6 +359,8 @@ async def test_lag_that_cannot_be_read_never_holds_up_the_work(
     assert sorted(handler.handled) == payloads
     assert refusals >= 1
     assert not [r for r in caplog.records if "loop error" in r.getMessage()]
+    await consumer.stop()
+    await own.drain()
 
 
 class JsonLines(logging.Handler):

@@ -17,6 +17,7 @@ from nats.js.api import AckPolicy, ConsumerConfig
 
 from memhive_adapters.nats.consumer_telemetry import ConsumerTelemetry
 from memhive_adapters.nats.dead_letters import send_to_dead_letters
+from memhive_adapters.nats.pull_stream import PullStream
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +50,10 @@ def backoff_delay(backoff_s: Sequence[float], num_delivered: int) -> float:
 class PullConsumer:
     """Runs `handle_batch` over a durable JetStream pull consumer, with explicit acks.
 
-    - Fetches up to `batch_size` messages but never waits to fill a batch: it returns as
-      soon as any message is available; with none, one fetch long-polls for IDLE_FETCH_S.
+    - Takes up to `batch_size` messages but never waits to fill a batch: it handles what
+      has arrived as soon as anything has. One pull request stays open and is topped up
+      (`PullStream`), so a message costs its delivery and its ack on the bus, not also a
+      request and a status message per fetch.
     - `handle_batch(msgs)` returning means its writes are durable: every message is acked.
       If it returns an awaitable, its writes are durable once that completes: the messages
       are acked then, in the background, while the loop goes on with the next batch; if
@@ -98,7 +101,7 @@ class PullConsumer:
         self._handle_batch = handle_batch
         self._batch_size, self._max_deliveries = batch_size, max_deliveries
         self._ack_wait_s, self._backoff_s = ack_wait_s, tuple(backoff_s)
-        self._sub: JetStreamContext.PullSubscription | None = None
+        self._pulls: PullStream | None = None
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._fetching = False
@@ -126,7 +129,10 @@ class PullConsumer:
         if self._task is not None:
             raise RuntimeError(f"consumer {self._durable} already started")
         await self._js.add_consumer(self._stream, config=self._config())
-        self._sub = await self._js.pull_subscribe_bind(durable=self._durable, stream=self._stream)
+        # nats-py keeps the JetStream context's connection as `_nc`; the pull requests and
+        # their inbox are plain NATS on it.
+        self._pulls = PullStream(self._js._nc, self._stream, self._durable, self._batch_size)
+        await self._pulls.open()
         self._stopping.clear()
         self._task = asyncio.create_task(self._run(), name=f"pull-consumer:{self._durable}")
 
@@ -142,11 +148,9 @@ class PullConsumer:
             await task
         if self._acking:  # batches handled, waiting to be durable (a group commit away)
             await asyncio.gather(*self._acking, return_exceptions=True)
-        sub, self._sub = self._sub, None
-        if sub is not None:
-            # The connection may already be closed; the server then forgot the inbox anyway.
-            with contextlib.suppress(ConnectionClosedError):
-                await sub.unsubscribe()
+        pulls, self._pulls = self._pulls, None
+        if pulls is not None:
+            await pulls.close()
 
     async def _run(self) -> None:
         while not self._stopping.is_set():
@@ -163,20 +167,18 @@ class PullConsumer:
                 await self._recover()
 
     async def _fetch(self) -> list[Msg]:
-        assert self._sub is not None
+        assert self._pulls is not None
         self._fetching = True
         try:
-            return await self._sub.fetch(self._batch_size, timeout=IDLE_FETCH_S)
-        except TimeoutError:
-            return []
+            return await self._pulls.next_batch(IDLE_FETCH_S)
         finally:
             self._fetching = False
 
     async def _read_lag(self) -> None:
-        if self._sub is None or not self._telemetry.lag_due():
+        if self._pulls is None or not self._telemetry.lag_due():
             return
         try:
-            info = await self._sub.consumer_info()
+            info = await self._js.consumer_info(self._stream, self._durable)
         except Exception as exc:  # a metric never holds up the work; retried next period
             self._telemetry.lag_unread()
             log.debug("consumer %s: lag not read: %r", self._durable, exc)
@@ -192,6 +194,9 @@ class PullConsumer:
             await self._js.add_consumer(self._stream, config=self._config())
         except Exception as exc:
             log.warning("consumer %s: cannot re-declare yet: %r", self._durable, exc)
+            return
+        if self._pulls is not None:
+            self._pulls.restart()  # its open requests may have died with the consumer
 
     async def _process(self, msgs: Sequence[Msg]) -> None:
         try:

@@ -15,7 +15,8 @@ on the bus: `python -m bench.cost_accounting [memories]` (default 2,000) on a fr
   reads and writes, by the service whose inbox asked.
 
 `MEMHIVE_BENCH_STACK_PYTHON` runs the stack with another checkout's interpreter (an A/B
-against a baseline; `bench.running_stack`).
+against a baseline; `bench.running_stack`). `--saves-only` leaves recall out and saves a
+third as much: for alternating A/B runs on a busy machine.
 """
 
 from __future__ import annotations
@@ -106,10 +107,10 @@ async def recall_costs(stack: RunningStack, bases: list[str]) -> dict:
     return {"p50_ms": latency["p50"], "cpu_ms": meter.per_operation_ms(QUERIES + WARM_UP)}
 
 
-async def save_costs(stack: RunningStack) -> dict:
+async def save_costs(stack: RunningStack, saves: int = SAVES) -> dict:
     with CpuMeter(stack.pid) as meter:
-        per_s = await gateway_throughput(stack, SAVES, CLIENTS)
-    return {"per_s": per_s, "cpu_ms": meter.per_operation_ms(SAVES)}
+        per_s = await gateway_throughput(stack, saves, CLIENTS)
+    return {"per_s": per_s, "cpu_ms": meter.per_operation_ms(saves)}
 
 
 async def encoder_pass_ms(stack: RunningStack, passes: int = ENCODER_PASSES) -> float:
@@ -124,9 +125,9 @@ async def encoder_pass_ms(stack: RunningStack, passes: int = ENCODER_PASSES) -> 
     return statistics.median(samples[10:])
 
 
-async def sequential_rates(stack: RunningStack) -> dict[str, float]:
+async def sequential_rates(stack: RunningStack, count: int = 200) -> dict[str, float]:
     async with stack.client() as client:
-        return {wait: (await sequential_saves(client, wait))["per_s"] for wait in WAITS}
+        return {wait: (await sequential_saves(client, wait, count))["per_s"] for wait in WAITS}
 
 
 _FOLDS = (
@@ -169,16 +170,18 @@ async def bus_traffic(stack: RunningStack) -> dict[str, float]:
     return {k: v / TRAFFIC_SAVES for k, v in counts.most_common() if v / TRAFFIC_SAVES >= 0.05}
 
 
-async def run(stack: RunningStack, size: int) -> dict:
+async def run(stack: RunningStack, size: int, *, saves_only: bool = False) -> dict:
     bases = base_sentences(BASES)
     await bulk_load(stack, size, 0, bases, MiniLmEmbedder().embed_sync(bases))
     await wait_for_hnsw_builds(stack.pid)
+    share = 3 if saves_only else 1
+    recall = {"p50_ms": 0.0, "cpu_ms": {}} if saves_only else await recall_costs(stack, bases)
     return {
         "size": size,
-        "recall": await recall_costs(stack, bases),
-        "save": await save_costs(stack),
+        "recall": recall,
+        "save": await save_costs(stack, SAVES // share),
         "encoder_pass_ms": await encoder_pass_ms(stack),
-        "sequential": await sequential_rates(stack),
+        "sequential": await sequential_rates(stack, 200 // share),
         "bus": await bus_traffic(stack),
     }
 
@@ -224,6 +227,8 @@ def render(report: dict) -> str:
 
 
 if __name__ == "__main__":
-    size = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000
+    numbers = [a for a in sys.argv[1:] if a.isdigit()]
+    size = int(numbers[0]) if numbers else 2_000
     with running_stack() as stack:
-        print(asyncio.run(section(stack, size)))
+        report = asyncio.run(run(stack, size, saves_only="--saves-only" in sys.argv))
+        print(render(report))

@@ -162,10 +162,13 @@ class SaveMemory:
         subject = subjects.for_workspace(subjects.SAVE_MEMORY, principal.workspace_id)
         await self._publisher.publish(subject, command, msg_id=command_id)
         linked = await self._link(principal, edges, wait)
-        if future is None or not await self._waiter.wait(future, self._timeout):
+        done = None if future is None else await self._waiter.event(future, self._timeout)
+        if done is None:
             return SaveOutcome(memory, "accepted")
         winner = (
-            None if self._identical is None else await self._identical.winner(memory, command_id)
+            None
+            if self._identical is None
+            else await self._identical.winner(memory, command_id, done)
         )
         if winner is not None:
             return SaveOutcome(winner, "duplicate")  # an identical save raced us and won

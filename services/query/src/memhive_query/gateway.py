@@ -20,6 +20,7 @@ from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
 from memhive_domain.fusion import FusionMethod
+from memhive_domain.ranking import AnswerFit
 from memhive_ports import IdentityProvider, IdentityVerifier
 
 from memhive_query.event_waiter import EventWaiter
@@ -176,6 +177,13 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             fusion=FusionMethod(settings.fusion),
             neighbour_share=settings.neighbour_share,
             time_boost=settings.time_boost,
+            fit=AnswerFit(
+                settings.reply_share,
+                settings.subject_boost,
+                settings.dated_boost,
+                settings.question_penalty,
+            ),
+            follow_top=settings.follow_top,
         ),
         reader=reader,
         forget=AuditedForget(

@@ -1,8 +1,11 @@
 """Thin subscriber: which scopes each memory event changed, handed to the scheduler, and
 which records it changed, dropped from the bulletin's copies first.
 
-MemoryIndexed counts as well as MemorySaved: the bulletin reads a scope's ids from the
-lexical lane, so a scope is only complete once its new memory is indexed there.
+It follows MemoryIndexed, not MemorySaved: the bulletin reads a scope's ids from the
+lexical lane, so a scope is complete only once its new memory is indexed there, and every
+MemorySaved is followed by a MemoryIndexed (or, forgotten meanwhile, a MemoryForgotten).
+One delivery per save instead of two. A MemorySaved delivered by a durable still
+subscribed to it is handled the same way.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ MEMORY_EVENTS = {
     subjects.MEMORY_INDEXED: events_pb2.MemoryIndexed,
     subjects.MEMORY_FORGOTTEN: events_pb2.MemoryForgotten,
 }
-EVENT_SUBJECTS = (*MEMORY_EVENTS, subjects.MEMORIES_LINKED)
+EVENT_SUBJECTS = (subjects.MEMORY_INDEXED, subjects.MEMORY_FORGOTTEN, subjects.MEMORIES_LINKED)
 
 
 class ScopeChangeSubscriber:

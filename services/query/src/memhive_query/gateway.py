@@ -9,6 +9,7 @@ from memhive_adapters.nats.activity_log import JetStreamActivityLog
 from memhive_adapters.nats.audit_log import JetStreamAuditLog
 from memhive_adapters.nats.dead_letters import DeadLetters
 from memhive_adapters.nats.kv_key_value_store import KvKeyValueStore
+from memhive_adapters.nats.publisher import JetStreamPublisher
 from memhive_adapters.nats.revision_log import JetStreamRevisionLog
 from memhive_adapters.nats.token_requests import BusTokenCommands
 from memhive_adapters.oidc.jwks_verifier import JwksVerifier
@@ -122,10 +123,13 @@ async def open_summarizer(infra: Infrastructure) -> Summarizer | None:
 async def build_gateway(infra: Infrastructure) -> Gateway:
     settings = infra.settings.query
     vector, lexical = await infra.lanes()
-    waiter = EventWaiter(infra.nats)
+    waiter = EventWaiter(infra.nats, bus_stalled=infra.nats.liveness.until_stalled)
     timeout = settings.save_wait_timeout_s
     reader = MemoryReader(infra.store, lexical, infra.clock)
-    edge_commands = EdgeCommands(infra.publisher, waiter, timeout)
+    # Writes asked for: refused below the data dir's low-space watermark (507). The audit
+    # trail and recall hits keep `infra.publisher`: the room kept free is for them too.
+    commands = JetStreamPublisher(infra.js, space=infra.space)
+    edge_commands = EdgeCommands(commands, waiter, timeout)
     trail = gateway_trail(JetStreamAuditLog(infra.js), infra.clock)
     conflicts = ConflictCheck(vector, infra.store, settings.conflict_threshold)
     oidc = infra.settings.oidc
@@ -141,7 +145,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         save=AuditedSave(
             SaveMemory(
                 infra.embedder,
-                infra.publisher,
+                commands,
                 waiter,
                 infra.clock,
                 timeout,
@@ -169,9 +173,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             time_boost=settings.time_boost,
         ),
         reader=reader,
-        forget=AuditedForget(
-            ForgetMemory(reader, infra.publisher, waiter, infra.clock, timeout), trail
-        ),
+        forget=AuditedForget(ForgetMemory(reader, commands, waiter, infra.clock, timeout), trail),
         revisions=MemoryRevisions(infra.store, JetStreamRevisionLog(infra.js), infra.clock),
         dead_letters=AuditedDeadLetters(WorkspaceDeadLetters(DeadLetters(infra.js)), trail),
         link=AuditedLink(LinkMemories(infra.store, edge_commands, infra.clock), trail),
@@ -180,12 +182,13 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         products=AuditedProducts(Products(infra.products, infra.clock), trail),
         audit=trail,
         tokens=GatewayTokens(
-            infra.tokens, BusTokenCommands(infra.nats, settings.token_request_timeout_s)
+            infra.tokens,
+            BusTokenCommands(infra.nats, settings.token_request_timeout_s, infra.space),
         ),
         update=AuditedUpdate(
             UpdateMemory(
                 reader,
-                infra.publisher,
+                commands,
                 waiter,
                 infra.clock,
                 timeout,
@@ -194,5 +197,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             ),
             trail,
         ),
-        kv=AuditedKeyValues(KeyValues(KvKeyValueStore(infra.js, infra.clock), infra.clock), trail),
+        kv=AuditedKeyValues(
+            KeyValues(KvKeyValueStore(infra.js, infra.clock, infra.space), infra.clock), trail
+        ),
     )

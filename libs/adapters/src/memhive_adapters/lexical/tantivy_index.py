@@ -11,8 +11,10 @@ import tantivy
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
+from memhive_ports import InsufficientStorage
 from memhive_ports.lanes import LaneHit
 
+from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.lane_conditions import (
     After,
     AnyGroup,
@@ -27,6 +29,8 @@ from memhive_adapters.lane_conditions import (
 )
 from memhive_adapters.lexical.analyzers import ANALYZERS, DEFAULT_ANALYZER, query_analyzer
 
+# How tantivy (Rust's io::ErrorKind) names ENOSPC in the error text tantivy-py raises.
+_STORAGE_FULL = "StorageFull"
 _KEYWORD_FIELDS = ("workspace_id", "scope", "product_id", "kind", "tags")
 _WRITER_HEAP_BYTES = 64_000_000
 # Time conditions name the stored field; this index keeps them as integer microseconds.
@@ -45,10 +49,18 @@ class TantivyLexicalIndex:
     it returns. Reads run in worker threads and may overlap with a write.
     `analyzer` names an entry of `ANALYZERS`; an index must be reopened with the analyzer
     it was built with.
+
+    A commit that fails is rolled back before the error is raised: a tantivy writer whose
+    commit failed (a full disk) silently drops every later commit, even once space is back
+    (measured). On a full disk the error is InsufficientStorage, and with `space` no write
+    starts below the data dir's low-space watermark; the consumer retries either.
     """
 
-    def __init__(self, path: Path, analyzer: str = DEFAULT_ANALYZER) -> None:
+    def __init__(
+        self, path: Path, analyzer: str = DEFAULT_ANALYZER, *, space: FreeSpace | None = None
+    ) -> None:
         self._path = Path(path)
+        self._space = space
         self._analyzer_name = analyzer
         self._analyzer = ANALYZERS[analyzer]()
         self._query_analyzer = query_analyzer(analyzer)
@@ -128,13 +140,21 @@ class TantivyLexicalIndex:
 
     async def _write(self, change: _Change, *args: object) -> None:
         await self._ready()
+        if self._space is not None:
+            self._space.require("the lexical lane took no write")
         async with self._write_lock:
             await asyncio.to_thread(self._commit, change, *args)
 
     def _commit(self, change: _Change, *args: object) -> None:
         assert self._writer is not None and self._index is not None
-        change(self._writer, self._index, *args)
-        self._writer.commit()
+        try:
+            change(self._writer, self._index, *args)
+            self._writer.commit()
+        except ValueError as exc:  # tantivy-py's error for every engine failure
+            self._writer.rollback()
+            if _STORAGE_FULL in str(exc):
+                raise InsufficientStorage(f"the lexical lane could not write: {exc}") from exc
+            raise
         self._index.reload()
 
     @staticmethod

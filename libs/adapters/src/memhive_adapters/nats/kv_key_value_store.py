@@ -41,6 +41,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import APIError, KeyNotFoundError
 from nats.js.kv import KV_DEL, KV_OP, KV_PURGE, KeyValue
 
+from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.nats.unavailable import unavailable_as_port_error
 
 MARKER_TTL_S = 60
@@ -63,8 +64,9 @@ class KvContended(RuntimeError):
 
 
 class KvKeyValueStore:
-    def __init__(self, js: JetStreamContext, clock: Clock) -> None:
-        self._js, self._clock = js, clock
+    def __init__(self, js: JetStreamContext, clock: Clock, space: FreeSpace | None = None) -> None:
+        """`space`: below its low-space watermark no entry is written (InsufficientStorage)."""
+        self._js, self._clock, self._space = js, clock, space
         self._kv: KeyValue | None = None
 
     async def get(self, address: KvAddress) -> KvEntry | None:
@@ -149,6 +151,8 @@ class KvKeyValueStore:
         headers: dict[str, str] | None = None,
     ) -> int | None:
         """The new revision; None when another write landed since `last` was read."""
+        if self._space is not None:
+            self._space.require("the key/value write was not stored")
         expected = {"Nats-Expected-Last-Subject-Sequence": str(last)}
         subject = _PREFIX + _subject_key(address)
         try:

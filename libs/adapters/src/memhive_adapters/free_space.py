@@ -49,10 +49,18 @@ class FreeSpace:
         self._low = False
 
     @property
+    def resume_at(self) -> int:
+        """Free bytes at which writes start again after a low spell."""
+        return self.min_free + max(int(self.min_free * RESUME_MARGIN), MIN_MARGIN_BYTES)
+
+    def has_room(self) -> bool:
+        """At or above `resume_at` now (re-read; the low state and its log are untouched)."""
+        return self._measure(self.path) >= self.resume_at
+
+    @property
     def low(self) -> bool:
         """Below the watermark now (re-read)."""
         free = self._measure(self.path)
-        resume_at = self.min_free + max(int(self.min_free * RESUME_MARGIN), MIN_MARGIN_BYTES)
         if not self._low and free < self.min_free:
             self._low = True
             log.warning(
@@ -60,7 +68,7 @@ class FreeSpace:
                 "(MEMHIVE_STORAGE__MIN_FREE): refusing writes until space is freed",
                 self.path, free, self.min_free,
             )  # fmt: skip
-        elif self._low and free >= resume_at:
+        elif self._low and free >= self.resume_at:
             self._low = False
             log.warning(
                 "disk space is back: %s has %d bytes free; accepting writes", self.path, free

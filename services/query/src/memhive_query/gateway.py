@@ -12,8 +12,7 @@ from memhive_adapters.nats.kv_key_value_store import KvKeyValueStore
 from memhive_adapters.nats.publisher import JetStreamPublisher
 from memhive_adapters.nats.revision_log import JetStreamRevisionLog
 from memhive_adapters.nats.token_requests import BusTokenCommands
-from memhive_adapters.oidc.jwks_verifier import JwksVerifier
-from memhive_adapters.oidc.provider import HttpIdentityProvider
+from memhive_adapters.oidc.identity import oidc_identity
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.llm import build_chat_model, open_shared_spend_guard
@@ -132,14 +131,12 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
     edge_commands = EdgeCommands(commands, waiter, timeout)
     trail = gateway_trail(JetStreamAuditLog(infra.js), infra.clock)
     conflicts = ConflictCheck(vector, infra.store, settings.conflict_threshold)
-    oidc = infra.settings.oidc
-    provider = HttpIdentityProvider(oidc) if oidc.dashboard_sign_in else None
-    identity = JwksVerifier(oidc, provider) if oidc.issuer else None
+    oidc = oidc_identity(infra.settings.oidc)
     return Gateway(
         infra=infra,
-        auth=Authenticator(infra.tokens, infra.clock, identity=identity),
-        identity=identity,
-        identity_provider=provider,
+        auth=Authenticator(infra.tokens, infra.clock, identity=oidc.verifier),
+        identity=oidc.verifier,
+        identity_provider=oidc.provider,
         summarizer=await open_summarizer(infra),
         waiter=waiter,
         save=AuditedSave(

@@ -13,6 +13,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+from memhive_adapters.private_files import PRIVATE_UMASK
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -22,6 +24,7 @@ OPAQUE_VALUE_OPTIONS = ("--token",)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    os.umask(PRIVATE_UMASK)  # what memhive and its children create is its user's alone
     args = _parser().parse_args(attach_opaque_values(sys.argv[1:] if argv is None else argv))
     logging.basicConfig(
         level=os.environ.get("MEMHIVE_LOG_LEVEL", "INFO"),

@@ -60,7 +60,7 @@ async def test_a_server_that_failed_a_write_for_lack_of_space_is_restarted_once_
         await recovery.start()
         try:
             async with asyncio.timeout(30):
-                while (seq := await _publish(js, b"after")) is None:
+                while (seq := await _publish(js, b"after")) is None:  # noqa: ASYNC110
                     await asyncio.sleep(0.2)
             acked.append(seq)
         finally:

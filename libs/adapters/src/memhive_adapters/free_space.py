@@ -70,9 +70,7 @@ class FreeSpace:
             )  # fmt: skip
         elif self._low and free >= self.resume_at:
             self._low = False
-            log.warning(
-                "disk space is back: %s has %d bytes free; accepting writes", self.path, free
-            )
+            log.info("disk space is back: %s has %d bytes free; accepting writes", self.path, free)
         return self._low
 
     def require(self, what: str) -> None:

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from memhive_domain.bulletin_schedule import BulletinSchedule
 from memhive_domain.scopes import ScopeRef
-from memhive_ports import Clock
+from memhive_ports import Clock, RetryLater
 
 from memhive_bulletin.refresher import Refresh
 
@@ -79,16 +79,23 @@ class BulletinScheduler:
         workspace_id, scope = self._scopes[key]
         try:
             outcome = await self._refresh(workspace_id, scope)
+        except RetryLater as exc:  # the bus or its disk, for now: one line
+            log.warning("bulletin %s: refresh failed; will retry: %s", key, exc)
+            self._retry_later(key, started)
+            return
         except Exception:
-            # The scope stays changed: retried after another quiet period.
             log.exception("bulletin %s: refresh failed; will retry", key)
-            self._schedule.mark_rendered(key, started)
-            self._schedule.mark_changed(key, self._clock.now())
+            self._retry_later(key, started)
             return
         self._schedule.mark_rendered(key, started)
         self._expiries.pop(key, None)
         if outcome.next_expiry is not None:
             self._expiries[key] = outcome.next_expiry
+
+    def _retry_later(self, key: str, started: datetime) -> None:
+        """The scope stays changed: retried after another quiet period."""
+        self._schedule.mark_rendered(key, started)
+        self._schedule.mark_changed(key, self._clock.now())
 
     def _mark_expired(self, now: datetime) -> None:
         for key, moment in list(self._expiries.items()):

@@ -48,7 +48,7 @@ class JetStreamPublisher:
 
     async def publish(self, subject: str, message: Message, *, msg_id: str) -> None:
         if self._space is not None:
-            self._space.require(f"{_kind(subject)} was not accepted")
+            self._space.require("the write was not accepted")
         headers = dict(inject_trace({MSG_ID_HEADER: msg_id}))
         payload = encode(message)
         deadline = time.monotonic() + self._budget_s

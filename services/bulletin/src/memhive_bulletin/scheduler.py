@@ -30,6 +30,7 @@ class BulletinScheduler:
         self._expiries: dict[str, datetime] = {}
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     def mark_changed(self, workspace_id: str, scope: ScopeRef) -> None:
         key = _key(workspace_id, scope)
@@ -50,17 +51,23 @@ class BulletinScheduler:
         return len(due)
 
     async def start(self) -> None:
+        self._stopping = False
         self._task = asyncio.create_task(self._run(), name="bulletin-scheduler")
 
     async def stop(self) -> None:
+        """Cancels the loop, and tells it too: a cancellation can be lost on the way (Python
+        3.11's asyncio.wait_for, inside nats-py's requests, drops one that arrives with a
+        result), and the loop would then wait for a change forever."""
         task, self._task = self._task, None
         if task is not None:
+            self._stopping = True
+            self._changed.set()
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             self._changed.clear()
             await self.run_due()
             await self._sleep_until(self.next_wakeup())

@@ -47,7 +47,9 @@ from memhive_adapters.nats.unavailable import unavailable_as_port_error
 MARKER_TTL_S = 60
 MAX_ATTEMPTS = 8  # lost races in a row before giving up (each one is another writer's win)
 WRONG_LAST_SEQUENCE = (10071, 10164)
-FETCH_TIMEOUT_S = 5.0
+# A throwaway reader's messages are there when it is made: a fetch that waits longer than
+# one bus request (bus_client.DEFAULT_REQUEST_TIMEOUT_S) is the bus not answering.
+FETCH_TIMEOUT_S = 2.0
 MAX_SCAN = 1000  # messages one page examines; past that it ends early, with a cursor
 _STREAM = f"KV_{KV_BUCKET}"
 _PREFIX = f"$KV.{KV_BUCKET}."
@@ -94,6 +96,12 @@ class KvKeyValueStore:
         raise KvContended(f"key {address.key!r} contended {MAX_ATTEMPTS} times")
 
     async def list(
+        self, workspace_id: str, node: ScopeRef, after: int | None, limit: int
+    ) -> KvPage:
+        async with unavailable_as_port_error("the key/value entries were not read"):
+            return await self._list(workspace_id, node, after, limit)
+
+    async def _list(
         self, workspace_id: str, node: ScopeRef, after: int | None, limit: int
     ) -> KvPage:
         subject = f"{_PREFIX}{kv_key(workspace_id, _token(node.key), '*')}"

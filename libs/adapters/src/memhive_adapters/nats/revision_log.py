@@ -24,8 +24,12 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
+from memhive_adapters.nats.unavailable import unavailable_as_port_error
+
 FETCH_BATCH = 512
-FETCH_TIMEOUT_S = 5.0
+# A throwaway reader's messages are there when it is made: a fetch that waits longer than
+# one bus request (bus_client.DEFAULT_REQUEST_TIMEOUT_S) is the bus not answering.
+FETCH_TIMEOUT_S = 2.0
 # The server drops a reader's consumer this long after it went quiet (e.g. it crashed).
 INACTIVE_THRESHOLD_S = 60.0
 
@@ -40,6 +44,10 @@ class JetStreamRevisionLog:
         self._js = js
 
     async def changes(self, workspace_id: str, memory_id: str, since: datetime) -> list[Revision]:
+        async with unavailable_as_port_error("the revision history was not read"):
+            return await self._changes(workspace_id, memory_id, since)
+
+    async def _changes(self, workspace_id: str, memory_id: str, since: datetime) -> list[Revision]:
         info = await self._js.add_consumer(LOG_STREAM, config=_reader(workspace_id, since))
         try:
             if not info.num_pending:

@@ -142,6 +142,9 @@ class QuerySettings(BaseModel):
     # A save whose body is at least this cosine-similar to a memory of the same scope is
     # refused with the candidates (409) unless the caller passes force or supersedes.
     conflict_threshold: float = Field(0.85, ge=0, le=1)
+    # POST /v1/import takes a whole file (every other request: 128 KiB): it is parsed and
+    # checked whole before anything is written.
+    import_max_bytes: int = Field(32 * 1024 * 1024, ge=128 * 1024, le=1024 * 1024 * 1024)
 
 
 class BulletinSettings(BaseModel):
@@ -222,6 +225,9 @@ class OidcSettings(BaseModel):
     client_id: str | None = None  # None: the audience
     client_secret: SecretStr | None = None  # None: a public client (PKCE only)
     redirect_url: str | None = None  # None: <this request's origin>/memory/oidc/callback
+    # Without redirect_url, the hosts (any port) whose requests may name themselves as the
+    # way back; a request with another Host header is refused rather than sent off with it.
+    redirect_hosts: list[str] = ["localhost", "127.0.0.1", "::1"]
     scopes: list[str] = ["openid", "profile", "email"]
     display_name: str | None = None  # "Sign in with ..."; None: the issuer's host
     # The discovery document (<issuer>/.well-known/openid-configuration) is kept this long.

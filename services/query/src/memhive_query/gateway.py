@@ -20,13 +20,22 @@ from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
 from memhive_domain.fusion import FusionMethod
-from memhive_ports import IdentityProvider, IdentityVerifier
+from memhive_ports import (
+    Clock,
+    Embedder,
+    EventPublisher,
+    IdentityProvider,
+    IdentityVerifier,
+    MemoryStore,
+)
 
 from memhive_query.event_waiter import EventWaiter
 from memhive_query.use_cases.activity import RecentActivity
 from memhive_query.use_cases.audit import (
     AuditedDeadLetters,
+    AuditedExport,
     AuditedForget,
+    AuditedImport,
     AuditedKeyValues,
     AuditedLink,
     AuditedProducts,
@@ -39,7 +48,9 @@ from memhive_query.use_cases.conflicts import ConflictCheck
 from memhive_query.use_cases.consolidate import ConsolidateMemories, Summarizer
 from memhive_query.use_cases.context import BuildContext
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
+from memhive_query.use_cases.exports import ExportMemories
 from memhive_query.use_cases.identical import IdenticalSaves
+from memhive_query.use_cases.imports import ImportMemories
 from memhive_query.use_cases.key_values import KeyValues
 from memhive_query.use_cases.link import EdgeCommands, EdgeReader, LinkMemories
 from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
@@ -50,6 +61,17 @@ from memhive_query.use_cases.save import SaveMemory
 from memhive_query.use_cases.skills import Skills
 from memhive_query.use_cases.tokens import GatewayTokens
 from memhive_query.use_cases.update import UpdateMemory
+
+
+@dataclass(frozen=True, slots=True)
+class ImportPorts:
+    """An import's restores are writes asked for: they take the guarded command publisher."""
+
+    embedder: Embedder
+    store: MemoryStore
+    publisher: EventPublisher
+    clock: Clock
+
 
 SPEND_CONSUMER = "consolidation"  # the gateway replicas' summaries share one LLM spend bound
 
@@ -73,6 +95,8 @@ class Gateway:
     tokens: GatewayTokens
     update: AuditedUpdate
     kv: AuditedKeyValues
+    imports: AuditedImport
+    export: AuditedExport
     # OIDC: the JWT verifier (API and dashboard) and, for the dashboard's sign-in, the provider.
     identity: IdentityVerifier | None = None
     identity_provider: IdentityProvider | None = None
@@ -132,6 +156,23 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
     trail = gateway_trail(JetStreamAuditLog(infra.js), infra.clock)
     conflicts = ConflictCheck(vector, infra.store, settings.conflict_threshold)
     oidc = oidc_identity(infra.settings.oidc)
+    save = SaveMemory(
+        infra.embedder,
+        commands,
+        waiter,
+        infra.clock,
+        timeout,
+        conflicts=conflicts,
+        edges=edge_commands,
+        identical=IdenticalSaves(infra.store, waiter, lexical),
+        products=infra.products,
+    )
+    key_values = KeyValues(KvKeyValueStore(infra.js, infra.clock, infra.space), infra.clock)
+    ports = ImportPorts(infra.embedder, infra.store, commands, infra.clock)
+    imports = ImportMemories(
+        save, conflicts, edge_commands, key_values, waiter, infra=ports, wait_timeout_s=timeout
+    )
+    export = ExportMemories(reader, infra.store, JetStreamRevisionLog(infra.js), infra.clock)
     return Gateway(
         infra=infra,
         auth=Authenticator(infra.tokens, infra.clock, identity=oidc.verifier),
@@ -139,20 +180,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         identity_provider=oidc.provider,
         summarizer=await open_summarizer(infra),
         waiter=waiter,
-        save=AuditedSave(
-            SaveMemory(
-                infra.embedder,
-                commands,
-                waiter,
-                infra.clock,
-                timeout,
-                conflicts=conflicts,
-                edges=edge_commands,
-                identical=IdenticalSaves(infra.store, waiter, lexical),
-                products=infra.products,
-            ),
-            trail,
-        ),
+        save=AuditedSave(save, trail),
         recall=RecallMemories(
             infra.store,
             vector,
@@ -194,7 +222,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             ),
             trail,
         ),
-        kv=AuditedKeyValues(
-            KeyValues(KvKeyValueStore(infra.js, infra.clock, infra.space), infra.clock), trail
-        ),
+        kv=AuditedKeyValues(key_values, trail),
+        imports=AuditedImport(imports, trail),
+        export=AuditedExport(export, trail),
     )

@@ -115,3 +115,27 @@ async def test_until_stalled_returns_once_a_stall_is_found() -> None:
     async with asyncio.timeout(1):
         await waiting
     await bus.close()
+
+
+async def test_a_closed_connection_sends_no_more_probes() -> None:
+    server = Server()
+    bus = liveness(server)
+    await bus.close()
+    bus.timed_out()
+    assert not bus.suspect and server.probes == 0
+    assert not await bus.answering()
+
+
+async def test_a_cancelled_caller_cancels_its_call() -> None:
+    server = Server()
+    server.stopped = True
+    bus = liveness(server)
+    bus.timed_out()
+    call = asyncio.get_running_loop().create_future()
+    waiting = asyncio.ensure_future(bus.bounded(call))
+    await asyncio.sleep(0)
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert call.cancelled()
+    await bus.close()

@@ -51,7 +51,8 @@ class BusLiveness:
         self._last_answer = float("-inf")
         self._stalled_since: float | None = None
         self._stalled = asyncio.Event()
-        self._probing: asyncio.Task[bool] | None = None
+        self._probing: asyncio.Task[None] | None = None
+        self._closed = False
 
     @property
     def stalled(self) -> bool:
@@ -78,13 +79,18 @@ class BusLiveness:
 
     def timed_out(self) -> None:
         """A request was not answered in time: ask the bus whether it answers at all."""
-        if not self.suspect:
+        if not self.suspect and not self._closed:
             self._probing = asyncio.get_running_loop().create_task(self._until_answered())
 
     async def bounded(self, call: Awaitable[T]) -> T:
         """`call`, ended early with BusStalled if the probe out now finds the bus stalled."""
         running = asyncio.ensure_future(call)
-        if not await self._first_of(running):
+        try:
+            answered = await self._first_of(running)
+        except BaseException:  # the caller was cancelled: so is its call
+            running.cancel()
+            raise
+        if not answered:
             running.cancel()
             raise self.stalled_error()
         return running.result()
@@ -93,16 +99,18 @@ class BusLiveness:
         await self._stalled.wait()
 
     async def answering(self) -> bool:
-        if self.stalled:
+        if self.stalled or self._closed:
             return False
         if self._clock() - self._last_answer < self._fresh_s:
             return True
-        self.timed_out()  # not a timeout, but the same question
+        self.timed_out()  # the same question as after a timeout
         assert self._probing is not None
         await self._first_of(self._probing)
         return not self.stalled
 
     async def close(self) -> None:
+        """No more probes (the connection is closing)."""
+        self._closed = True
         probing, self._probing = self._probing, None
         if probing is not None:
             probing.cancel()

@@ -7,8 +7,6 @@ acknowledged save is readable and recallable exactly once."""
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +21,7 @@ from tests.e2e.acknowledged import assert_kept_exactly_once
 from tests.e2e.process import TOKEN, MemhiveProcess, client
 from tests.e2e.test_embedded_stack import _free_port
 from tests.e2e.workload import Answer, Workload
+from tests.stalls import stopped as stalled
 
 STALL_S = 12.0
 BOUND_S = 5.0  # issue 24: a clear answer within 5 s
@@ -92,14 +91,10 @@ def test_a_stalled_bus_answers_503_within_5_s_readiness_follows_and_nothing_is_l
         with Workload(memhive.url, "Stall") as load:
             load.wait_for_acks(10)
             token = fresh_token(memhive.url)
-            os.kill(server, signal.SIGSTOP)
-            stopped = time.monotonic()
-            try:
+            with stalled(server) as stopped:
                 unready_after = seconds_until(lambda: readyz(memhive.url) == 503, 2 * BOUND_S)
                 refused, said = asyncio.run(mcp_recall(memhive.url, token))
                 time.sleep(max(0.0, stopped + STALL_S - time.monotonic()))
-            finally:
-                os.kill(server, signal.SIGCONT)
             resumed = time.monotonic()
             ready_after = seconds_until(lambda: readyz(memhive.url) == 200, 2 * BOUND_S)
             before = len(load.acked)

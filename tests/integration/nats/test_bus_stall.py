@@ -5,8 +5,6 @@ once while the bus stays stalled; readiness says so, and both recover after SIGC
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -26,6 +24,7 @@ from memhive_contracts import subjects
 from memhive_ports import BusUnavailable
 
 from tests.integration.conftest import free_port
+from tests.stalls import stopped
 
 REQUEST_TIMEOUT_S = 1.0
 # One request timeout, then the probe's deadline; the rest is a loaded machine's slack.
@@ -47,20 +46,10 @@ async def client(server: EmbeddedNatsServer) -> AsyncIterator[BusClient]:
     await nc.close()
 
 
-class Stopped:
-    """SIGSTOP for the length of the block (SIGCONT whatever happens)."""
-
-    def __init__(self, server: EmbeddedNatsServer) -> None:
-        pid = read_pid(server.store_dir / PID_FILE)
-        assert pid is not None
-        self.pid = pid
-
-    def __enter__(self) -> Stopped:
-        os.kill(self.pid, signal.SIGSTOP)
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        os.kill(self.pid, signal.SIGCONT)
+def _server_pid(server: EmbeddedNatsServer) -> int:
+    pid = read_pid(server.store_dir / PID_FILE)
+    assert pid is not None
+    return pid
 
 
 async def _calls(nc: BusClient):
@@ -88,7 +77,7 @@ async def test_a_stalled_bus_is_unavailable_within_a_timeout_then_at_once(
     server: EmbeddedNatsServer, client: BusClient
 ) -> None:
     calls = await _calls(client)
-    with Stopped(server):
+    with stopped(_server_pid(server)):
         first = await asyncio.gather(*(_seconds_to_fail(c) for c in calls.values()))
         assert max(first) < FIRST_ANSWER_WITHIN_S, dict(zip(calls, first, strict=True))
         assert not await client.liveness.answering()
@@ -105,7 +94,7 @@ async def test_readiness_flips_both_ways_with_no_other_traffic(
     server: EmbeddedNatsServer, client: BusClient
 ) -> None:
     assert await client.liveness.answering()
-    with Stopped(server):
+    with stopped(_server_pid(server)):
         async with asyncio.timeout(FIRST_ANSWER_WITHIN_S):
             while await client.liveness.answering():  # noqa: ASYNC110 - a probe each turn
                 await asyncio.sleep(0.2)

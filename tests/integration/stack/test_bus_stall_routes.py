@@ -5,9 +5,7 @@ session's shares the session's server, which must keep answering the other tests
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import signal
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -20,6 +18,7 @@ from memhive_domain.principals import Principal, Role
 
 from tests.integration.conftest import free_port
 from tests.integration.stack.conftest import Stack, running_stack
+from tests.stalls import stopped
 
 BOUND_S = 5.0
 READINESS = ("GET", "/readyz")
@@ -78,20 +77,14 @@ async def test_every_route_answers_within_5_s_and_never_500_while_the_bus_is_sta
         assert set(routes) >= NEEDS_THE_BUS
         pid = read_pid(tmp_path / "nats" / PID_FILE)
         assert pid is not None
-        os.kill(pid, signal.SIGSTOP)
-        try:
-            answers = {}
+        answers = {}
+        with stopped(pid):
             for method, path in routes:
                 started = time.monotonic()
-                answer = await asyncio.wait_for(
-                    http.request(
-                        method, concrete(path, saved.json()["id"]), json=BODIES.get((method, path))
-                    ),  # fmt: skip
-                    2 * BOUND_S,
-                )
+                target = concrete(path, saved.json()["id"])
+                asked = http.request(method, target, json=BODIES.get((method, path)))
+                answer = await asyncio.wait_for(asked, 2 * BOUND_S)
                 answers[method, path] = (answer, time.monotonic() - started)
-        finally:
-            os.kill(pid, signal.SIGCONT)
 
     statuses = {route: answer.status_code for route, (answer, _) in answers.items()}
     assert {route: round(s, 2) for route, (_, s) in answers.items() if s > BOUND_S} == {}

@@ -40,7 +40,7 @@ async def until(condition, timeout_s: float = 2.0) -> None:
 async def test_a_timeout_on_an_answering_bus_changes_nothing() -> None:
     server = Server()
     bus = liveness(server)
-    bus.timed_out()
+    bus.unanswered()
     await until(lambda: not bus.suspect)
     assert server.probes == 1 and not bus.stalled
     bus.raise_if_stalled()
@@ -50,7 +50,7 @@ async def test_a_stalled_bus_refuses_at_once_until_a_probe_is_answered() -> None
     server = Server()
     bus = liveness(server)
     server.stopped = True
-    bus.timed_out()
+    bus.unanswered()
     await until(lambda: bus.stalled)
     with pytest.raises(BusStalled, match="the bus has not answered for") as refused:
         bus.raise_if_stalled()
@@ -67,7 +67,7 @@ async def test_a_call_made_while_the_probe_is_out_ends_when_it_finds_a_stall() -
     server = Server()
     bus = liveness(server)
     server.stopped = True
-    bus.timed_out()
+    bus.unanswered()
     assert bus.suspect
     never_answered = asyncio.get_running_loop().create_future()
     with pytest.raises(BusStalled):
@@ -79,7 +79,7 @@ async def test_a_call_made_while_the_probe_is_out_ends_when_it_finds_a_stall() -
 async def test_a_call_made_while_the_probe_is_out_completes_when_the_bus_answers() -> None:
     server = Server()
     bus = liveness(server)
-    bus.timed_out()
+    bus.unanswered()
     assert await bus.bounded(asyncio.sleep(DEADLINE_S * 2, result="answer")) == "answer"
 
 
@@ -111,7 +111,7 @@ async def test_until_stalled_returns_once_a_stall_is_found() -> None:
     await asyncio.sleep(0)
     assert not waiting.done()
     server.stopped = True
-    bus.timed_out()
+    bus.unanswered()
     async with asyncio.timeout(1):
         await waiting
     await bus.close()
@@ -121,7 +121,7 @@ async def test_a_closed_connection_sends_no_more_probes() -> None:
     server = Server()
     bus = liveness(server)
     await bus.close()
-    bus.timed_out()
+    bus.unanswered()
     assert not bus.suspect and server.probes == 0
     assert not await bus.answering()
 
@@ -130,7 +130,7 @@ async def test_a_cancelled_caller_cancels_its_call() -> None:
     server = Server()
     server.stopped = True
     bus = liveness(server)
-    bus.timed_out()
+    bus.unanswered()
     call = asyncio.get_running_loop().create_future()
     waiting = asyncio.ensure_future(bus.bounded(call))
     await asyncio.sleep(0)

@@ -21,9 +21,9 @@ class NatsSettings(BaseModel):
     replicas: int = Field(1, ge=1, le=5)
     connect_timeout_s: float = 5.0
     # How long one request to the bus (a record read, a JetStream call, a publish's ack)
-    # may take. Past it the bus is asked whether it answers at all; a bus that does not is
-    # "unavailable" (503 with Retry-After) until it answers again.
-    request_timeout_s: float = Field(2.0, gt=0, le=30)
+    # may take. One unanswered for a second asks the bus whether it answers at all; a bus
+    # that does not is "unavailable" (503 with Retry-After) until it answers again.
+    request_timeout_s: float = Field(4.0, gt=0, le=30)
     # Declare streams and buckets at start (needs the admin user). Services with
     # least-privilege users only check them: `memhive declare-streams` declares them.
     declare_streams: bool = True

@@ -8,15 +8,19 @@ the one place where bus failures are mapped (`unavailable.py`):
   space" answers JetStreamUnavailable / JetStreamOutOfStorage: each is both the port's
   error (BusUnavailable, InsufficientStorage) and the nats-py error it replaces, so
   nats-py's own handling and ours keep working, and entry points answer 503 / 507;
-- a timeout also asks the bus whether it answers at all (`bus_liveness.py`): while it does
-  not, requests fail at once instead of each waiting its timeout.
+- a request unanswered for `SLOW_S` (1 s) asks the bus whether it answers at all
+  (`bus_liveness.py`): while it does not, requests fail at once instead of each waiting its
+  timeout, and those waiting on the question end with its answer.
 
-A request without a timeout waits `request_timeout_s` (MEMHIVE_NATS__REQUEST_TIMEOUT_S),
-and JetStream calls default to it too.
+A request without a timeout waits `request_timeout_s` (MEMHIVE_NATS__REQUEST_TIMEOUT_S,
+4 s), and JetStream calls default to it too. A slow bus (a loaded machine) keeps its time:
+only one that does not answer the probe is unavailable.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Coroutine
 from typing import Any
 
 from memhive_contracts.streams import LOG_STREAM
@@ -28,7 +32,7 @@ from nats.js import JetStreamContext
 from nats.js.api import DEFAULT_PREFIX
 from nats.js.errors import APIError, NoStreamResponseError
 
-from memhive_adapters.nats.bus_liveness import BusLiveness
+from memhive_adapters.nats.bus_liveness import SLOW_S, BusLiveness
 from memhive_adapters.nats.unavailable import (
     BusNoResponders,
     BusStalled,
@@ -37,7 +41,7 @@ from memhive_adapters.nats.unavailable import (
     raise_refined,
 )
 
-DEFAULT_REQUEST_TIMEOUT_S = 2.0
+DEFAULT_REQUEST_TIMEOUT_S = 4.0
 # Answered by the log stream's leader, and every bus user may ask it (bus_permissions).
 PROBE_SUBJECT = f"{DEFAULT_PREFIX}.STREAM.INFO.{LOG_STREAM}"
 
@@ -60,17 +64,25 @@ class BusClient(Client):
         self.liveness.raise_if_stalled()
         call = super().request(subject, payload, timeout, old_style, headers)
         try:
-            # While a probe is out, its verdict may end this request early.
-            reply = await (self.liveness.bounded(call) if self.liveness.suspect else call)
+            reply = await self._answer(call)
         except BusStalled:
             raise
         except NatsTimeout as exc:
-            self.liveness.timed_out()
+            self.liveness.unanswered()
             raise BusTimeout(f"the bus did not answer within {timeout:g} s") from exc
         except NoRespondersError as exc:
             raise BusNoResponders(f"nobody answers on the bus for {_kind(subject)}") from exc
         self.liveness.answered()
         return reply
+
+    async def _answer(self, call: Coroutine[Any, Any, Msg]) -> Msg:
+        if self.liveness.suspect:  # a probe is out: its verdict may end this request early
+            return await self.liveness.bounded(call)
+        slow = asyncio.get_running_loop().call_later(SLOW_S, self.liveness.unanswered)
+        try:
+            return await call
+        finally:
+            slow.cancel()
 
     def jetstream(self, **opts: Any) -> BusJetStream:
         opts.setdefault("timeout", self.request_timeout_s)

@@ -4,9 +4,10 @@ A connection that is open but not answering (the server stopped with SIGSTOP, it
 hung, a network that drops packets) looks healthy to nats-py until its pings go unanswered,
 minutes later; each request then waits its whole timeout, one after the other. So:
 
-- A request that times out makes the bus *suspect*: one probe is sent (a request the server
-  answers itself) with a short deadline. While it is out, new requests also end when it
-  fails.
+- A request still unanswered after `SLOW_S` (or one that timed out) makes the bus
+  *suspect*: one probe is sent (a request the server answers itself) with a short deadline.
+  While it is out, new requests also end when it fails. A bus that is only slow answers the
+  probe, and its requests go on to their own timeout.
 - No answer to the probe: the bus is *stalled*. Every request fails at once (BusStalled)
   and a probe goes out every `interval_s` until one is answered; the first answer ends it.
 - `answering()` (readiness) is False while stalled; otherwise it sends a probe unless a
@@ -28,7 +29,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-PROBE_DEADLINE_S = 1.0
+SLOW_S = 1.0
+PROBE_DEADLINE_S = 2.0
 PROBE_INTERVAL_S = 0.5
 FRESH_S = 1.0
 
@@ -77,8 +79,8 @@ class BusLiveness:
             f"every {self._interval_s:g} s)"
         )
 
-    def timed_out(self) -> None:
-        """A request was not answered in time: ask the bus whether it answers at all."""
+    def unanswered(self) -> None:
+        """A request is slow to be answered: ask the bus whether it answers at all."""
         if not self.suspect and not self._closed:
             self._probing = asyncio.get_running_loop().create_task(self._until_answered())
 
@@ -103,7 +105,7 @@ class BusLiveness:
             return False
         if self._clock() - self._last_answer < self._fresh_s:
             return True
-        self.timed_out()  # the same question as after a timeout
+        self.unanswered()  # the same question
         assert self._probing is not None
         await self._first_of(self._probing)
         return not self.stalled

@@ -47,8 +47,8 @@ from memhive_adapters.nats.unavailable import unavailable_as_port_error
 MARKER_TTL_S = 60
 MAX_ATTEMPTS = 8  # lost races in a row before giving up (each one is another writer's win)
 WRONG_LAST_SEQUENCE = (10071, 10164)
-# A throwaway reader's messages are there when it is made: a fetch that waits longer than
-# one bus request (bus_client.DEFAULT_REQUEST_TIMEOUT_S) is the bus not answering.
+# A throwaway reader's messages are there when it is made: waiting longer for them is a
+# bus that does not answer (bus_liveness: slow after 1 s, then a probe), not a slow one.
 FETCH_TIMEOUT_S = 2.0
 MAX_SCAN = 1000  # messages one page examines; past that it ends early, with a cursor
 _STREAM = f"KV_{KV_BUCKET}"

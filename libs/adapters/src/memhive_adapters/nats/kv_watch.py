@@ -8,7 +8,7 @@ from nats.js.kv import KV_DEL, KV_PURGE, KeyValue
 
 from memhive_adapters.nats.unavailable import unavailable_as_port_error
 
-# As long as one bus request may take (bus_client.DEFAULT_REQUEST_TIMEOUT_S).
+# The current entries come at once; waiting longer is a bus that does not answer.
 SNAPSHOT_TIMEOUT_S = 2.0
 
 

@@ -23,8 +23,8 @@ from memhive_adapters.nats.unavailable import unavailable_as_port_error
 FIRST_WINDOW = 256
 MAX_WINDOW = 16_384
 FETCH_BATCH = 256
-# A throwaway reader's messages are there when it is made: a fetch that waits longer than
-# one bus request (bus_client.DEFAULT_REQUEST_TIMEOUT_S) is the bus not answering.
+# A throwaway reader's messages are there when it is made: waiting longer for them is a
+# bus that does not answer (bus_liveness: slow after 1 s, then a probe), not a slow one.
 FETCH_TIMEOUT_S = 2.0
 INACTIVE_THRESHOLD_S = 60.0
 

@@ -28,8 +28,8 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from memhive_adapters.nats.unavailable import unavailable_as_port_error
 
 FETCH_BATCH = 512
-# A throwaway reader's messages are there when it is made: a fetch that waits longer than
-# one bus request (bus_client.DEFAULT_REQUEST_TIMEOUT_S) is the bus not answering.
+# A throwaway reader's messages are there when it is made: waiting longer for them is a
+# bus that does not answer (bus_liveness: slow after 1 s, then a probe), not a slow one.
 FETCH_TIMEOUT_S = 2.0
 # The server drops a reader's consumer this long after it went quiet (e.g. it crashed).
 INACTIVE_THRESHOLD_S = 60.0

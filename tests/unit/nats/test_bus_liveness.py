@@ -139,3 +139,17 @@ async def test_a_cancelled_caller_cancels_its_call() -> None:
         await waiting
     assert call.cancelled()
     await bus.close()
+
+
+async def test_a_request_unanswered_for_slow_s_asks_the_bus_and_an_answered_one_does_not() -> None:
+    server = Server()
+    bus = BusLiveness(server.probe, deadline_s=DEADLINE_S, interval_s=INTERVAL_S, slow_s=0.05)
+    quick = bus.sent()
+    bus.settled(quick)
+    await asyncio.sleep(0.1)
+    assert server.probes == 0
+    bus.sent()  # never answered
+    await until(lambda: server.probes == 1)
+    server.stopped = True
+    await until(lambda: bus.stalled)  # the watch keeps asking while it is unanswered
+    await bus.close()

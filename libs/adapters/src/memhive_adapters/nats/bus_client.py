@@ -19,7 +19,6 @@ only one that does not answer the probe is unavailable.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Coroutine
 from typing import Any
 
@@ -32,7 +31,7 @@ from nats.js import JetStreamContext
 from nats.js.api import DEFAULT_PREFIX
 from nats.js.errors import APIError, NoStreamResponseError
 
-from memhive_adapters.nats.bus_liveness import SLOW_S, BusLiveness
+from memhive_adapters.nats.bus_liveness import BusLiveness
 from memhive_adapters.nats.unavailable import (
     BusNoResponders,
     BusStalled,
@@ -78,11 +77,11 @@ class BusClient(Client):
     async def _answer(self, call: Coroutine[Any, Any, Msg]) -> Msg:
         if self.liveness.suspect:  # a probe is out: its verdict may end this request early
             return await self.liveness.bounded(call)
-        slow = asyncio.get_running_loop().call_later(SLOW_S, self.liveness.unanswered)
+        request = self.liveness.sent()  # one unanswered for SLOW_S makes the bus suspect
         try:
             return await call
         finally:
-            slow.cancel()
+            self.liveness.settled(request)
 
     def jetstream(self, **opts: Any) -> BusJetStream:
         opts.setdefault("timeout", self.request_timeout_s)

@@ -5,7 +5,7 @@ from memhive_ports.audit import AuditLog, AuditPage
 from memhive_ports.clock import Clock
 from memhive_ports.embedder import Embedder
 from memhive_ports.faults import BusUnavailable, InsufficientStorage, RetryLater
-from memhive_ports.health import HealthProbe
+from memhive_ports.health import HealthProbe, ServiceProcesses
 from memhive_ports.identity import (
     CodeRefused,
     IdentityProvider,
@@ -41,6 +41,7 @@ __all__ = [
     "IdentityVerifier",
     "ProviderEndpoints",
     "ProviderUnavailable",
+    "ServiceProcesses",
     "SignInRejected",
     "EventPublisher",
     "JsonChat",

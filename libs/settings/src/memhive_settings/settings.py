@@ -69,6 +69,11 @@ class LexicalSettings(BaseModel):
     password: SecretStr | None = None
     verify_certs: bool = True
     index: str = "memhive-memories"
+    # tantivy commits in groups (a commit costs ~11 ms of CPU however much it holds): at
+    # most this long after a write, or once this many writes wait. Writes are searchable at
+    # once either way; the embed service acknowledges its events once they are committed.
+    commit_interval_s: float = Field(0.5, ge=0, le=30)
+    commit_max_writes: int = Field(500, ge=1, le=100_000)
 
 
 class EmbeddingSettings(BaseModel):
@@ -139,6 +144,17 @@ class QuerySettings(BaseModel):
     neighbour_share: float = Field(0.5, ge=0, le=2)
     # A memory that happened within a time the query names scores (1 + this) x; 0: off.
     time_boost: float = Field(2.0, ge=0, le=10)
+    # How a memory fits the question (issue 27, docs/architecture.md "Recall"); 0 turns
+    # each off: a question's reply gains this share of the question's score; a memory
+    # about a person the query names, and one stating a time for a "when" question,
+    # score (1 + boost) x; a memory that asks a question, (1 - penalty) x.
+    reply_share: float = Field(0.7, ge=0, le=2)
+    subject_boost: float = Field(0.5, ge=0, le=10)
+    dated_boost: float = Field(1.0, ge=0, le=10)
+    question_penalty: float = Field(0.3, ge=0, lt=1)
+    # The names the best this many hits mention are searched once more in the BM25 lane
+    # (domain/following.py, multi-hop questions); 0: never.
+    follow_top: int = Field(3, ge=0, le=10)
     # A save whose body is at least this cosine-similar to a memory of the same scope is
     # refused with the candidates (409) unless the caller passes force or supersedes.
     conflict_threshold: float = Field(0.85, ge=0, le=1)
@@ -192,8 +208,10 @@ class LinkClassifierSettings(BaseModel):
     """The link classifier: proposes edges between a new memory and its nearest neighbours."""
 
     neighbours: int = Field(5, ge=1, le=50)
-    # Without an LLM only near-duplicates (cosine at or above this) are linked, as related_to.
-    fallback_threshold: float = Field(0.92, ge=0, le=1)
+    # Near-duplicates (cosine at or above this) are linked as related_to, with an LLM or
+    # without one (then nothing else is). None: the save's query.conflict_threshold, so
+    # what a save waiting for `indexed` would refuse (409) is linked when it is saved anyway.
+    fallback_threshold: float | None = Field(None, ge=0, le=1)
     batch_size: int = Field(8, ge=1, le=1000)
     max_deliveries: int = Field(5, ge=1)
 

@@ -20,6 +20,7 @@ from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
 from memhive_domain.fusion import FusionMethod
+from memhive_domain.ranking import AnswerFit
 from memhive_ports import (
     Clock,
     Embedder,
@@ -58,6 +59,7 @@ from memhive_query.use_cases.products import Products
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
 from memhive_query.use_cases.revisions import MemoryRevisions
 from memhive_query.use_cases.save import SaveMemory
+from memhive_query.use_cases.scopes import ScopesOfPrincipal
 from memhive_query.use_cases.skills import Skills
 from memhive_query.use_cases.tokens import GatewayTokens
 from memhive_query.use_cases.update import UpdateMemory
@@ -91,6 +93,7 @@ class Gateway:
     edges: EdgeReader
     bulletin: ReadBulletin
     products: AuditedProducts
+    scopes: ScopesOfPrincipal
     audit: AuditTrail
     tokens: GatewayTokens
     update: AuditedUpdate
@@ -196,6 +199,13 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             fusion=FusionMethod(settings.fusion),
             neighbour_share=settings.neighbour_share,
             time_boost=settings.time_boost,
+            fit=AnswerFit(
+                settings.reply_share,
+                settings.subject_boost,
+                settings.dated_boost,
+                settings.question_penalty,
+            ),
+            follow_top=settings.follow_top,
         ),
         reader=reader,
         forget=AuditedForget(ForgetMemory(reader, commands, waiter, infra.clock, timeout), trail),
@@ -205,6 +215,9 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         edges=EdgeReader(infra.store, infra.clock),
         bulletin=ReadBulletin(await open_scope_bulletins(infra)),
         products=AuditedProducts(Products(infra.products, infra.clock), trail),
+        scopes=ScopesOfPrincipal(
+            Products(infra.products, infra.clock), lexical, infra.store, infra.clock
+        ),
         audit=trail,
         tokens=GatewayTokens(
             infra.tokens,

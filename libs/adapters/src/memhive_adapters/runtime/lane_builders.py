@@ -104,4 +104,9 @@ def build_lexical_index(
         )
     from memhive_adapters.lexical.tantivy_index import TantivyLexicalIndex
 
-    return TantivyLexicalIndex(lexical_dir_of(settings, generation), space=space)
+    return TantivyLexicalIndex(
+        lexical_dir_of(settings, generation),
+        commit_interval_s=lexical.commit_interval_s,
+        commit_max_writes=lexical.commit_max_writes,
+        space=space,
+    )

@@ -367,6 +367,7 @@ class FakeBulletinStore:
 
     def __init__(self) -> None:
         self.held: dict[tuple[str, str, Audience], Bulletin] = {}
+        self.refusing: Exception | None = None  # set: every put raises it
 
     async def get(self, workspace_id: str, scope: ScopeRef, audience: Audience) -> Bulletin | None:
         return self.held.get((workspace_id, scope.key, audience))
@@ -374,6 +375,8 @@ class FakeBulletinStore:
     async def put(
         self, workspace_id: str, scope: ScopeRef, audience: Audience, bulletin: Bulletin
     ) -> None:
+        if self.refusing is not None:
+            raise self.refusing
         self.held[(workspace_id, scope.key, audience)] = bulletin
 
 

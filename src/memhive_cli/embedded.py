@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from contextlib import AsyncExitStack
 
+from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.nats.credentials import bus_dir
 from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
 from memhive_adapters.nats.embedded_server import EmbeddedNatsServer
+from memhive_adapters.nats.write_recovery import WriteRecovery
 from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_contracts.bus_permissions import QUERY
@@ -65,6 +67,10 @@ async def _start_nats(settings: MemhiveSettings, stack: AsyncExitStack) -> None:
     )
     await server.start()
     stack.push_async_callback(server.stop)
+    # After a full disk, the server writes again only once restarted: done when space is back.
+    recovery = WriteRecovery(server, FreeSpace(settings.data_dir, int(settings.storage.min_free)))
+    await recovery.start()
+    stack.push_async_callback(recovery.stop)
 
 
 async def _start_background(infra: Infrastructure, stack: AsyncExitStack) -> list[ServiceProcess]:

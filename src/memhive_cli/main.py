@@ -13,6 +13,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+from memhive_adapters.private_files import PRIVATE_UMASK
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -23,6 +25,7 @@ VERBOSE = "--verbose"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    os.umask(PRIVATE_UMASK)  # what memhive and its children create is its user's alone
     given = attach_opaque_values(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(verbose_first(given))
     logging.basicConfig(

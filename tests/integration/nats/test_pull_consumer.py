@@ -12,6 +12,7 @@ from memhive_adapters.nats.consumer import PullConsumer
 from memhive_adapters.nats.dead_letters import DeadLetters
 from memhive_contracts import streams
 from memhive_contracts.codec import decode
+from memhive_ports import BusUnavailable, InsufficientStorage
 from memhive_ports.poison import Poison
 from memhive_telemetry.logs import JsonLogFormatter
 from nats.aio.msg import Msg
@@ -144,6 +145,29 @@ async def test_a_message_failing_every_delivery_is_dead_lettered_at_the_limit(
     [letter] = await DeadLetters(js).list(consumer=durable)
     assert letter.deliveries == 3
     assert letter.reason == "gave up after 3 deliveries: RuntimeError: always down"
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [BusUnavailable("the bus did not answer"), InsufficientStorage("the disk is nearly full")],
+)
+async def test_a_fault_that_heals_by_itself_is_retried_past_the_limit_never_dead_lettered(
+    js: JetStreamContext, running, durable: str, subject: str, fault: Exception
+) -> None:
+    """A stalled bus or a full disk can outlast any number of deliveries: the message waits
+    it out instead of landing in the dead letters (where nobody would apply it)."""
+
+    def until_healed(msg: Msg) -> Exception | None:
+        return fault if msg.metadata.num_delivered <= 4 else None
+
+    handler = ScriptedHandler(fail=until_healed)
+    await running(durable, [subject], handler, max_deliveries=2, backoff_s=FAST_BACKOFF)
+    await publish_all(js, subject, [b"waits"])
+    await drained(js, durable)
+
+    assert handler.handled == [b"waits"]
+    assert len(handler.calls) == 5
+    assert await DeadLetters(js).list(consumer=durable) == []
 
 
 async def test_a_failed_batch_is_retried_one_message_at_a_time(

@@ -34,14 +34,20 @@ def spans(stack: Stack) -> Iterator[InMemorySpanExporter]:
     exporter.shutdown()  # the provider keeps the processor; it exports nowhere from now on
 
 
-async def test_liveness_and_readiness_report_bus_lanes_and_model(stack: Stack) -> None:
+async def test_liveness_and_readiness_report_bus_disk_lanes_and_model(stack: Stack) -> None:
     async with stack.client(None) as anonymous:
         live = await anonymous.get("/healthz")
         ready = await anonymous.get("/readyz")
 
     assert live.status_code == 200
     assert ready.status_code == 200
-    assert ready.json() == {"status": "ready", "nats": True, "lanes": True, "model": True}
+    assert ready.json() == {
+        "status": "ready",
+        "nats": True,
+        "disk": True,
+        "lanes": True,
+        "model": True,
+    }
 
 
 async def test_metrics_count_saves_recalls_lag_lanes_and_dead_letters(

@@ -177,3 +177,31 @@ async def test_the_first_cause_stays_the_parent_past_the_bound(scheduler, clock,
         scheduler.mark_changed("ws", GLOBAL, [cause(n)])
     await run_for(scheduler, clock, 3)
     assert refresh.traces == [1]
+
+
+async def test_stopping_during_a_refresh_that_swallows_the_cancellation_still_stops(
+    clock, refresh
+) -> None:
+    """Python 3.11's asyncio.wait_for (nats-py's requests use it) returns a result that
+    arrived in the same tick as a cancellation and drops the cancellation: the refresh then
+    goes on as if never cancelled. stop() must end the loop all the same; it held the test
+    stack's shutdown for minutes after a stalled bus."""
+    release = asyncio.Event()
+
+    async def swallowing(workspace_id: str, scope: ScopeRef) -> Refresh:
+        try:
+            await release.wait()
+        except asyncio.CancelledError:
+            asyncio.current_task().uncancel()  # as wait_for's bug leaves it
+        return Refresh(True, None)
+
+    schedule = BulletinSchedule(timedelta(seconds=0.01), timedelta(seconds=0.02))
+    scheduler = BulletinScheduler(swallowing, schedule, clock)
+    await scheduler.start()
+    scheduler.mark_changed("ws", GLOBAL)
+    clock.advance(1)
+    scheduler.mark_changed("ws", GLOBAL)  # due now: the loop is in the refresh
+    await asyncio.sleep(0.05)
+    stopping = asyncio.create_task(scheduler.stop())
+    done, _ = await asyncio.wait({stopping}, timeout=1)
+    assert stopping in done, "stop() hung"

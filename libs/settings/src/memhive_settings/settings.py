@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, ByteSize, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -20,6 +20,10 @@ class NatsSettings(BaseModel):
     embedded: bool = True
     replicas: int = Field(1, ge=1, le=5)
     connect_timeout_s: float = 5.0
+    # How long one request to the bus (a record read, a JetStream call, a publish's ack)
+    # may take. One unanswered for a second asks the bus whether it answers at all; a bus
+    # that does not is "unavailable" (503 with Retry-After) until it answers again.
+    request_timeout_s: float = Field(4.0, gt=0, le=30)
     # Declare streams and buckets at start (needs the admin user). Services with
     # least-privilege users only check them: `memhive declare-streams` declares them.
     declare_streams: bool = True
@@ -35,6 +39,17 @@ class NatsSettings(BaseModel):
     tls_ca_file: Path | None = None
     tls_cert_file: Path | None = None
     tls_key_file: Path | None = None
+
+
+class StorageSettings(BaseModel):
+    """The data dir's disk (embedded bus and lanes): below `min_free` free bytes the
+    gateway refuses writes (507) and the lanes take no index writes, so what is stored
+    never meets a full disk; both resume by themselves once space is freed."""
+
+    min_free: ByteSize = Field(
+        ByteSize(256 * 2**20),
+        description="the low-space watermark, e.g. 256MiB or 2GB; 0 turns it off",
+    )
 
 
 class VectorSettings(BaseModel):
@@ -276,6 +291,7 @@ class MemhiveSettings(BaseSettings):
     run_services: list[str] | None = None
 
     nats: NatsSettings = NatsSettings()
+    storage: StorageSettings = StorageSettings()
     vector: VectorSettings = VectorSettings()
     lexical: LexicalSettings = LexicalSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()

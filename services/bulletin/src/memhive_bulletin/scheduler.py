@@ -17,7 +17,7 @@ from datetime import datetime
 
 from memhive_domain.bulletin_schedule import BulletinSchedule
 from memhive_domain.scopes import ScopeRef
-from memhive_ports import Clock
+from memhive_ports import Clock, RetryLater
 from memhive_telemetry.propagation import TraceCause, span_caused_by
 
 from memhive_bulletin.refresher import Refresh
@@ -38,6 +38,7 @@ class BulletinScheduler:
         self._causes: dict[str, list[TraceCause]] = {}
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     def mark_changed(
         self, workspace_id: str, scope: ScopeRef, causes: Sequence[TraceCause] = ()
@@ -63,17 +64,23 @@ class BulletinScheduler:
         return len(due)
 
     async def start(self) -> None:
+        self._stopping = False
         self._task = asyncio.create_task(self._run(), name="bulletin-scheduler")
 
     async def stop(self) -> None:
+        """Cancels the loop, and tells it too: a cancellation can be lost on the way (Python
+        3.11's asyncio.wait_for, inside nats-py's requests, drops one that arrives with a
+        result), and the loop would then wait for a change forever."""
         task, self._task = self._task, None
         if task is not None:
+            self._stopping = True
+            self._changed.set()
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             self._changed.clear()
             await self.run_due()
             await self._sleep_until(self.next_wakeup())
@@ -95,17 +102,24 @@ class BulletinScheduler:
             with span_caused_by("bulletin refresh", causes, source=__name__,
                                 attributes={"memhive.scope": key}):  # fmt: skip
                 outcome = await self._refresh(workspace_id, scope)
+        except RetryLater as exc:  # the bus or its disk, for now: one line
+            log.warning("bulletin %s: refresh failed; will retry: %s", key, exc)
+            self._retry_later(key, started, causes)
+            return
         except Exception:
-            # The scope stays changed: retried after another quiet period, for the same causes.
             log.exception("bulletin %s: refresh failed; will retry", key)
-            self._causes[key] = [*causes, *self._causes.get(key, [])][:MAX_CAUSES]
-            self._schedule.mark_rendered(key, started)
-            self._schedule.mark_changed(key, self._clock.now())
+            self._retry_later(key, started, causes)
             return
         self._schedule.mark_rendered(key, started)
         self._expiries.pop(key, None)
         if outcome.next_expiry is not None:
             self._expiries[key] = outcome.next_expiry
+
+    def _retry_later(self, key: str, started: datetime, causes: list[TraceCause]) -> None:
+        """The scope stays changed: retried after another quiet period, for the same causes."""
+        self._causes[key] = [*causes, *self._causes.get(key, [])][:MAX_CAUSES]
+        self._schedule.mark_rendered(key, started)
+        self._schedule.mark_changed(key, self._clock.now())
 
     def _mark_expired(self, now: datetime) -> None:
         for key, moment in list(self._expiries.items()):

@@ -7,7 +7,7 @@ from datetime import timedelta
 from memhive_adapters.nats.audit_log import JetStreamAuditLog
 from memhive_adapters.nats.consumer import PullConsumer
 from memhive_adapters.nats.scheduler import JetStreamScheduler
-from memhive_adapters.oidc.jwks_verifier import JwksVerifier
+from memhive_adapters.oidc.identity import oidc_identity
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_application.audit_trail import AuditTrail
@@ -78,10 +78,8 @@ def token_responder(infra: Infrastructure) -> TokenResponder:
     """Ingest, the record writer, is also the only token writer: the gateway forwards
     token changes with the caller's credential, which is checked again here (no cache, so
     a revoked admin token stops at once)."""
-    oidc = infra.settings.oidc
-    auth = Authenticator(
-        infra.tokens, infra.clock, ttl_s=0, identity=JwksVerifier(oidc) if oidc.issuer else None
-    )
+    identity = oidc_identity(infra.settings.oidc).verifier  # people's JWTs, as the gateway's
+    auth = Authenticator(infra.tokens, infra.clock, ttl_s=0, identity=identity)
     trail = AuditTrail(JetStreamAuditLog(infra.js), infra.clock)
     admin = TokenAdmin(infra.tokens, trail, infra.clock)
     return TokenResponder(infra.nats, AuthenticatedTokenAdmin(auth, admin, infra.clock))

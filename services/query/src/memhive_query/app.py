@@ -64,8 +64,9 @@ async def create_app(
         telemetry=http_telemetry(),
         docs_url=None,  # served offline by install_api_docs
         redoc_url=None,
-        # Every request passes the body-size guard (request_guards.py) before its route.
-        responses=errors(413),
+        # Every request passes the body-size guard (request_guards.py) before its route, and
+        # may find the bus unavailable (503) or, for a write, the disk nearly full (507).
+        responses=errors(413, 503, 507),
     )
     app.state.gateway = gateway
     app.state.health_probe = InfrastructureProbe(infra)

@@ -13,8 +13,10 @@ import tantivy
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
+from memhive_ports import InsufficientStorage
 from memhive_ports.lanes import LaneHit
 
+from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.lane_conditions import (
     After,
     AnyGroup,
@@ -31,6 +33,8 @@ from memhive_adapters.lexical.analyzers import ANALYZERS, DEFAULT_ANALYZER, quer
 from memhive_adapters.lexical.group_commit import GroupCommits
 from memhive_adapters.lexical.uncommitted import CorpusStats, Pending, PendingBody, Uncommitted
 
+# How tantivy (Rust's io::ErrorKind) names ENOSPC in the error text tantivy-py raises.
+_STORAGE_FULL = "StorageFull"
 _KEYWORD_FIELDS = ("workspace_id", "scope", "product_id", "kind", "tags")
 _WRITER_HEAP_BYTES = 64_000_000
 # Time conditions name the stored field; this index keeps them as integer microseconds.
@@ -54,6 +58,11 @@ class TantivyLexicalIndex:
     holds); `persisted()` says when, and close() commits what is left. Reads run in worker
     threads and may overlap with a commit. `analyzer` names an entry of `ANALYZERS`; an
     index must be reopened with the analyzer it was built with.
+
+    A commit that fails is rolled back (a tantivy writer whose commit failed on a full disk
+    silently drops every later commit, even once space is back: measured) and tried again;
+    on a full disk its error is InsufficientStorage, and with `space` no write is taken below
+    the data dir's low-space watermark. The consumer retries either, never dead-letters it.
     """
 
     def __init__(
@@ -63,8 +72,10 @@ class TantivyLexicalIndex:
         *,
         commit_interval_s: float = COMMIT_INTERVAL_S,
         commit_max_writes: int = COMMIT_MAX_WRITES,
+        space: FreeSpace | None = None,
     ) -> None:
         self._path = Path(path)
+        self._space = space
         self._analyzer_name = analyzer
         self._analyzer = ANALYZERS[analyzer]()
         self._query_analyzer = query_analyzer(analyzer)
@@ -89,6 +100,7 @@ class TantivyLexicalIndex:
         if not memories:
             return
         await self._ready()
+        self._require_space()
         bodies = [PendingBody.of(m, self._analyzer.analyze(m.body)) for m in memories]
         sequence = self._uncommitted.put(bodies)
         self._commits.add(sequence, functools.partial(_replace, list(memories)))
@@ -97,6 +109,7 @@ class TantivyLexicalIndex:
         if not memory_ids:
             return
         await self._ready()
+        self._require_space()
         sequence = self._uncommitted.remove(workspace_id, memory_ids)
         self._commits.add(sequence, functools.partial(_delete_ids, workspace_id, list(memory_ids)))
 
@@ -163,6 +176,10 @@ class TantivyLexicalIndex:
         self._writer = index.writer(_WRITER_HEAP_BYTES, 1)
         self._index = index
 
+    def _require_space(self) -> None:
+        if self._space is not None:
+            self._space.require("the lexical lane took no write")
+
     @property
     def _tokenizer_name(self) -> str:
         return f"memhive_{self._analyzer_name}"
@@ -180,8 +197,10 @@ class TantivyLexicalIndex:
             for change in changes:
                 change(self._writer, self._index)
             self._writer.commit()
-        except BaseException:
+        except BaseException as exc:
             self._writer.rollback()  # the group is tried again whole
+            if isinstance(exc, ValueError) and _STORAGE_FULL in str(exc):
+                raise InsufficientStorage(f"the lexical lane could not write: {exc}") from exc
             raise
         self._index.reload()
         self._totals = None

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from memhive_contracts.codec import UndecodableMessage
 from memhive_domain.errors import InvalidInput
+from memhive_ports import RetryLater
 from memhive_ports.poison import Poison
 from nats.aio.msg import Msg
 from nats.errors import ConnectionClosedError
@@ -61,9 +62,10 @@ class PullConsumer:
     - If it raises, each message is retried alone (`handle_batch([m])`), so one bad message
       cannot fail its neighbours, and the messages behind a poison one are still handled.
     - A single message that raises Poison, UndecodableMessage or InvalidInput is
-      dead-lettered at once. Any other exception naks it with `backoff_s` delay (by delivery
-      count, the last value repeating) until its `max_deliveries`-th delivery fails, which
-      dead-letters it.
+      dead-lettered at once. RetryLater (the bus unavailable, the disk full: faults that
+      heal by themselves) naks it with `backoff_s` delay for as long as it lasts, never
+      dead-lettering it. Any other exception naks it the same way until its
+      `max_deliveries`-th delivery fails, which dead-letters it.
     - Dead-lettering publishes the original payload and headers to
       `subjects.dead_letter(durable)` with the reason, original subject, consumer and
       delivery count, under a msg id derived from the stream sequence (dead-lettering the
@@ -276,7 +278,8 @@ class PullConsumer:
     async def _retry_or_dead_letter(self, msg: Msg, exc: Exception) -> None:
         reason = poison_reason(exc)
         deliveries = msg.metadata.num_delivered
-        if reason is None and deliveries < self._max_deliveries:
+        waits_out = isinstance(exc, RetryLater)  # no count of deliveries makes it poison
+        if reason is None and (waits_out or deliveries < self._max_deliveries):
             delay = backoff_delay(self._backoff_s, deliveries)
             log.warning(
                 "consumer %s: %s seq %s failed (delivery %d of %d), retry in %ss: %r",

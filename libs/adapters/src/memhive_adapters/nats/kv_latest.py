@@ -18,7 +18,8 @@ import re
 from dataclasses import dataclass
 
 from nats.aio.client import Client
-from nats.js.errors import APIError
+
+from memhive_adapters.nats.unavailable import raise_api_error
 
 # JetStream's "no message found" error code.
 _NO_MESSAGE = 10037
@@ -38,7 +39,8 @@ class Latest:
 class LatestValues:
     """Reads one bucket's keys. None for a key never written, deleted, purged, or invalid."""
 
-    def __init__(self, nc: Client, bucket: str, timeout_s: float = 5.0) -> None:
+    def __init__(self, nc: Client, bucket: str, timeout_s: float | None = None) -> None:
+        """`timeout_s` None: the connection's own (BusClient.request_timeout_s)."""
         self._nc, self._timeout_s = nc, timeout_s
         self._request_subject = f"{_API_PREFIX}.STREAM.MSG.GET.KV_{bucket}"
         self._prefix = f"$KV.{bucket}."
@@ -47,14 +49,14 @@ class LatestValues:
         if not _VALID_KEY.match(key) or key.startswith(".") or key.endswith("."):
             return None
         request = json.dumps({"last_by_subj": self._prefix + key}).encode()
-        # No responders (a leader being elected) and timeouts propagate as they are: the
-        # callers' `is_transient` tells them apart from real failures.
+        # No responders (a leader being elected) and timeouts are BusUnavailable already
+        # (bus_client.py).
         reply = await self._nc.request(self._request_subject, request, self._timeout_s)
         answer = json.loads(reply.data)
         if (error := answer.get("error")) is not None:
             if error.get("err_code") == _NO_MESSAGE:
                 return None
-            raise APIError.from_error(error)
+            raise_api_error(error)
         message = answer["message"]
         headers = message.get("hdrs")
         if headers and _OPERATION_HEADER in base64.b64decode(headers):

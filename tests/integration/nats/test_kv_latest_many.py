@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import uuid
 
-import pytest
 from memhive_adapters.nats.connection import allow_direct_reads
 from memhive_adapters.nats.kv_latest import LatestValues
 from memhive_adapters.nats.kv_latest_many import MAX_KEYS, LatestMany, open_latest_many
@@ -61,7 +60,9 @@ async def test_more_keys_than_one_request_may_name_are_read_in_several(
 
     found = await many.get(present)
 
-    assert {k: v.value for k, v in found.items()} == {k: str(n).encode() for n, k in enumerate(present)}
+    assert {k: v.value for k, v in found.items()} == {
+        k: str(n).encode() for n, k in enumerate(present)
+    }
     await many.close()
 
 

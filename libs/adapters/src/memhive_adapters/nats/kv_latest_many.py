@@ -112,6 +112,3 @@ async def open_latest_many(nc: Client, bucket: str) -> LatestMany | None:
     if info.config.allow_direct and info.config.num_replicas == 1:
         return LatestMany(nc, bucket)
     return None
-
-
-

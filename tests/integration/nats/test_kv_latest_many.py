@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
 from memhive_adapters.nats.connection import allow_direct_reads
 from memhive_adapters.nats.kv_latest import LatestValues
 from memhive_adapters.nats.kv_latest_many import MAX_KEYS, LatestMany, open_latest_many
+from memhive_adapters.nats.unavailable import is_transient
 from memhive_contracts.streams import MEMORIES_BUCKET
 from nats.aio.client import Client
+from nats.errors import NoRespondersError
 from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig
 
@@ -78,3 +81,11 @@ async def test_only_a_bucket_with_one_replica_and_direct_gets_is_read_this_way(
     assert (await js.stream_info(f"KV_{bucket}")).config.allow_direct
     assert await open_latest_many(nats_client, bucket) is not None
     await js.delete_key_value(bucket)
+
+
+async def test_no_server_to_answer_is_a_transient_failure(nats_client: Client) -> None:
+    many = LatestMany(nats_client, "no_such_bucket")  # as while a leader is being elected
+    with pytest.raises(NoRespondersError) as raised:
+        await many.get(["a.b", "a.c"])
+    assert is_transient(raised.value)  # a 503 with Retry-After, as a leader read's would be
+    await many.close()

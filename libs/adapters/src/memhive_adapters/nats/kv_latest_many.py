@@ -20,13 +20,15 @@ from collections.abc import Sequence
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription
+from nats.errors import NoRespondersError
+from nats.errors import TimeoutError as NatsTimeout
 from nats.js.errors import APIError
 
 from memhive_adapters.nats.kv_latest import Latest, is_valid_key
 
 # The server refuses a multi_last over more subjects than this (413).
 MAX_KEYS = 1024
-_NOT_FOUND, _END_OF_BATCH = "404", "204"
+_NOT_FOUND, _END_OF_BATCH, _NO_RESPONDERS = "404", "204", "503"
 _API_PREFIX = "$JS.API"
 
 
@@ -66,6 +68,8 @@ class LatestMany:
         try:
             await self._nc.publish(self._subject, json.dumps(request).encode(), reply=token)
             await asyncio.wait_for(answer.done.wait(), self._timeout_s)
+        except TimeoutError:  # as a leader read times out: callers tell it transient
+            raise NatsTimeout from None
         finally:
             del self._calls[token]
         return answer.result()
@@ -83,6 +87,7 @@ class _Answer:
         self._prefix_length = prefix_length
         self.found: dict[str, Latest] = {}
         self.error: str | None = None
+        self.no_responders = False
         self.done = asyncio.Event()
 
     def take(self, msg: Msg) -> None:
@@ -93,13 +98,17 @@ class _Answer:
                 key = headers["Nats-Subject"][self._prefix_length :]
                 self.found[key] = Latest(msg.data, int(headers["Nats-Sequence"]))
             return
-        if status not in (_END_OF_BATCH, _NOT_FOUND):
+        if status == _NO_RESPONDERS:  # no server holds the stream now (a leader election)
+            self.no_responders = True
+        elif status not in (_END_OF_BATCH, _NOT_FOUND):
             self.error = f"direct get answered {status} {headers.get('Description', '')}"
         elif headers.get("Nats-Num-Pending", "0") != "0":
             self.error = "direct get ended its batch before every key"
         self.done.set()
 
     def result(self) -> dict[str, Latest]:
+        if self.no_responders:
+            raise NoRespondersError
         if self.error is not None:
             raise APIError(description=self.error)
         return self.found

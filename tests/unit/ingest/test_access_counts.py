@@ -7,7 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+import pytest
 from memhive.v1 import events_pb2
+from memhive_contracts.codec import UndecodableMessage
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.memory import forget
 from memhive_ingest.access_counts import FOLD_CHUNK, AccessCounter
@@ -91,3 +93,19 @@ async def test_a_batch_that_did_not_fill_waits_out_the_window_and_a_full_one_doe
     await subscriber.handle_batch(one * 2)
     assert len(pauses.asked) == 1 and 0.9 < pauses.asked[0] <= 1.0
     assert store.rows[("ws", mid(1))].memory.access_count == 3
+
+
+async def test_the_single_retries_of_a_failed_batch_do_not_wait() -> None:
+    store, pauses = FakeStore(), Pauses()
+    store.put(memory(1))
+    subscriber = ActivitySubscriber(AccessCounter(store), batch_size=8, window_s=1.0, sleep=pauses)
+    batch = [Msg(recalled(1).SerializeToString()), Msg(b"not an event")]
+    with pytest.raises(UndecodableMessage):
+        await subscriber.handle_batch(batch)
+    await subscriber.handle_batch(batch[:1])  # as PullConsumer retries each message alone
+    with pytest.raises(UndecodableMessage):
+        await subscriber.handle_batch(batch[1:])
+    assert pauses.asked == []
+    await subscriber.handle_batch(batch[:1])  # a fresh batch waits again
+    assert len(pauses.asked) == 1
+    assert store.rows[("ws", mid(1))].memory.access_count == 2

@@ -64,7 +64,8 @@ class ActivitySubscriber:
     `batch_size` it waits out the rest of the window, so the recalls made meanwhile come
     in the next fetch, together (a memory recalled often costs one write per window, not
     one per recall). A full batch means a backlog: the next is taken at once. The counts
-    lag by at most the window; its messages are acked after it."""
+    lag by at most the window; its messages are acked after it. When a batch fails, the
+    consumer retries each of its messages alone: those retries do not wait."""
 
     def __init__(
         self,
@@ -75,11 +76,18 @@ class ActivitySubscriber:
     ) -> None:
         self._counter, self._batch_size, self._window_s = counter, batch_size, window_s
         self._sleep = sleep
+        self._retries_left = 0  # single-message retries of a failed batch still to come
 
     async def handle_batch(self, msgs: Sequence[Msg]) -> None:
-        began = time.monotonic()
-        await self._counter([decode(m.data, events_pb2.MemoriesRecalled) for m in msgs])
-        if len(msgs) < self._batch_size:
+        began, retry = time.monotonic(), self._retries_left > 0
+        self._retries_left = max(0, self._retries_left - 1)
+        try:
+            await self._counter([decode(m.data, events_pb2.MemoriesRecalled) for m in msgs])
+        except Exception:
+            if len(msgs) > 1:
+                self._retries_left = len(msgs)
+            raise
+        if not retry and len(msgs) < self._batch_size:
             await self._sleep(max(0.0, self._window_s - (time.monotonic() - began)))
 
 

@@ -4,6 +4,7 @@ server's limit; and it is offered only for a bucket with one replica and direct 
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import pytest
@@ -88,4 +89,19 @@ async def test_no_server_to_answer_is_a_transient_failure(nats_client: Client) -
     with pytest.raises(NoRespondersError) as raised:
         await many.get(["a.b", "a.c"])
     assert is_transient(raised.value)  # a 503 with Retry-After, as a leader read's would be
+    await many.close()
+
+
+async def test_calls_at_once_each_get_their_own_keys(
+    js: JetStreamContext, nats_client: Client
+) -> None:
+    kv = await js.key_value(MEMORIES_BUCKET)
+    groups = [keys(3) for _ in range(5)]
+    for n, key in enumerate(k for group in groups for k in group):
+        await kv.put(key, str(n).encode())
+    many = LatestMany(nats_client, MEMORIES_BUCKET)
+
+    answers = await asyncio.gather(*(many.get(group) for group in groups))
+
+    assert [sorted(a) for a in answers] == [sorted(group) for group in groups]
     await many.close()

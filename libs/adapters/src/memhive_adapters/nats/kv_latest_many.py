@@ -44,6 +44,7 @@ class LatestMany:
         self._calls: dict[str, _Answer] = {}
         self._tokens = itertools.count()
         self._sub: Subscription | None = None
+        self._subscribing = asyncio.Lock()  # two first calls at once make one subscription
 
     async def get(self, keys: Sequence[str]) -> dict[str, Latest]:
         wanted = [k for k in dict.fromkeys(keys) if is_valid_key(k)]
@@ -61,7 +62,9 @@ class LatestMany:
         if not keys:
             return {}
         if self._sub is None:
-            self._sub = await self._nc.subscribe(f"{self._inbox}.*", cb=self._deliver)
+            async with self._subscribing:
+                if self._sub is None:
+                    self._sub = await self._nc.subscribe(f"{self._inbox}.*", cb=self._deliver)
         token = f"{self._inbox}.{next(self._tokens)}"
         answer = self._calls[token] = _Answer(len(self._prefix))
         request = {"multi_last": [self._prefix + k for k in keys], "batch": len(keys)}

@@ -1,6 +1,7 @@
 """kill -9 in the middle of a burst of saves, then a plain restart: nothing acknowledged is
 lost or doubled, the nats-server died with memhive, and Ctrl-C later ends cleanly (exit 0).
-Also: a second `memhive run` on a live data dir is refused; a stale server is reclaimed."""
+Also: a second `memhive run` on a live data dir is refused; a stale server is reclaimed; a
+memory indexed but not yet in a lexical commit when memhive died is indexed again."""
 
 from __future__ import annotations
 
@@ -85,6 +86,10 @@ def _all_bodies(memhive: MemhiveClient) -> list[str]:
     return [memory.body for memory in memories]
 
 
+def _listed(memhive: MemhiveClient) -> set[str]:
+    return {memory.id for memory in memhive.iter_memories(page_size=100)}
+
+
 def _recalled_ids(memhive: MemhiveClient, body: str) -> list[str]:
     return [hit.id for hit in memhive.recall(body, max_results=10) if hit.body == body]
 
@@ -140,5 +145,50 @@ def test_kill_9_mid_burst_then_restart_loses_and_doubles_nothing(tmp_path: Path)
         output = second.output()
         for noise in ("Traceback", "Error", "disconnected from NATS"):
             assert noise not in output, output
+    finally:
+        second.ensure_gone()
+
+
+@pytest.mark.timeout(600)
+def test_an_indexed_save_not_yet_committed_is_indexed_again_after_kill_9(tmp_path: Path) -> None:
+    """The lexical lane commits in groups: embed acknowledges its events only once their
+    commit is on disk, so after a kill the log delivers them again (after the consumer's
+    ack wait) and the lane gets back what it held only in memory."""
+    data_dir, http_port, nats_port = tmp_path / "data", _free_port(), _free_port()
+    slow_commits = {
+        "MEMHIVE_LEXICAL__COMMIT_INTERVAL_S": "30",  # no commit before the kill
+        "MEMHIVE_RUN_SERVICES": '["ingest", "embed"]',
+    }
+    first = MemhiveProcess(data_dir, http_port, nats_port, "first", env=slow_commits)
+    try:
+        first.wait_until_healthy()
+        with client(first.url) as memhive:
+            saved = [
+                memhive.save(
+                    "fact", f"Uncommitted note {n}: the {COLOURS[n]} lantern", wait="indexed"
+                )
+                for n in range(3)
+            ]
+            assert {s.status for s in saved} == {"indexed"}
+            assert {s.id for s in saved} <= _listed(memhive)  # found before any commit
+        first.kill()
+    finally:
+        first.ensure_gone()
+
+    second = MemhiveProcess(
+        data_dir,
+        http_port,
+        nats_port,
+        "second",
+        env=slow_commits | {"MEMHIVE_LEXICAL__COMMIT_INTERVAL_S": "0.5"},
+    )
+    try:
+        second.wait_until_healthy()
+        with client(second.url) as memhive:
+            deadline = time.monotonic() + 120
+            while not {s.id for s in saved} <= _listed(memhive):
+                assert time.monotonic() < deadline, "never indexed again after the kill"
+                time.sleep(0.5)
+        assert second.ctrl_c() == 0, second.output()
     finally:
         second.ensure_gone()

@@ -4,7 +4,7 @@ fakes in tests/fakes.py implement them for unit tests."""
 from memhive_ports.audit import AuditLog, AuditPage
 from memhive_ports.clock import Clock
 from memhive_ports.embedder import Embedder
-from memhive_ports.health import HealthProbe
+from memhive_ports.health import HealthProbe, ServiceProcesses
 from memhive_ports.identity import (
     CodeRefused,
     IdentityProvider,
@@ -39,6 +39,7 @@ __all__ = [
     "IdentityVerifier",
     "ProviderEndpoints",
     "ProviderUnavailable",
+    "ServiceProcesses",
     "SignInRejected",
     "EventPublisher",
     "JsonChat",

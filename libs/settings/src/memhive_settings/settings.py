@@ -54,6 +54,11 @@ class LexicalSettings(BaseModel):
     password: SecretStr | None = None
     verify_certs: bool = True
     index: str = "memhive-memories"
+    # tantivy commits in groups (a commit costs ~11 ms of CPU however much it holds): at
+    # most this long after a write, or once this many writes wait. Writes are searchable at
+    # once either way; the embed service acknowledges its events once they are committed.
+    commit_interval_s: float = Field(0.5, ge=0, le=30)
+    commit_max_writes: int = Field(500, ge=1, le=100_000)
 
 
 class EmbeddingSettings(BaseModel):
@@ -188,8 +193,10 @@ class LinkClassifierSettings(BaseModel):
     """The link classifier: proposes edges between a new memory and its nearest neighbours."""
 
     neighbours: int = Field(5, ge=1, le=50)
-    # Without an LLM only near-duplicates (cosine at or above this) are linked, as related_to.
-    fallback_threshold: float = Field(0.92, ge=0, le=1)
+    # Near-duplicates (cosine at or above this) are linked as related_to, with an LLM or
+    # without one (then nothing else is). None: the save's query.conflict_threshold, so
+    # what a save waiting for `indexed` would refuse (409) is linked when it is saved anyway.
+    fallback_threshold: float | None = Field(None, ge=0, le=1)
     batch_size: int = Field(8, ge=1, le=1000)
     max_deliveries: int = Field(5, ge=1)
 

@@ -1,6 +1,10 @@
 """When scopes are re-rendered: debounced on change (BulletinSchedule), and at input expiry.
 
 Nothing pending means no timer at all: the loop waits for the next change.
+
+A refresh runs in the trace of the first change that called for it, linked to the others (at
+most MAX_CAUSES kept per scope), so its `bulletin.refreshed` event carries the trace of a save
+like every other event; a refresh at an expiry, which no event caused, starts a trace of its own.
 """
 
 from __future__ import annotations
@@ -8,16 +12,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 
 from memhive_domain.bulletin_schedule import BulletinSchedule
 from memhive_domain.scopes import ScopeRef
 from memhive_ports import Clock
+from memhive_telemetry.propagation import TraceCause, span_caused_by
 
 from memhive_bulletin.refresher import Refresh
 
 log = logging.getLogger(__name__)
+
+MAX_CAUSES = 16
 
 RefreshScope = Callable[[str, ScopeRef], Awaitable[Refresh]]
 ScopeId = tuple[str, ScopeRef]  # (workspace id, scope)
@@ -28,12 +35,18 @@ class BulletinScheduler:
         self._refresh, self._schedule, self._clock = refresh, schedule, clock
         self._scopes: dict[str, ScopeId] = {}
         self._expiries: dict[str, datetime] = {}
+        self._causes: dict[str, list[TraceCause]] = {}
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
-    def mark_changed(self, workspace_id: str, scope: ScopeRef) -> None:
+    def mark_changed(
+        self, workspace_id: str, scope: ScopeRef, causes: Sequence[TraceCause] = ()
+    ) -> None:
+        """`causes`: the traces of the events that changed it (its refresh joins them)."""
         key = _key(workspace_id, scope)
         self._scopes[key] = (workspace_id, scope)
+        kept = self._causes.setdefault(key, [])
+        kept += causes[: MAX_CAUSES - len(kept)]
         self._schedule.mark_changed(key, self._clock.now())
         self._changed.set()
 
@@ -77,11 +90,15 @@ class BulletinScheduler:
     async def _refresh_one(self, key: str) -> None:
         started = self._clock.now()
         workspace_id, scope = self._scopes[key]
+        causes = self._causes.pop(key, [])
         try:
-            outcome = await self._refresh(workspace_id, scope)
+            with span_caused_by("bulletin refresh", causes, source=__name__,
+                                attributes={"memhive.scope": key}):  # fmt: skip
+                outcome = await self._refresh(workspace_id, scope)
         except Exception:
-            # The scope stays changed: retried after another quiet period.
+            # The scope stays changed: retried after another quiet period, for the same causes.
             log.exception("bulletin %s: refresh failed; will retry", key)
+            self._causes[key] = [*causes, *self._causes.get(key, [])][:MAX_CAUSES]
             self._schedule.mark_rendered(key, started)
             self._schedule.mark_changed(key, self._clock.now())
             return

@@ -52,6 +52,7 @@ from memhive_query.use_cases.products import Products
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
 from memhive_query.use_cases.revisions import MemoryRevisions
 from memhive_query.use_cases.save import SaveMemory
+from memhive_query.use_cases.scopes import ScopesOfPrincipal
 from memhive_query.use_cases.skills import Skills
 from memhive_query.use_cases.tokens import GatewayTokens
 from memhive_query.use_cases.update import UpdateMemory
@@ -74,6 +75,7 @@ class Gateway:
     edges: EdgeReader
     bulletin: ReadBulletin
     products: AuditedProducts
+    scopes: ScopesOfPrincipal
     audit: AuditTrail
     tokens: GatewayTokens
     update: AuditedUpdate
@@ -195,6 +197,9 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         edges=EdgeReader(infra.store, infra.clock),
         bulletin=ReadBulletin(await open_scope_bulletins(infra)),
         products=AuditedProducts(Products(infra.products, infra.clock), trail),
+        scopes=ScopesOfPrincipal(
+            Products(infra.products, infra.clock), lexical, infra.store, infra.clock
+        ),
         audit=trail,
         tokens=GatewayTokens(
             infra.tokens, BusTokenCommands(infra.nats, settings.token_request_timeout_s)

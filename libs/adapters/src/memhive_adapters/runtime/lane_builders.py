@@ -94,4 +94,8 @@ def build_lexical_index(settings: MemhiveSettings, generation: int = 0) -> Lexic
         )
     from memhive_adapters.lexical.tantivy_index import TantivyLexicalIndex
 
-    return TantivyLexicalIndex(lexical_dir_of(settings, generation))
+    return TantivyLexicalIndex(
+        lexical_dir_of(settings, generation),
+        commit_interval_s=lexical.commit_interval_s,
+        commit_max_writes=lexical.commit_max_writes,
+    )

@@ -142,7 +142,7 @@ def subject_class(subject: str, reply: str | None) -> str:
     folded = subject
     for pattern, replacement in _FOLDS:
         folded = pattern.sub(replacement, folded)
-    if reply and ("MSG.GET" in subject or subject.startswith("$KV.")):
+    if reply and ("MSG.GET" in subject or "DIRECT.GET" in subject or subject.startswith("$KV.")):
         folded += f" (by {reply.split('.')[0].removeprefix('_INBOX_') or 'client'})"
     return folded
 

@@ -44,6 +44,8 @@ TARGETS = (
     ("recall p50 at 100k (ms)", ("recall", 100_000, "p50"), 18.0, False),
     ("recall p95 at 100k (ms)", ("recall", 100_000, "p95"), 30.0, False),
     ("recall p50 at 100k / at 10k", ("scaling",), 1.3, False),
+    ("recall p50 at 1M (ms)", ("recall", 1_000_000, "p50"), 40.0, False),
+    ("recall p95 at 1M (ms)", ("recall", 1_000_000, "p95"), 80.0, False),
     ("saves/s, 16 clients, wait=indexed", ("gateway_saves_per_s",), 100.0, True),
     ("saves/s, 1 client in sequence, wait=indexed", ("sequential_saves_per_s",), 38.6, True),
     ("saves/s, 1 client in sequence, wait=persisted", ("sequential", "persisted"), 200.0, True),

@@ -29,6 +29,9 @@ from memhive_ingest.upstream_events import UpstreamEventHandler, UpstreamEventSu
 COMMANDS_DURABLE = "ingest"
 ACTIVITY_DURABLE = "ingest-activity"
 UPSTREAM_DURABLE = "ingest-upstream"
+# Recall events folded per fetch, and at most one fold per window (ActivitySubscriber).
+ACTIVITY_BATCH = 256
+ACTIVITY_WINDOW_S = 1.0
 
 
 def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> ServiceGroup:
@@ -56,8 +59,10 @@ def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> Se
         stream=streams.ACTIVITY_STREAM,
         durable=ACTIVITY_DURABLE,
         subjects=[subjects.any_workspace(subjects.MEMORIES_RECALLED)],
-        handle_batch=ActivitySubscriber(AccessCounter(infra.store)).handle_batch,
-        batch_size=256,
+        handle_batch=ActivitySubscriber(
+            AccessCounter(infra.store), ACTIVITY_BATCH, ACTIVITY_WINDOW_S
+        ).handle_batch,
+        batch_size=ACTIVITY_BATCH,
         max_deliveries=settings.max_deliveries,
     )
     upstream = PullConsumer(

@@ -99,6 +99,7 @@ async def ensure_streams(js: JetStreamContext, replicas: int = 1) -> None:
     for spec in streams.STREAMS:
         await ensure_stream(js, spec, replicas)
     await ensure_bucket(js, streams.MEMORIES_BUCKET, streams.KV_HISTORY, replicas)
+    await allow_direct_reads(js, streams.MEMORIES_BUCKET)
     await ensure_bucket(js, streams.TOKENS_BUCKET, TOKENS_HISTORY, replicas)
     await ensure_bucket(js, streams.BULLETINS_BUCKET, streams.BULLETINS_HISTORY, replicas)
     await ensure_bucket(js, streams.PRODUCTS_BUCKET, streams.KV_HISTORY, replicas)
@@ -179,3 +180,14 @@ async def ensure_bucket(
         )
         await js.create_key_value(config)
         log.info("created KV bucket %s", bucket)
+
+
+async def allow_direct_reads(js: JetStreamContext, bucket: str) -> None:
+    """Direct gets on a bucket with one replica, where the single server that answers them
+    is the one that took every write (`kv_latest_many`); never on a replicated one, where a
+    follower could answer with an older value."""
+    config = (await js.stream_info(f"KV_{bucket}")).config
+    wanted = config.num_replicas == 1
+    if bool(config.allow_direct) != wanted:
+        await js.update_stream(config.evolve(allow_direct=wanted))
+        log.info("KV bucket %s: direct reads %s", bucket, "on" if wanted else "off")

@@ -36,6 +36,10 @@ class Latest:
     revision: int  # the stream sequence of the message: the key's KV revision
 
 
+def is_valid_key(key: str) -> bool:
+    return bool(_VALID_KEY.match(key)) and not key.startswith(".") and not key.endswith(".")
+
+
 class LatestValues:
     """Reads one bucket's keys. None for a key never written, deleted, purged, or invalid."""
 
@@ -46,7 +50,7 @@ class LatestValues:
         self._prefix = f"$KV.{bucket}."
 
     async def get(self, key: str) -> Latest | None:
-        if not _VALID_KEY.match(key) or key.startswith(".") or key.endswith("."):
+        if not is_valid_key(key):
             return None
         request = json.dumps({"last_by_subj": self._prefix + key}).encode()
         # No responders (a leader being elected) and timeouts are BusUnavailable already

@@ -447,7 +447,7 @@ class FakeProductDirectory:
 
 class FakeTokenDirectory:
     """TokenDirectory over `records` (token -> record), with what the tests use: lookup
-    (counted), list, create, revoke and the change watch."""
+    (counted), get, list, create, revoke, rotate and the change watch."""
 
     NEW_ID = "0123456789abcdef"
 
@@ -472,6 +472,19 @@ class FakeTokenDirectory:
         self.records[token] = record
         self._changes.put_nowait(record.id)
         return record, token
+
+    async def get(self, token_id: str) -> TokenRecord | None:
+        return next((r for r in self.records.values() if r.id == token_id), None)
+
+    async def rotate(
+        self, token_id: str, now: datetime, grace: timedelta
+    ) -> tuple[TokenRecord, str] | None:
+        token = next((t for t, r in self.records.items() if r.id == token_id), None)
+        if token is None:
+            return None
+        record = replace(self.records.pop(token), rotated_at=now)
+        self.records[f"mh_{token_id}_rotated"] = record
+        return record, f"mh_{token_id}_rotated"
 
     async def revoke(self, token_id: str) -> TokenRecord | None:
         token = next((t for t, r in self.records.items() if r.id == token_id), None)

@@ -160,6 +160,7 @@ class World:
     workspaces: dict[str, str]  # side -> workspace id
     records: dict[tuple[str, str], str] = field(default_factory=dict)  # (side, product) -> vis
     saved: dict[str, Saved] = field(default_factory=dict)
+    edges: list[tuple[str, str, str]] = field(default_factory=list)  # updates/contradicts
     candidates: set[str] = field(default_factory=set)  # procedures confirmed into candidates
     clients: dict[Who, httpx.AsyncClient] = field(default_factory=dict)
     exits: AsyncExitStack = field(default_factory=AsyncExitStack)

@@ -31,6 +31,20 @@ async def test_invalid_saves_are_422_naming_the_field(
     assert field in [p["field"] for p in response.json()["problems"]], response.json()
 
 
+async def test_schema_errors_read_as_one_sentence_per_field(workspace: Workspace) -> None:
+    """Caught before the domain (wrong types, unknown fields): no pydantic internals."""
+    response = await workspace.member.post(
+        "/v1/memories", json={"kind": "fact", "body": "x", "tags": "t", "colour": "red"}
+    )
+    assert response.status_code == 422
+    assert response.json()["problems"] == [
+        {"field": "tags", "message": "must be a list"},
+        {"field": "colour", "message": "is not a field of this request; leave it out"},
+    ]
+    listed = await workspace.member.get("/v1/memories", params={"limit": "lots"})
+    assert listed.json()["detail"] == "limit: must be a whole number"
+
+
 async def test_malformed_json_is_422(workspace: Workspace) -> None:
     response = await workspace.member.post(
         "/v1/memories", content=b"{not json", headers={"Content-Type": "application/json"}

@@ -8,6 +8,8 @@ import json
 
 import httpx
 import pytest
+from memhive_domain.kinds import MemoryKind
+from memhive_domain.memory import MAX_TAGS
 
 from tests.integration.stack.conftest import Stack, Workspace, save
 
@@ -128,12 +130,19 @@ async def test_expiry_at_the_edges_of_the_calendar_is_422(
     assert fields_of(response) == ["expires_at"]
 
 
-@pytest.mark.parametrize(
-    "body", ["\x00", "\x00\x00\x00", "\u200b\u200b", "\u200d\ufeff\u2060", " \t\n\r", "\u2028"]
-)
-async def test_bodies_with_nothing_visible_are_422(workspace: Workspace, body: str) -> None:
+NOTHING_VISIBLE = ["\x00", "\x00\x00\x00", "\u200b\u200b", "\u200d\ufeff\u2060", " \t\n\r"]
+# Issue 24: Hangul fillers, the combining grapheme joiner, the blank braille pattern.
+NOTHING_VISIBLE += ["\u2028", "\u3164", "\u115f\u1160", "\u034f", "\u2800", "\u0301\u20dd"]
+
+
+@pytest.mark.parametrize("body", NOTHING_VISIBLE)
+async def test_bodies_and_queries_with_nothing_visible_are_422(
+    workspace: Workspace, body: str
+) -> None:
     response = await workspace.member.post("/v1/memories", json={"kind": "fact", "body": body})
     assert fields_of(response) == ["body"]
+    recall = await workspace.member.post("/v1/recall", json={"query": body})
+    assert fields_of(recall) == ["query"]
 
 
 @pytest.mark.parametrize(
@@ -186,7 +195,7 @@ async def test_repeated_list_filters_are_bounded_in_the_schema(workspace: Worksp
         for p in parameters
         if p["name"] in ("kind", "tag")
     }
-    assert bounds == {"kind": 64, "tag": 128}
+    assert bounds == {"kind": len(MemoryKind), "tag": MAX_TAGS}
 
 
 async def test_the_openapi_document_declares_the_error_shape(workspace: Workspace) -> None:

@@ -16,6 +16,7 @@ import asyncio
 import itertools
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -59,6 +60,7 @@ pytestmark = [
 READ_TREES, READ_OPS = 4, 40
 WRITE_TREES, WRITE_OPS = 4, 60
 MCP_TREES, MCP_SESSIONS = 3, 4
+TOKEN_TREES = 3
 CANDIDATE_CONFIRMATIONS = 3  # PROMOTION_THRESHOLD: a procedure confirmed this often is listed
 
 PER_TREE = settings(
@@ -409,7 +411,8 @@ def every_principal_sees_exactly_its_activity(world: World, loop) -> None:
 def change_status(who: Who, target: Saved, live: bool, *, verdict: bool) -> int:
     """PATCH, flags, confirmations, forget: the role first, then whether the memory exists
     for the caller (404 hides what it may not read), then whether its node is writable
-    (a flag or a confirmation is a reader's verdict: reading suffices)."""
+    (a confirmation is a reader's verdict, `verdict`: reading suffices; a flag, which lowers
+    the memory's trust for every reader, is a change like the others)."""
     if who.role == "viewer":
         return 403
     if not (live and target.seen_by(who)):
@@ -463,13 +466,71 @@ async def check_link(world: World, who: Who, src: Saved, dst: Saved, kind: str) 
         assert response.status_code == 404, response.text
     elif not live:
         assert response.status_code in (404, 422), response.text  # a forgotten end
-    elif not writes(who.role, who.home, src.node):
-        assert response.status_code == 403, response.text
+    elif not all(writes(who.role, who.home, end.node) for end in written_ends(src, dst, kind)):
+        assert response.status_code == 403, response.text  # rights follow the target
     else:
         assert response.status_code in (200, 201), response.text
+        if kind != "related_to":
+            world.edges.append((src.id, dst.id, kind))
         return
     edges = await (await world.admin(src.side)).get(f"/v1/memories/{src.id}/edges")
     assert attempt not in edges.text  # the refused link wrote nothing
+
+
+def written_ends(src: Saved, dst: Saved, kind: str) -> list[Saved]:
+    """src holds the edge; `updates` demotes dst, `contradicts` whichever is older."""
+    return {"related_to": [src], "updates": [src, dst], "contradicts": [src, dst]}[kind]
+
+
+async def check_supersede(world: World, who: Who, node: str, target: Saved) -> None:
+    """A save at `node` superseding `target`: the writer must write both nodes; then every
+    principal of the workspace either sees the successor in its place, or, when it cannot
+    see the successor, keeps the target as current (issue 24)."""
+    live = await world.live(target)
+    marker = f"m{uuid.uuid4().hex[:10]}"
+    body = {"kind": "fact", "body": f"{WORD} successor {marker}", "scope_path": node}
+    response = await (await world.client(who)).post(
+        "/v1/memories?wait=indexed", json=body | {"supersedes": [target.id]}
+    )
+    if not writes(who.role, who.home, node):
+        status = 403
+    elif not (live and target.seen_by(who)):
+        status = 404
+    else:
+        status = 201 if writes(who.role, who.home, target.node) else 403
+    assert response.status_code == status, response.text
+    if status != 201:
+        assert not await world.written_at(who.side, node, marker)
+        return
+    successor = world.keep(who.side, response.json()["memory"], marker)
+    alone = not any(target.id in edge[:2] for edge in world.edges)  # no chain, no cycle
+    world.edges.append((successor.id, target.id, "updates"))
+    if alone:
+        checks = [keeps_unless_it_sees(world, r, target, successor) for r in everyone(world)]
+        await in_batches(checks)
+
+
+def everyone(world: World) -> list[Who]:
+    return [Who(MAIN, role, home) for role, home in itertools.product(ROLES, world.tree.nodes)]
+
+
+async def keeps_unless_it_sees(world: World, reader: Who, target: Saved, successor: Saved) -> None:
+    """The reader gets the successor in the target's place exactly when it sees it."""
+    if not target.seen_by(reader):
+        return
+    replaced = successor.seen_by(reader)
+    client = await world.client(reader)
+    for history in (False, True):
+        response = await client.post(
+            "/v1/recall",
+            json={"query": f"{WORD} {target.marker}", "max_results": 20}
+            | {"include_superseded": history},
+        )
+        assert response.status_code == 200, response.text
+        results = response.json()["results"]
+        assert not world.leaks(reader, recalled_ids(results), response.text)
+        current = [r["id"] for r in results if not r.get("superseded_by")]
+        assert (target.id in current) != replaced, (reader, target, results)
 
 
 async def check_patch(world: World, who: Who, target: Saved, field: str) -> None:
@@ -495,7 +556,7 @@ async def check_patch(world: World, who: Who, target: Saved, field: str) -> None
 
 async def check_flag(world: World, who: Who, target: Saved) -> None:
     live = await world.live(target)
-    status = change_status(who, target, live, verdict=True)
+    status = change_status(who, target, live, verdict=False)
     reason = f"attempt {uuid.uuid4().hex}"
     response = await (await world.client(who)).post(
         f"/v1/memories/{target.id}/flags", json={"kind": "unverified", "reason": reason}
@@ -619,10 +680,13 @@ async def check_define_product(world: World, who: Who, product: str, visibility:
 
 
 async def check_token_admin(world: World, who: Who) -> None:
-    """Only the workspace's admins issue and revoke its tokens; a neighbour's admin does not
-    even learn that a token id exists (404)."""
+    """Only the workspace's admins issue and revoke its tokens, each at or below its home;
+    a neighbour's admin, or one homed below the token, does not even learn that a token id
+    exists (404)."""
     client = await world.client(who)
-    created = await client.post("/v1/admin/tokens", json={"user": "made-here", "role": "viewer"})
+    created = await client.post(
+        "/v1/admin/tokens", json={"user": "made-here", "role": "viewer", "home": who.home}
+    )
     assert created.status_code == (201 if who.role == "admin" else 403), created.text
     if created.status_code == 201:
         assert created.json()["workspace_id"] == world.workspaces[who.side]
@@ -633,7 +697,7 @@ async def check_token_admin(world: World, who: Who) -> None:
     )
     assert victim.status_code == 201, victim.text
     attempt = await client.delete(f"/v1/admin/tokens/{victim.json()['id']}")
-    own = who.side == MAIN and who.role == "admin"
+    own = who.side == MAIN and who.role == "admin" and who.home == "global"  # the victim's
     assert attempt.status_code == (200 if own else 404 if who.role == "admin" else 403)
     async with world.stack.client(victim.json()["token"]) as holder:
         for _ in range(100):  # a revocation reaches the gateway within a second
@@ -665,7 +729,13 @@ WRITES: dict[str, Callable[[World, Who, st.DataObject], Awaitable[None]]] = {
     ),
     "forget": lambda w, who, data: check_forget(w, who, data.draw(target_for(w, who))),
     "link": lambda w, who, data: check_link(
-        w, who, *data.draw(a_pair(w, who)), data.draw(st.sampled_from(["related_to", "updates"]))
+        w,
+        who,
+        *data.draw(a_pair(w, who)),
+        data.draw(st.sampled_from(["related_to", "updates", "contradicts"])),
+    ),
+    "supersede": lambda w, who, data: check_supersede(
+        w, who, data.draw(node_for(w, who)), data.draw(target_for(w, who, Saved.seen_by))
     ),
     "patch": lambda w, who, data: check_patch(
         w, who, data.draw(target_for(w, who)), data.draw(st.sampled_from(["tags", "visibility"]))
@@ -702,6 +772,92 @@ async def test_rest_writes_only_where_allowed(stack: Stack) -> None:
             run(loop, operation(world, who, data))
 
     @settings(PER_TREE, max_examples=WRITE_TREES)
+    @given(tree=trees(), data=st.data())
+    def each_tree(tree: Tree, data: st.DataObject) -> None:
+        example(tree, data, operations)
+
+    await asyncio.to_thread(each_tree)
+
+
+# --- token administration: every caller against every token home ----------------------
+
+
+@dataclass(frozen=True)
+class Issued:
+    id: str
+    home: str
+    role: str
+
+
+async def issue_at_every_home(world: World) -> list[Issued]:
+    """As the root admin: a viewer token at every node, and a root-homed admin (the issue's
+    victim: a subtree admin revoked it)."""
+    admin = await world.admin()
+    wanted = [(home, "viewer") for home in world.tree.nodes] + [("global", "admin")]
+    answers = await in_batches(
+        [admin.post("/v1/admin/tokens", json={"user": "held", "role": r, "home": h})
+         for h, r in wanted]
+    )  # fmt: skip
+    assert all(a.status_code == 201 for a in answers), [a.text for a in answers]
+    return [Issued(a.json()["id"], h, r) for a, (h, r) in zip(answers, wanted, strict=True)]
+
+
+def grants(who: Who, home: str) -> bool:
+    """An admin, homed at or above the token's home, in its own workspace (the role asked is
+    at most admin, so never above the caller's)."""
+    return who.role == "admin" and who.home in lineage(home)
+
+
+def administers(who: Who, home: str) -> bool:
+    """...and the token is of the attacked workspace, where the tokens were issued."""
+    return who.side == MAIN and grants(who, home)
+
+
+async def check_token_rights(world: World, who: Who, issued: list[Issued]) -> None:
+    """List, rotate, issue and revoke, against every token home (issue 24 item 1)."""
+    client = await world.client(who)
+    listed = await client.get("/v1/admin/tokens")
+    if who.role != "admin":
+        minted = await client.post("/v1/admin/tokens", json={"user": "x", "home": who.home})
+        rotated = await client.post(f"/v1/admin/tokens/{issued[0].id}/rotate", json={})
+        codes = (listed.status_code, minted.status_code, rotated.status_code)
+        assert codes == (403, 403, 403), (who, listed.text)
+        return
+    assert listed.status_code == 200, listed.text
+    items = listed.json()["items"]
+    mine = world.workspaces[who.side]
+    assert all(t["workspace_id"] == mine and who.home in lineage(t["home"]) for t in items)
+    assert {t.id for t in issued} & {t["id"] for t in items} == {
+        t.id for t in issued if administers(who, t.home)
+    }
+    for token in issued:
+        rotated = await client.post(f"/v1/admin/tokens/{token.id}/rotate", json={})
+        assert rotated.status_code == (200 if administers(who, token.home) else 404), rotated.text
+    for home in world.tree.nodes:  # never a workspace-wide (or sibling) admin from a subtree
+        minted = await client.post(
+            "/v1/admin/tokens", json={"user": "minted", "role": "admin", "home": home}
+        )
+        assert minted.status_code == (201 if grants(who, home) else 403), minted.text
+        if minted.status_code == 201:
+            revoked = await client.delete(f"/v1/admin/tokens/{minted.json()['id']}")
+            assert revoked.status_code == 200, revoked.text
+
+
+async def test_token_administration_follows_the_tree(stack: Stack) -> None:
+    """Every role at every home of the tree (and the neighbour's admin) against a token at
+    every home: exhaustive, not sampled. The root-homed admin survives every attempt."""
+    loop = asyncio.get_running_loop()
+    example = per_tree(stack, loop, lambda world: asyncio.sleep(0))
+
+    def operations(world: World, data: st.DataObject) -> None:
+        issued = run(loop, issue_at_every_home(world))
+        callers = [*everyone(world), Who(OTHER, "admin", "global")]
+        run(loop, in_batches([check_token_rights(world, who, issued) for who in callers]))
+        victim = next(t for t in issued if t.role == "admin")
+        listed = run(loop, (run(loop, world.admin())).get("/v1/admin/tokens"))
+        assert victim.id in {t["id"] for t in listed.json()["items"]}
+
+    @settings(PER_TREE, max_examples=TOKEN_TREES)
     @given(tree=trees(), data=st.data())
     def each_tree(tree: Tree, data: st.DataObject) -> None:
         example(tree, data, operations)
@@ -798,8 +954,8 @@ async def mcp_writes(
     route, and the record (read as its admin) changed exactly when it was allowed."""
     live, pair_live = await world.live(target), all([await world.live(m) for m in pair])
     before = await world.as_admin(target) if live else None
-    change = change_status(who, target, live, verdict=False) == 200
-    verdict = change_status(who, target, live, verdict=True) == 200
+    change = change_status(who, target, live, verdict=False) == 200  # a flag too
+    verdict = change_status(who, target, live, verdict=True) == 200  # a confirmation
     promote = crystallize_status(who, target, live) == 201
     saved, merged, tag = (
         f"m{uuid.uuid4().hex[:10]}",
@@ -819,13 +975,13 @@ async def mcp_writes(
         made = await call("save_memory", writes(who.role, who.home, node), body)
         await call("update_memory", change, {"id": target.id, "tags": [tag]})
         flag = {"id": target.id, "kind": "unverified", "reason": f"attempt {saved}"}
-        await call("flag_memory", verdict, flag)
+        await call("flag_memory", change, flag)
         await call("confirm_memory", verdict, {"id": target.id})
         await call("crystallize_memory", promote, {"id": target.id})
         if live:
             await record_changed_as_allowed(
                 world, target, before, tag, saved, change, verdict, promote
-            )
+            )  # flags follow `change`, confirmations `verdict`
             await clear_flags_as_admin(world, target)
         ids = [pair[0].id, pair[1].id]
         merge = {"ids": ids, "body": f"{WORD} merged {merged}", "kind": "fact"}
@@ -850,7 +1006,7 @@ async def record_changed_as_allowed(
 ) -> None:
     after = await world.as_admin(target)
     assert (after["tags"] == [tag]) == change, after["tags"]
-    assert any(f["reason"] == f"attempt {marker}" for f in after["flags"]) == verdict
+    assert any(f["reason"] == f"attempt {marker}" for f in after["flags"]) == change
     assert after["confirmations"] == before["confirmations"] + verdict
     if promote:
         assert after["promoted_at"] is not None

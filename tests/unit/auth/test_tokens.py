@@ -105,3 +105,10 @@ def test_a_record_expires_and_its_principal_names_the_token() -> None:
     assert record.principal().role is Role.AGENT
     assert record.expiring(NOW + timedelta(hours=2)).expires_at == NOW + timedelta(hours=1)
     assert record.expiring(NOW).expires_at == NOW
+
+
+def test_a_lifetime_beyond_ten_years_is_refused_not_overflowed() -> None:
+    """`999999w` is past year 9999: a 422 naming expires_in, never an OverflowError."""
+    with pytest.raises(InvalidInput, match="expires_in: more than 0, at most 10 years"):
+        expiry(NOW, "999999w")
+    assert expiry(NOW, "3650d") == NOW + timedelta(days=3650)

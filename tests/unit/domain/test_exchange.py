@@ -171,6 +171,17 @@ def test_a_cursor_rule_skips_its_front_matter_and_comments() -> None:
     assert items[0].draft.tags == ("cursor-rules",)
 
 
+def test_a_line_with_nothing_visible_is_a_blank_line() -> None:
+    """A zero-width or filler line separates paragraphs like a blank one, and is no memory
+    (the save's rule would refuse it, and the whole file with it)."""
+    text = "Deploys go out on Tuesdays.\n\u200b\n\u3164 \u2800\nRollbacks need a ticket.\n"
+    items = parse_memory_file("CLAUDE.md", text, ROOT).items
+    assert [i.draft.body for i in items] == [
+        "Deploys go out on Tuesdays.",
+        "Rollbacks need a ticket.",
+    ]
+
+
 @pytest.mark.parametrize(
     ("path", "tag"),
     [

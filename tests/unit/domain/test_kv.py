@@ -62,7 +62,7 @@ def test_a_key_is_either_safe_or_refused_naming_key(key: str) -> None:
         address = address_of("ws", "global", key)
     except InvalidInput as refused:
         assert fields(refused) == {"key"}
-        assert not KEY_PATTERN.match(key)
+        assert not KEY_PATTERN.fullmatch(key)  # "0\n" too: no trailing newline
         return
     assert address.key == key and "/" not in key and len(key) <= 128
     assert key.isascii() and key[0].isalnum()

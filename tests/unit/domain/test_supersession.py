@@ -317,24 +317,41 @@ def not_c(memory: Memory) -> bool:
     return memory.id != "c"
 
 
-def test_a_stale_memory_whose_head_is_hidden_is_dropped_not_returned_alone() -> None:
+def test_a_chain_ends_at_the_last_successor_the_reader_sees() -> None:
     candidates = [ranked(D_NEWEST, 0.9), ranked(A_OLD, 0.5)]
 
     result = resolve(candidates, CHAIN, known=[B_MID, C_NEW], is_visible=not_c)
 
-    assert result == [("d", 0.9, (), None)]
+    assert result == [("d", 0.9, (), None), ("b", 0.5, ("a",), None)]
 
 
-def test_a_hidden_head_hides_the_history_in_audits_too() -> None:
-    result = resolve(
-        [ranked(A_OLD, 0.5)],
-        CHAIN,
-        known=[B_MID, C_NEW],
-        is_visible=not_c,
-        include_superseded=True,
-    )
+def test_a_reader_never_loses_a_memory_to_a_successor_it_cannot_see() -> None:
+    """Issue 24: an agent's private successor of a shared memory hid it from everyone."""
+    hidden = edges_of(link("c", UPDATES, "a"))
+    for include_superseded in (False, True):
+        result = resolve(
+            [ranked(A_OLD, 0.5)],
+            hidden,
+            known=[C_NEW],
+            is_visible=not_c,
+            include_superseded=include_superseded,
+        )
+        assert result == [("a", 0.5, (), None)]
 
-    assert result == []
+
+def test_a_hidden_contradiction_leaves_the_older_memory_current() -> None:
+    hidden = edges_of(link("a", CONTRADICTS, "c"))
+
+    assert resolve([ranked(A_OLD, 0.5)], hidden, known=[C_NEW], is_visible=not_c) == [
+        ("a", 0.5, (), None)
+    ]
+
+
+def test_nothing_is_fetched_past_a_successor_the_reader_cannot_see() -> None:
+    candidates = [ranked(A_OLD, 0.5)]
+
+    assert successor_ids_to_fetch(candidates, CHAIN, {"b": B_MID}, lambda m: m.id != "b") == set()
+    assert successor_ids_to_fetch(candidates, CHAIN, {"b": B_MID}) == {"c"}
 
 
 def test_candidates_are_not_second_guessed_for_visibility() -> None:

@@ -6,13 +6,14 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from memhive_domain.audit import audit_query
 from memhive_domain.changes import MemoryChanges, apply_changes, checked_changes
 from memhive_domain.errors import InvalidInput, NotAllowed
 from memhive_domain.memory import MemoryDraft, create_memory
 from memhive_domain.principals import Principal, Role
 from memhive_domain.recall import SelectionRequest, plan_listing
 from memhive_domain.selection import is_selected
-from memhive_domain.time_range import TimeRange, checked_range
+from memhive_domain.time_range import TimeRange, checked_range, instant
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
 MONDAY = datetime(2026, 5, 25, tzinfo=UTC)
@@ -103,6 +104,21 @@ def test_expired_memories_are_shown_to_members_who_ask_and_to_nobody_else() -> N
     viewer = Principal("ws", "guest", Role.VIEWER)
     with pytest.raises(NotAllowed):
         plan_listing(SelectionRequest(include_expired=True), principal=viewer, now=later)
+
+
+def test_an_instant_at_the_last_representable_moment_is_open_above() -> None:
+    last = datetime.max.replace(tzinfo=UTC)
+    assert instant(last) == TimeRange(last, None) and instant(last).holds(last)
+    first = datetime.min.replace(tzinfo=UTC)
+    assert instant(first) == TimeRange(first, first + timedelta(microseconds=1))
+
+
+def test_a_moment_before_year_one_in_utc_is_a_problem_not_an_overflow() -> None:
+    """Issue 24: the audit's `since` at 0001-01-01 with a positive offset crashed."""
+    moment = datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=23, minutes=59)))
+    with pytest.raises(InvalidInput, match="since: is outside the supported range"):
+        audit_query(None, None, None, moment, None, 10)
+    assert audit_query(None, None, None, datetime.min.replace(tzinfo=UTC), None, 10).since
 
 
 def test_ranges_overlap_when_a_moment_lies_in_both() -> None:

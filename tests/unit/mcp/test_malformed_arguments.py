@@ -44,10 +44,35 @@ async def test_malformed_call_is_a_tool_error_naming_the_field(
         healthy = await client.call_tool("recall_memory", {"query": "still there?"})
 
     assert result.is_error is True
-    assert field in text_of(result)
+    assert text_of(result).startswith(f"Invalid arguments (422): {field}")
+    assert_plain(text_of(result))
     expected = {"query": "still there?", "max_results": 6, "min_confidence": 0.01}
     assert fake_api.calls == [("recall", expected)]
     assert healthy.is_error is False
+
+
+def assert_plain(text: str) -> None:
+    """No pydantic internals: error types, echoed input, model names, links to its docs."""
+    for internal in ("pydantic", "http", "[type=", "input_value", "Arguments", "validation error"):
+        assert internal not in text, text
+
+
+async def test_each_bad_argument_is_one_sentence_naming_its_field(connect: Connect) -> None:
+    """Issue 24 item 11: what the agent reads, field by field, as the REST API's 422 says it."""
+    arguments = {"kind": "rumour", "body": "x", "importance": 5, "tags": "t"}
+    async with connect() as client:
+        result = await client.call_tool("save_memory", arguments)
+        listed = await client.call_tool("recall_memory", {"query": "q", "kinds": ["gossip"]})
+
+    assert text_of(result) == (
+        "Invalid arguments (422): kind: must be 'fact', 'preference', 'decision', 'identity', "
+        "'event', 'observation', 'goal', 'todo' or 'procedure'; importance: must be at most "
+        "1.0; tags: must be a list"
+    )
+    assert result.structured_content == {
+        "error": {"status": 422, "message": text_of(result).split(": ", 1)[1]}
+    }
+    assert text_of(listed).startswith("Invalid arguments (422): kinds: item 1 must be 'fact'")
 
 
 async def test_unknown_tool_is_a_tool_error(connect: Connect) -> None:

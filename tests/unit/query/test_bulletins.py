@@ -15,7 +15,7 @@ from memhive_ports import InsufficientStorage, LaneHit
 from memhive_query.use_cases.bulletins import ReadBulletin, parse_scope
 
 from tests.fakes import FakeBulletinStore, FakeLexicalIndex, FakeStore, FakeTokenCounter, FixedClock
-from tests.unit.query.memories import MEMBER, NOW, VIEWER, memory, mid, public
+from tests.unit.query.memories import MEMBER, NOW, VIEWER, memory, mid, public, updates
 
 TEAM_MEMBER = Principal("ws", "u2", home="product:app")
 
@@ -99,3 +99,32 @@ def test_parse_scope_reads_a_scope_a_product_or_a_path() -> None:
 def test_parse_scope_refuses_what_names_no_node(scope, product_id, path) -> None:
     with pytest.raises(InvalidInput):
         parse_scope(scope, product_id, path)
+
+
+async def test_the_public_keeps_a_memory_superseded_by_a_private_one() -> None:
+    """Issue 24: a reader never loses a memory to a successor it cannot see."""
+    rig = Rig(1, 2)
+    old, new = public(1, days_ago=3), memory(2, days_ago=1)  # new is private
+    rig.store.put(old, (updates(new, old),))
+    rig.store.put(new, (updates(new, old),))
+    members = await rig.read(MEMBER, "global", None)
+    everyone = await rig.read(VIEWER, "global", None)
+    assert members.bulletin.shown_ids == (mid(2),)
+    assert everyone.bulletin.shown_ids == (mid(1),)
+
+
+async def test_the_scope_fingerprint_follows_the_public_audiences_supersession() -> None:
+    """P2 updates P1 while a private Q already supersedes P1 for members: the members' set
+    does not change, the public's does, so the scope must render again."""
+    rig = Rig(1, 2, 3)
+    p1, q, p2 = public(1, days_ago=3), memory(2, days_ago=2), public(3, days_ago=1)
+    rig.store.put(p1, (updates(q, p1),))
+    rig.store.put(q, (updates(q, p1),))
+    rig.store.put(p2)
+    reader = ScopeReader(rig.store, rig.lexical)
+    before = await reader.read("ws", ROOT, NOW)
+    rig.store.put(p1, (updates(q, p1), updates(p2, p1)))
+    rig.store.put(p2, (updates(p2, p1),))
+    after = await reader.read("ws", ROOT, NOW)
+    assert before.superseded[Audience.MEMBERS] == after.superseded[Audience.MEMBERS]
+    assert before.fingerprint != after.fingerprint

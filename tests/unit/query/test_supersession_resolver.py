@@ -46,11 +46,28 @@ async def test_a_chain_resolves_to_its_live_head_in_rounds() -> None:
     assert store.reads == [[b.id], [c.id]]  # one round per step along the chain
 
 
-async def test_a_head_the_caller_cannot_see_hides_its_stale_memories_too() -> None:
+async def test_a_reader_keeps_a_memory_whose_successor_it_cannot_see() -> None:
+    """Issue 24: a private successor must not take a shared memory away from readers who
+    cannot see it; they keep the original as current, even asking for history."""
     old = memory(1, days_ago=30, visibility=Visibility.PUBLIC)
     new = memory(2, days_ago=1)  # private
     store = FakeStore()
     store.put(old, (updates(new, old),))
     store.put(new, (updates(new, old),))
-    assert await resolve(store, ranked(old), VIEWER) == []  # never current-looking
+    for include_superseded in (False, True):
+        [kept] = await resolve(store, ranked(old), VIEWER, include_superseded)
+        assert (kept.memory.id, kept.replaces, kept.superseded_by) == (old.id, (), None)
     assert [r.memory.id for r in await resolve(store, ranked(old), MEMBER)] == [new.id]
+
+
+async def test_nothing_is_fetched_past_a_successor_the_caller_cannot_see() -> None:
+    a = memory(1, days_ago=30, visibility=Visibility.PUBLIC)
+    b = memory(2, days_ago=20)  # private
+    c = memory(3, days_ago=10, visibility=Visibility.PUBLIC)
+    store = FakeStore()
+    store.put(a, (updates(b, a),))
+    store.put(b, (updates(b, a), updates(c, b)))
+    store.put(c, (updates(c, b),))
+    [kept] = await resolve(store, ranked(a), VIEWER)
+    assert kept.memory.id == a.id
+    assert store.reads == [[b.id]]  # c is never asked for: the chain ended at b

@@ -35,3 +35,14 @@ async def test_an_admin_lists_the_tokens_of_their_workspace_only() -> None:
 async def test_no_one_else_lists_tokens() -> None:
     with pytest.raises(NotAllowed, match="admin"):
         await GatewayTokens(directory(), COMMANDS).list(MEMBER)  # type: ignore[arg-type]
+
+
+async def test_a_subtree_admin_lists_the_tokens_of_its_subtree_only() -> None:
+    records = {
+        "root": TokenRecord("1111111111111111", "ws", "root", Role.ADMIN),
+        "mine": TokenRecord("2222222222222222", "ws", "bot", Role.AGENT, home="product:x/team:a"),
+        "next": TokenRecord("3333333333333333", "ws", "eve", Role.AGENT, home="product:x/team:b"),
+    }
+    team_admin = Principal("ws", "lead", Role.ADMIN, "product:x/team:a")
+    listed = await GatewayTokens(FakeTokenDirectory(records), COMMANDS).list(team_admin)  # type: ignore[arg-type]
+    assert [r.id for r in listed] == ["2222222222222222"]

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import pytest
 from memhive.v1 import commands_pb2, events_pb2
-from memhive_domain.changes import MemoryChanges
+from memhive_domain.changes import MemoryChanges, change_action
 from memhive_domain.curation import FlagDraft
 from memhive_domain.errors import InvalidInput, NotAllowed, NotFound
+from memhive_domain.policy import Action
 from memhive_domain.principals import Principal
 from memhive_ports import LaneHit
 from memhive_query.use_cases.conflicts import ConflictCheck, NearDuplicates
 from memhive_query.use_cases.memories import MemoryReader
-from memhive_query.use_cases.update import ChangeRejected, UpdateMemory, is_verdict
+from memhive_query.use_cases.update import ChangeRejected, UpdateMemory
 
 from tests.fakes import (
     FakeEmbedder,
@@ -106,15 +107,28 @@ async def test_an_empty_or_invalid_change_is_refused_before_anything_is_read() -
     assert rig.publisher.sent == []
 
 
-async def test_a_reader_may_flag_what_it_may_not_edit() -> None:
+async def test_a_reader_may_confirm_but_not_flag_what_it_may_not_edit() -> None:
+    """Issue 24: a flag lowers a memory's trust for every reader, so it needs the node
+    writable; a confirmation only raises it and stays a reader's verdict."""
     rig = Rig()
-    with pytest.raises(NotAllowed, match="global"):
-        await rig.update(TEAM_MEMBER, mid(1), MemoryChanges(pinned=True), wait="persisted")
-    with pytest.raises(NotAllowed, match="global"):  # clearing flags is an editor's call
-        await rig.update(TEAM_MEMBER, mid(1), MemoryChanges(clear_all_flags=True), wait="persisted")
-    outcome = await rig.update(TEAM_MEMBER, mid(1), MemoryChanges(add_flag=FLAG), wait="accepted")
+    for changes in (
+        MemoryChanges(pinned=True),
+        MemoryChanges(clear_all_flags=True),
+        MemoryChanges(add_flag=FLAG),
+        MemoryChanges(add_flag=FLAG, confirm=True),
+    ):
+        with pytest.raises(NotAllowed, match="global"):
+            await rig.update(TEAM_MEMBER, mid(1), changes, wait="persisted")
+    assert rig.publisher.sent == []
+    outcome = await rig.update(TEAM_MEMBER, mid(1), MemoryChanges(confirm=True), wait="accepted")
+    assert outcome.memory.curation.confirmations == 1
+
+
+async def test_a_writer_flags() -> None:
+    rig = Rig()
+    outcome = await rig.update(MEMBER, mid(1), MemoryChanges(add_flag=FLAG), wait="accepted")
     [flag] = outcome.memory.curation.flags
-    assert (flag.id, flag.kind.value, flag.flagged_by) == (outcome.change_id, "outdated", "u2")
+    assert (flag.id, flag.kind.value, flag.flagged_by) == (outcome.change_id, "outdated", "u1")
     assert rig.command().changes.flag_reason == FLAG.reason
 
 
@@ -157,10 +171,10 @@ async def test_other_changes_are_not_embedded() -> None:
     assert not rig.command().changes.HasField("embedding")
 
 
-def test_only_a_new_flag_or_a_confirmation_is_a_verdict() -> None:
-    assert is_verdict(MemoryChanges(add_flag=FLAG))
-    assert is_verdict(MemoryChanges(confirm=True))
-    assert is_verdict(MemoryChanges(add_flag=FLAG, confirm=True))
-    assert not is_verdict(MemoryChanges())
-    assert not is_verdict(MemoryChanges(add_flag=FLAG, importance=0.9))
-    assert not is_verdict(MemoryChanges(clear_flag_ids=("x",)))
+def test_a_confirmation_alone_is_a_readers_verdict_a_flag_is_a_change() -> None:
+    assert change_action(MemoryChanges(confirm=True)) is Action.CONFIRM
+    assert change_action(MemoryChanges(add_flag=FLAG)) is Action.FLAG
+    assert change_action(MemoryChanges(add_flag=FLAG, confirm=True)) is Action.FLAG
+    assert change_action(MemoryChanges()) is Action.UPDATE
+    assert change_action(MemoryChanges(add_flag=FLAG, importance=0.9)) is Action.UPDATE
+    assert change_action(MemoryChanges(clear_flag_ids=("x",))) is Action.UPDATE

@@ -1,8 +1,11 @@
 """Use case: a workspace's admins manage its tokens. Used where tokens are written: by
 ingest's token responder (for the admin routes, `token_requests.py`) and by the CLI.
 
-A token is shown once, when created or rotated; listings carry metadata only. Tokens of
-another workspace look like unknown ones (404).
+A token is shown once, when created or rotated; listings carry metadata only. An admin
+administers only the tokens homed at or below its own home, of a role no higher than its
+own (`memhive_domain.delegation`): issuing one beyond that is refused (403), one beyond it
+is missing from its listing and looks unknown to revoke and rotate (404), like a token of
+another workspace. The CLI acts as the operator, a root-homed admin: unbounded.
 """
 
 from __future__ import annotations
@@ -10,7 +13,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from memhive_domain.audit import AuditAction
-from memhive_domain.errors import NotFound
+from memhive_domain.delegation import administers, ensure_may_grant
+from memhive_domain.errors import InvalidInput, NotFound
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.tokens import TokenDraft, TokenRecord, grace_period
@@ -27,16 +31,17 @@ class TokenAdmin:
         """The draft's workspace is always the admin's own."""
         async with self._trail.recording(principal, AuditAction.TOKEN_CREATE) as note:
             require(principal, Action.MANAGE_TOKENS)
-            draft = replace(draft, workspace_id=principal.workspace_id)
-            record, token = await self._tokens.create(
-                draft, created_by=principal.user_id, now=self._clock.now()
-            )
+            draft, now = replace(draft, workspace_id=principal.workspace_id), self._clock.now()
+            if problems := draft.problems(now):
+                raise InvalidInput(problems)  # every field at once, before the bounds
+            ensure_may_grant(principal, draft.role, draft.home)
+            record, token = await self._tokens.create(draft, created_by=principal.user_id, now=now)
             note.target = record.id
             return record, token
 
     async def list(self, principal: Principal) -> list[TokenRecord]:
         require(principal, Action.MANAGE_TOKENS)
-        return await self._tokens.list(principal.workspace_id)
+        return administered(principal, await self._tokens.list(principal.workspace_id))
 
     async def revoke(self, principal: Principal, token_id: str) -> TokenRecord:
         async with self._trail.recording(principal, AuditAction.TOKEN_REVOKE, token_id):
@@ -63,6 +68,17 @@ class TokenAdmin:
 
     async def _own(self, principal: Principal, token_id: str) -> TokenRecord:
         record = await self._tokens.get(token_id)
-        if record is None or record.workspace_id != principal.workspace_id:
+        if record is None or not _administered_by(principal, record):
             raise NotFound("token", token_id)
         return record
+
+
+def administered(principal: Principal, records: list[TokenRecord]) -> list[TokenRecord]:
+    """The records this admin administers (its workspace, its subtree, its role or below)."""
+    return [r for r in records if _administered_by(principal, r)]
+
+
+def _administered_by(principal: Principal, record: TokenRecord) -> bool:
+    return record.workspace_id == principal.workspace_id and administers(
+        principal, record.role, record.home
+    )

@@ -26,6 +26,7 @@ from memhive_domain.principals import Principal
 from memhive_domain.recall import MemoryFilter, view_of
 from memhive_domain.scopes import ScopeRef, Visibility, parse_scope_path
 from memhive_domain.text import is_encodable
+from memhive_domain.time_range import checked_moment
 
 DEFAULT_PAGE = 20
 MAX_PAGE = 100
@@ -121,8 +122,10 @@ def plan_activity(
     problems: list[FieldProblem] = []
     node = _node(scope, problems)
     parsed = _kinds(kinds, problems)
-    if since is not None and since.tzinfo is None:
+    if isinstance(since, datetime) and since.tzinfo is None:
         problems.append(FieldProblem("since", "needs a time zone (e.g. Z)"))
+    else:
+        since = checked_moment("since", since, problems)
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_PAGE:
         problems.append(FieldProblem("limit", f"must be 1..{MAX_PAGE}"))
     start = decode_cursor(cursor, problems)

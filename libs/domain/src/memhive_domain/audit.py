@@ -13,6 +13,7 @@ from enum import StrEnum
 
 from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.principals import Principal
+from memhive_domain.time_range import checked_moment
 
 MAX_PAGE = 500
 DEFAULT_PAGE = 100
@@ -113,6 +114,14 @@ class AuditQuery:
         )
 
 
+def _moment(name: str, moment: datetime | None, problems: list[FieldProblem]) -> datetime | None:
+    """In UTC, with its zone given (an audit reads exact times, never a guessed zone)."""
+    if isinstance(moment, datetime) and moment.tzinfo is None:
+        problems.append(FieldProblem(name, "needs a time zone (e.g. Z)"))
+        return None
+    return checked_moment(name, moment, problems)
+
+
 def audit_query(
     action: str | None,
     principal: str | None,
@@ -128,9 +137,7 @@ def audit_query(
             parsed = AuditAction(action)
         except ValueError:
             problems.append(FieldProblem("action", f"one of {', '.join(AuditAction)}"))
-    for name, moment in (("since", since), ("until", until)):
-        if moment is not None and moment.tzinfo is None:
-            problems.append(FieldProblem(name, "needs a time zone (e.g. Z)"))
+    since, until = (_moment(name, m, problems) for name, m in (("since", since), ("until", until)))
     if not 1 <= limit <= MAX_PAGE:
         problems.append(FieldProblem("limit", f"1..{MAX_PAGE}"))
     if problems:

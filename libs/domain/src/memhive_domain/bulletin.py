@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -82,13 +83,15 @@ def render_bulletin(
     count_tokens: CountTokens,
     budget: BulletinBudget,
     generated_at: datetime,
+    fingerprint: str | None = None,
 ) -> Bulletin:
     """Pinned first and never cut; then typed sections, each within its own and the total budget.
 
     Left out: superseded, forgotten, expired at generated_at, and memories of another scope.
     Within a section: importance desc, then updated_at desc, then id. A section shows a prefix
     of its ordered memories (the first line that does not fit ends it), so "N of M shown"
-    always means the top N.
+    always means the top N. `fingerprint`: the inputs' fingerprint when the caller took it
+    over more than these memories (else computed from them).
     """
     latest = latest_revisions(memories)
     shown_in = [m for m in latest if _belongs(m, scope, superseded, generated_at)]
@@ -110,15 +113,20 @@ def render_bulletin(
         renderer=RENDERER,
         sources=source_refs(latest),
         shown_ids=tuple(shown),
-        fingerprint=bulletin_fingerprint(memories, superseded, now=generated_at),
+        fingerprint=fingerprint or bulletin_fingerprint(memories, superseded, now=generated_at),
         pinned_over_budget=over_budget and bool(pinned),
     )
 
 
 def bulletin_fingerprint(
-    memories: Iterable[Memory], superseded: set[str], *, now: datetime | None = None
+    memories: Iterable[Memory],
+    superseded: set[str],
+    *,
+    now: datetime | None = None,
+    superseded_publicly: AbstractSet[str] = frozenset(),
 ) -> str:
-    """sha256 over the renderer, sorted (id, revision) and the superseded ids among the inputs.
+    """sha256 over the renderer, sorted (id, revision) and the superseded ids among the inputs
+    (and those superseded for the public audience, when given).
 
     Equal fingerprints mean an identical render, so the service may skip it. Superseded ids
     outside the inputs cannot change the text and are ignored. Expiry changes the text with
@@ -131,6 +139,8 @@ def bulletin_fingerprint(
         digest.update(f"m {memory_id} {revision}\n".encode())
     for memory_id in sorted(superseded & ids):
         digest.update(f"s {memory_id}\n".encode())
+    for memory_id in sorted(superseded_publicly & ids):
+        digest.update(f"p {memory_id}\n".encode())
     for memory_id in sorted(m.id for m in latest if now is not None and m.is_expired(now)):
         digest.update(f"x {memory_id}\n".encode())
     return digest.hexdigest()

@@ -30,6 +30,7 @@ from memhive_domain.memory import (
     normalise_tags,
 )
 from memhive_domain.mentions import Mentions, mentions_of
+from memhive_domain.policy import Action
 from memhive_domain.scopes import Visibility
 from memhive_domain.text import id_list_problems
 from memhive_domain.time_range import checked_moment
@@ -58,6 +59,20 @@ class MemoryChanges:
     @property
     def is_empty(self) -> bool:
         return self == MemoryChanges()
+
+
+def change_action(changes: MemoryChanges) -> Action:
+    """What the change is to the policy: a confirmation alone is a reader's verdict
+    (`confirm`: reading the memory suffices, it can only raise trust); a flag, which lowers
+    trust for every reader, is `flag`; anything else, clearing flags included, `update`.
+    Flags and updates need the memory's node writable (`policy.ON_THE_NODE`)."""
+    if changes.is_empty:
+        return Action.UPDATE
+    if replace(changes, confirm=False).is_empty:
+        return Action.CONFIRM
+    if replace(changes, add_flag=None, confirm=False).is_empty:
+        return Action.FLAG
+    return Action.UPDATE
 
 
 def checked_changes(changes: MemoryChanges, now: datetime) -> MemoryChanges:

@@ -105,6 +105,23 @@ def ensure_linkable(
         raise InvalidInput(problems)
 
 
+def demoted_ends(edge: Edge) -> tuple[str, ...]:
+    """The ends whose standing the edge changes, whose nodes the linker must write as well
+    as src's: `updates` makes dst stale; `contradicts` demotes the older end, which may be
+    either; `related_to` changes neither."""
+    if edge.kind is EdgeKind.UPDATES:
+        return (edge.dst_id,)
+    if edge.kind is EdgeKind.CONTRADICTS:
+        return (edge.src_id, edge.dst_id)
+    return ()
+
+
+def written_ends(edge: Edge) -> tuple[str, ...]:
+    """The ends whose nodes the linker must write: src (its record holds the edge) and
+    every end the edge demotes."""
+    return tuple(dict.fromkeys((edge.src_id, *demoted_ends(edge))))
+
+
 def add_edge(existing: tuple[Edge, ...], edge: Edge) -> tuple[Edge, ...]:
     """Add or refresh an edge, unique per (src, dst, kind).
 

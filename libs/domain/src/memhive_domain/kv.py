@@ -38,7 +38,7 @@ MAX_VALUE_BYTES = 16 * 1024
 MAX_DEPTH = 16
 MIN_TTL_S = 1
 MAX_TTL_S = 366 * 24 * 3600
-MAX_REVISION = 2**63 - 1
+MAX_REVISION = 2**53 - 1  # the largest integer every JSON reader keeps exact (RFC 7493)
 DEFAULT_PAGE = 20
 MAX_PAGE = 100
 MAX_CURSOR_CHARS = 40
@@ -133,14 +133,15 @@ class RevisionMismatch(DomainError):
 def parse_node(
     scope: object, problems: list[FieldProblem], field: str = "scope"
 ) -> ScopeRef | None:
-    if not isinstance(scope, str) or not is_encodable(scope):
+    # As sent, untrimmed: it is a path segment of the URL, stated by a pattern.
+    if not isinstance(scope, str) or not is_encodable(scope) or scope != scope.strip():
         problems.append(FieldProblem(field, "must be a node of the scope tree, e.g. 'global'"))
         return None
     return parse_scope_path(scope, problems, field)
 
 
 def checked_key(key: object, problems: list[FieldProblem], field: str = "key") -> str:
-    if not isinstance(key, str) or not KEY_PATTERN.match(key):
+    if not isinstance(key, str) or not KEY_PATTERN.fullmatch(key):  # no trailing newline
         problems.append(FieldProblem(field, _KEY_HELP))
         return ""
     return key
@@ -227,7 +228,7 @@ def parse_if_match(header: str | None, problems: list[FieldProblem]) -> int | No
     if header is None:
         return None
     text = header.strip().removeprefix("W/").strip('"')
-    if not text.isascii() or not text.isdigit() or len(text) > 19:
+    if not text.isascii() or not text.isdigit() or len(text) > 16:
         problems.append(FieldProblem("If-Match", 'must be one revision, e.g. "12", or *'))
         return None
     return checked_revision(int(text), problems, "If-Match")

@@ -4,7 +4,9 @@ equal: `python -m memhive_domain.policy` prints the table).
 
 What a principal may *read* inside its workspace (private vs public, which scope-tree
 nodes) is the visibility rule of the scope tree; this module decides whether the action
-is allowed at all.
+is allowed at all, and says (ON_THE_NODE) what each action then needs on the nodes it
+touches: rights follow the target, so a write that changes another memory's standing
+needs the right on that memory's node, not only on the writer's own.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ class Action(StrEnum):
     SAVE = "save"
     UPDATE = "update"
     FLAG = "flag"
+    CONFIRM = "confirm"
     FORGET = "forget"
     LINK = "link"
     RECALL = "recall"
@@ -49,6 +52,7 @@ PERMISSIONS: Mapping[Action, frozenset[Role]] = {
     Action.SAVE: _WRITERS,
     Action.UPDATE: _WRITERS,
     Action.FLAG: _WRITERS,
+    Action.CONFIRM: _WRITERS,
     Action.FORGET: _WRITERS,
     Action.LINK: _WRITERS,
     Action.RECALL: _EVERYONE,
@@ -90,12 +94,8 @@ REACHED_FROM: Mapping[Action, tuple[str, ...]] = {
         "MCP consolidate_memories",
         "MCP crystallize_memory",
     ),
-    Action.FLAG: (
-        "POST /v1/memories/{id}/flags",
-        "POST /v1/memories/{id}/confirmations",
-        "MCP flag_memory",
-        "MCP confirm_memory (any readable memory)",
-    ),
+    Action.FLAG: ("POST /v1/memories/{id}/flags", "MCP flag_memory"),
+    Action.CONFIRM: ("POST /v1/memories/{id}/confirmations", "MCP confirm_memory"),
     Action.FORGET: (
         "DELETE /v1/memories/{id}",
         "GET /memory/m/{id}/forget (dashboard: the confirmation)",
@@ -167,6 +167,50 @@ REACHED_FROM: Mapping[Action, tuple[str, ...]] = {
     ),
 }
 
+_READ = "reads it (the scope tree)"
+_READ_MEMORY = "reads the memory (else 404)"
+_WRITE_MEMORY = "reads the memory (else 404) and writes its node (else 403)"
+_HOME = "at or below its home"
+
+# What an allowed action then needs on the scope-tree nodes it touches (the doc table's
+# "on the node" column; scope_tree.py says who reads and writes a node). Rights follow the
+# target: whatever changes a memory's standing (replaces it, demotes it, flags it, pins it,
+# forgets it) needs its node writable, not only the writer's own node, and a reader never
+# loses a memory to a successor it cannot read (supersession.py).
+ON_THE_NODE: Mapping[Action, str] = {
+    Action.SAVE: "writes the node saved to; with `supersedes`, reads and writes the node of "
+    "every memory it supersedes",
+    Action.UPDATE: _WRITE_MEMORY + "; consolidate: every source's; pin, clearing flags and "
+    "crystallize are changes like the others",
+    # A flag lowers trust for every reader (`wrong`: an agent's 0.8 becomes 0.2, below any
+    # unflagged match) and bars a procedure from skills: it may bury a memory, so it is a
+    # change of its standing.
+    Action.FLAG: _WRITE_MEMORY,
+    # A confirmation can only raise trust (at most +0.15 in all) and hides nothing: a
+    # reader's verdict.
+    Action.CONFIRM: _READ_MEMORY,
+    Action.FORGET: _WRITE_MEMORY,
+    Action.LINK: "reads both ends (else 404) and writes src's node; `updates` also dst's "
+    "(it makes dst stale), `contradicts` both (the older end loses)",
+    Action.RECALL: _READ,
+    Action.READ: _READ,
+    Action.READ_EXPIRED: _READ,
+    Action.READ_BULLETIN: _READ,
+    Action.READ_CONTEXT: _READ,
+    Action.READ_ACTIVITY: _READ,
+    Action.READ_STATE: _READ,
+    Action.WRITE_STATE: "writes the entry's node",
+    Action.READ_PRODUCTS: _READ,
+    Action.DEFINE_PRODUCT: "reads the product's node",
+    Action.LIST_DEAD_LETTERS: "the workspace's",
+    Action.MANAGE_TOKENS: f"tokens homed {_HOME}, of a role no higher than its own (a "
+    "subtree admin mints no workspace-wide admin; others' tokens look unknown, 404)",
+    Action.READ_AUDIT: "the workspace's",
+    Action.REINDEX: "the deployment's",
+    Action.EXPORT: "reads each memory it exports",
+    Action.IMPORT: "writes each memory's node (a restore's edges: as a link's)",
+}
+
 # Reached without a principal (and so outside the table's roles): probes, the API docs and
 # the dashboard's sign-in, whose pages ask for a token or an OIDC sign-in.
 NO_PRINCIPAL: tuple[str, ...] = (
@@ -217,12 +261,12 @@ def may_write_global(principal: Principal) -> bool:
 
 def policy_table_markdown() -> str:
     roles = list(Role)
-    header = "| action | " + " | ".join(r.value for r in roles) + " | reached from |"
-    rule = "|---|" + "---|" * len(roles) + "---|"
+    header = "| action | " + " | ".join(r.value for r in roles) + " | on the node | reached from |"
+    rule = "|---|" + "---|" * len(roles) + "---|---|"
     rows = [
         f"| {action.value} | "
         + " | ".join("yes" if role in PERMISSIONS[action] else "no" for role in roles)
-        + f" | {_entries(REACHED_FROM[action])} |"
+        + f" | {ON_THE_NODE[action]} | {_entries(REACHED_FROM[action])} |"
         for action in Action
     ]
     open_ = f"Reached without a principal: {_entries(NO_PRINCIPAL)}."

@@ -35,7 +35,7 @@ def define_product(
     problems: list[FieldProblem] = scope_problems(Scope.PRODUCT, product_id)
     parsed = parse_enum(Visibility, visibility, "visibility", problems)
     text = (name or "").strip()
-    if len(text) > MAX_NAME_CHARS:
+    if len(name or "") > MAX_NAME_CHARS:  # as sent, like the schema's maxLength
         problems.append(FieldProblem("name", f"is longer than {MAX_NAME_CHARS} characters"))
     if problems:
         raise InvalidInput(problems)

@@ -8,13 +8,17 @@ A principal has a home node. It reads:
 so a root-homed member (every token issued before the tree) reads everything it read before.
 It writes where it reads, except the root: `global` is written only by admins and by
 principals homed at the root (Molecule: root-side agents). Viewers write nowhere.
+
+Rights follow the target: a write that changes another memory's standing (supersedes it,
+links it as updated or contradicted, flags, pins or forgets it) needs that memory's node
+writable, not only the writer's own (`policy.ON_THE_NODE` lists each action).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_domain.errors import FieldProblem, InvalidInput, NotAllowed
 from memhive_domain.policy import may_write_global
 from memhive_domain.principals import Principal, Role
 from memhive_domain.scopes import ROOT, ScopeRef, Visibility, parse_scope_path
@@ -56,10 +60,21 @@ def can_read(principal: Principal, node: ScopeRef) -> bool:
     return tree_view(principal).admits(node)
 
 
+def reads_memory(principal: Principal, node: ScopeRef, visibility: Visibility) -> bool:
+    """The principal reads a memory at this node with this visibility."""
+    return principal.can_see(visibility) and can_read(principal, node)
+
+
 def can_write(principal: Principal, node: ScopeRef) -> bool:
     if not principal.can_write or not can_read(principal, node):
         return False
     return not node.is_root or may_write_global(principal)
+
+
+def ensure_writable(principal: Principal, node: ScopeRef, doing: str) -> None:
+    """Raises NotAllowed (403) saying why, e.g. "cannot supersede: scope 'global' ..."."""
+    if not can_write(principal, node):
+        raise NotAllowed(f"cannot {doing}: {write_refusal(principal, node)}")
 
 
 def write_refusal(principal: Principal, node: ScopeRef) -> str:

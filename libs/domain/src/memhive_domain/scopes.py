@@ -134,6 +134,19 @@ def parse_scope_path(
     return ScopeRef(scope, product_id, team_id, agent_id)
 
 
+def _id_class(pattern: re.Pattern[str]) -> str:
+    return pattern.pattern.removeprefix("^").removesuffix("$")
+
+
+_PRODUCT, _NODE = _id_class(PRODUCT_ID_PATTERN), _id_class(NODE_ID_PATTERN)
+# A node's path as a JSON-Schema pattern (the OpenAPI document states what
+# parse_scope_path accepts, untrimmed): global, or product, team and agent segments in order.
+SCOPE_PATH_PATTERN = (
+    f"^(?:global|product:{_PRODUCT}(?:/team:{_NODE})?(?:/agent:{_NODE})?"
+    f"|team:{_NODE}(?:/agent:{_NODE})?|agent:{_NODE})$"
+)
+
+
 def is_valid_scope_path(path: str) -> bool:
     return parse_scope_path(path, []) is not None
 

@@ -3,7 +3,10 @@
 A live memory supersedes another when it `updates` it, or when it `contradicts` it
 (either direction) and is the newer of the two. Following those links leads to a
 memory's head: the current memory an agent should get instead. Edges to or from a
-forgotten, expired or unknown memory do not count.
+forgotten, expired or unknown memory do not count, and neither do successors the reader
+may not see: a reader never loses a memory to a successor it cannot read (an agent's
+private memory superseding a shared one changes nothing for the others, who keep the
+original as current).
 
 The domain does no I/O, so a use case drives resolution in two steps: ask
 successor_ids_to_fetch which records are missing, fetch them with their edges, repeat
@@ -36,15 +39,19 @@ class ResolvedMemory:
 
 
 def successor_ids_to_fetch(
-    candidates: Sequence[RankedMemory], edges_of: EdgesOf, known: Mapping[str, Memory]
+    candidates: Sequence[RankedMemory],
+    edges_of: EdgesOf,
+    known: Mapping[str, Memory],
+    is_visible: Callable[[Memory], bool] = lambda _: True,
 ) -> set[str]:
     """Ids of possible successors of the candidates whose records are not yet known.
 
-    Walks from the candidates through every successor already known, so each round
-    reaches one step further along a chain. Ids the store turned out not to have
-    come back again: the caller subtracts what it already tried.
+    Walks from the candidates through every visible successor already known, so each
+    round reaches one step further along a chain (never past one the reader cannot see).
+    Ids the store turned out not to have come back again: the caller subtracts what it
+    already tried.
     """
-    memories = _memories_of(candidates, known)
+    memories = _memories_of(candidates, _visible(known, is_visible))
     touching = _edges_by_end(edges_of)
     missing: set[str] = set()
     seen: set[str] = set()
@@ -56,7 +63,7 @@ def successor_ids_to_fetch(
         seen.add(node)
         for edge in touching.get(node, ()):
             other = _possible_successor(edge, node)
-            if other is not None and other not in memories:
+            if other is not None and other not in memories and other not in known:
                 missing.add(other)
             elif (successor := _successor(edge, node, memories)) is not None:
                 pending.append(successor)
@@ -76,24 +83,26 @@ def resolve_supersession(
 
     A stale candidate is dropped; its head takes its place (once, however many stale
     candidates it replaces), marked with what it replaces and scored as the best of
-    itself and them, since the stale ones matched the query for it. A head the caller
-    may not see hides its stale memories too, rather than leave them current-looking.
-    With include_superseded, stale candidates whose head is returned come back as
-    well, marked superseded_by. Candidates are taken as already filtered and visible;
-    nothing is truncated, so the caller applies its limit afterwards.
+    itself and them, since the stale ones matched the query for it. Only successors the
+    caller may see (`is_visible`) count: past one it cannot see, a chain ends, and a
+    memory whose every successor is hidden stays current for this caller. With
+    include_superseded, stale candidates come back as well, marked superseded_by.
+    Candidates are taken as already filtered and visible; nothing is truncated, so the
+    caller applies its limit afterwards.
     """
-    graph = _SupersessionGraph(_memories_of(candidates, known), edges_of, now)
+    memories = _memories_of(candidates, _visible(known, is_visible))
+    graph = _SupersessionGraph(memories, edges_of, now)
     current, stale = _split_by_head(candidates, graph)
-    shown = {h for h in stale if h in current or is_visible(graph.memory(h))}
     resolved = [_standing_in(r.memory, r.score, stale.get(i, ())) for i, r in current.items()]
-    resolved += [_standing_in(graph.memory(h), None, stale[h]) for h in shown - current.keys()]
+    resolved += [_standing_in(graph.memory(h), None, stale[h]) for h in stale.keys() - current]
     if include_superseded:
-        resolved += [_superseded(r, h) for h in shown for r in stale[h]]
+        resolved += [_superseded(r, h) for h in stale for r in stale[h]]
     return sorted(resolved, key=_result_order)
 
 
 def superseded_ids(memories: Iterable[Memory], edges_of: EdgesOf, now: datetime) -> set[str]:
-    """Which of these memories a live successor among them supersedes (e.g. for bulletins)."""
+    """Which of these memories a live successor among them supersedes (e.g. for bulletins:
+    given what one audience is shown, successors outside it do not count)."""
     by_id = {m.id: m for m in memories}
     graph = _SupersessionGraph(by_id, edges_of, now)
     return {memory_id for memory_id in by_id if graph.head(memory_id) != memory_id}
@@ -187,6 +196,12 @@ def _memories_of(
     candidates: Sequence[RankedMemory], known: Mapping[str, Memory]
 ) -> dict[str, Memory]:
     return {**known, **{r.memory.id: r.memory for r in candidates}}
+
+
+def _visible(
+    known: Mapping[str, Memory], is_visible: Callable[[Memory], bool]
+) -> dict[str, Memory]:
+    return {i: m for i, m in known.items() if is_visible(m)}
 
 
 def _edges_by_end(edges_of: EdgesOf) -> dict[str, list[Edge]]:

@@ -1,8 +1,17 @@
 """Rules every caller-supplied string obeys before it reaches an engine, the log or a lane.
 
 Text must be encodable UTF-8 (JSON lets a lone surrogate such as "\\ud800" through; protobuf,
-NATS and tantivy cannot store it), and a body or query must carry something visible: only
-NUL, control, format (zero-width) or space characters say nothing.
+NATS and tantivy cannot store it), and a body or query must carry something visible.
+
+Visible, decided by Unicode general category: a letter, number, punctuation, symbol or
+private-use character (icon fonts live there), except the fillers that render as nothing.
+Controls, formats (zero-width, joiners, bidi marks, tags), separators, unassigned code
+points and marks (which show only on a base character) say nothing. Unicode's
+Default_Ignorable_Code_Point property names the rest: every such code point is a format, a
+mark or unassigned, except the four Hangul fillers, which are letters
+(`tests/unit/domain/test_visible_text.py` checks this against the `regex` library's copy of
+the property). Blank symbols with no property of their own join them: U+2800 BRAILLE
+PATTERN BLANK and U+1D159 MUSICAL SYMBOL NULL NOTEHEAD.
 """
 
 from __future__ import annotations
@@ -12,9 +21,30 @@ from collections.abc import Iterable
 
 from memhive_domain.errors import FieldProblem
 
-# Unicode general categories that show nothing on their own: controls (NUL, ESC, ...),
-# formats (zero-width space, joiners, BOM, bidi marks), surrogates, unassigned, separators.
-_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Cn", "Zs", "Zl", "Zp"})
+# Unicode general categories that show something on their own (see the module's docstring).
+_VISIBLE_CATEGORIES = frozenset(
+    {"Lu", "Ll", "Lt", "Lm", "Lo", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po"}
+    | {"Sm", "Sc", "Sk", "So", "Co"}
+)
+# The private-use areas (Co), spelled out: JSON Schema validators and generators know the
+# big categories (\p{L}), not always the small ones.
+_PRIVATE_USE = "\ue000-\uf8ff\U000f0000-\U000ffffd\U00100000-\U0010fffd"
+# Characters of those categories that render as nothing: the Hangul fillers (letters, and
+# Default_Ignorable), the blank braille pattern and the null notehead (symbols).
+INVISIBLE_FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\U0001d159")
+# The same rule as a JSON-Schema (ECMA-262, Unicode) pattern, for the OpenAPI document: a
+# string matches when it holds a visible character.
+VISIBLE_TEXT_PATTERN = (
+    "(?![" + "".join(sorted(INVISIBLE_FILLERS)) + "])[\\p{L}\\p{N}\\p{P}\\p{S}" + _PRIVATE_USE + "]"
+)
+# What str.strip() removes (str.isspace), as a regular expression's character class.
+SPACE_CLASS = (
+    "\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a"
+    "\\u2028\\u2029\\u202f\\u205f\\u3000"
+)
+NOTHING_VISIBLE = (
+    "has no visible character (only spaces, controls, zero-width or combining marks, fillers)"
+)
 # An id, tag or key field never needs more; a longer one is refused before any lookup.
 MAX_ID_CHARS = 128
 
@@ -34,14 +64,19 @@ def unencodable(field: str, text: str | None) -> FieldProblem | None:
     return FieldProblem(field, "contains characters that are not valid Unicode (lone surrogates)")
 
 
+def is_visible(ch: str) -> bool:
+    return unicodedata.category(ch) in _VISIBLE_CATEGORIES and ch not in INVISIBLE_FILLERS
+
+
 def has_visible_content(text: str) -> bool:
-    return any(unicodedata.category(ch) not in _INVISIBLE_CATEGORIES for ch in text)
+    return any(is_visible(ch) for ch in text)
 
 
 def checked_text(
     field: str, text: object, max_chars: int, problems: list[FieldProblem], *, required: bool
 ) -> str:
-    """Stripped text within `max_chars`; an empty, invisible or unencodable text is a problem.
+    """Stripped text; an empty, invisible, unencodable or too long text is a problem. The
+    length counts the text as sent (what a JSON schema's maxLength states), not stripped.
 
     Returns "" (and records the problem) when the value is unusable.
     """
@@ -57,13 +92,11 @@ def checked_text(
             problems.append(FieldProblem(field, "must not be empty"))
         return ""
     if not has_visible_content(stripped):
-        problems.append(
-            FieldProblem(field, "has no visible content (only control, zero-width or space)")
-        )
+        problems.append(FieldProblem(field, NOTHING_VISIBLE))
         return ""
-    if len(stripped) > max_chars:
+    if len(text or "") > max_chars:
         problems.append(
-            FieldProblem(field, f"is {len(stripped)} characters; the maximum is {max_chars}")
+            FieldProblem(field, f"is {len(text or '')} characters; the maximum is {max_chars}")
         )
     return stripped
 

@@ -7,7 +7,7 @@ never share a moment and "last week" is exactly seven days. Either end may be op
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from memhive_domain.errors import FieldProblem
 
@@ -53,6 +53,14 @@ class TimeRange:
             self.before is None or other.after is None or other.after < self.before
         )
         return starts_before_other_ends and ends_after_other_starts
+
+
+def instant(moment: datetime) -> TimeRange:
+    """The range holding exactly this moment (to the microsecond); open above the last
+    representable one, which has no next microsecond."""
+    if moment.replace(tzinfo=None) == datetime.max:
+        return TimeRange(moment, None)
+    return TimeRange(moment, moment + timedelta(microseconds=1))
 
 
 def checked_range(

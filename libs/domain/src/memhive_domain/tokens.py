@@ -28,7 +28,9 @@ LEGACY_ID_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 NAME_MAX = 80
 MAX_LIFETIME = timedelta(days=3660)
 MAX_GRACE = timedelta(days=30)
-_DURATION = re.compile(r"^(\d{1,6})([smhdw])$")
+# ASCII digits (as JSON Schema's), no leading zero; a lifetime is at least one unit.
+DURATION_PATTERN = re.compile(r"^(0|[1-9][0-9]{0,5})([smhdw])$")
+LIFETIME_PATTERN = re.compile(r"^([1-9][0-9]{0,5})([smhdw])$")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
 
 
@@ -136,7 +138,7 @@ def is_token_id(value: str) -> bool:
 
 def parse_duration(value: str, field: str = "expires_in") -> timedelta:
     """ "30d", "12h", "45m", "90s", "2w"."""
-    match = _DURATION.match(value.strip())
+    match = DURATION_PATTERN.match(value.strip())
     if not match:
         raise InvalidInput([FieldProblem(field, "a duration like 30d, 12h, 45m, 90s or 2w")])
     return timedelta(**{_UNITS[match[2]]: int(match[1])})
@@ -148,7 +150,10 @@ def expiry(
     if expires_in is not None and expires_at is not None:
         raise InvalidInput([FieldProblem("expires_in", "give expires_in or expires_at, not both")])
     if expires_in is not None:
-        return now + parse_duration(expires_in)
+        lifetime = parse_duration(expires_in)
+        if not timedelta(0) < lifetime <= MAX_LIFETIME:  # "999999w" would overflow the date
+            raise InvalidInput([FieldProblem("expires_in", "more than 0, at most 10 years")])
+        return now + lifetime
     return expires_at
 
 

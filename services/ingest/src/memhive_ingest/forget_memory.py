@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from memhive.v1 import commands_pb2
 from memhive_contracts.mapping import from_timestamp
+from memhive_contracts.requester_mapping import requester_of
 from memhive_domain.errors import ConcurrentUpdate
 from memhive_domain.memory import forget
 from memhive_ports import EventPublisher, MemoryStore
@@ -11,6 +12,7 @@ from memhive_ports.poison import Poison
 from memhive_ports.store import StoredMemory
 
 from memhive_ingest.announcements import Announcer
+from memhive_ingest.requester_rights import ensure_may_write
 
 MAX_ATTEMPTS = 5
 
@@ -34,12 +36,14 @@ class ForgetMemoryHandler:
         when = from_timestamp(command.requested_at, command.HasField("requested_at"))
         if when is None:
             raise Poison("requested_at is required")
+        requester = requester_of(workspace_id, command.requested_by, command)
         for _ in range(MAX_ATTEMPTS):
             current = await self._store.get(workspace_id, command.memory_id)
             if current is None:
                 raise Poison(f"no memory with id {command.memory_id!r} in {workspace_id}")
             if current.memory.forgotten:
                 return current  # forgetting twice, or a redelivery: nothing more to write
+            ensure_may_write(requester, current.memory, "forget")
             try:
                 return await self._store.replace(
                     current, forget(current.memory, when), command.command_id

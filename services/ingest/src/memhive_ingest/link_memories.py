@@ -15,9 +15,12 @@ from memhive.v1 import edges_pb2
 from memhive_contracts import subjects
 from memhive_contracts.edge_mapping import edge_draft_from_pb, edge_to_pb
 from memhive_contracts.mapping import from_timestamp
+from memhive_contracts.requester_mapping import requester_of
 from memhive_domain.edges import Edge, add_edge, ensure_linkable, propose_edge
-from memhive_domain.errors import ConcurrentUpdate, InvalidInput, NotFound
+from memhive_domain.errors import ConcurrentUpdate, InvalidInput, NotAllowed, NotFound
+from memhive_domain.link_rights import link_refusal
 from memhive_domain.memory import Memory
+from memhive_domain.principals import Principal
 from memhive_ports import EventPublisher, MemoryStore
 from memhive_ports.poison import Poison
 from memhive_ports.store import StoredMemory
@@ -35,14 +38,16 @@ class LinkMemoriesHandler:
             raise Poison("requested_at is required")
         changed: list[Edge] = []
         problems: list[str] = []
+        requester = requester_of(workspace_id, command.requested_by, command)
         for index, message in enumerate(command.edges):
             try:
                 edge = propose_edge(
                     edge_draft_from_pb(message), created_by=command.requested_by, now=when
                 )
-                if (applied := await self._apply(workspace_id, edge, when)) is not None:
+                applied = await self._apply(workspace_id, edge, when, requester)
+                if applied is not None:
                     changed.append(applied)
-            except (InvalidInput, NotFound) as problem:
+            except (InvalidInput, NotFound, NotAllowed) as problem:
                 problems.append(f"edge {index} ({message.src_id}->{message.dst_id}): {problem}")
         # Announced even when every edge was refused: a waiting gateway must learn the
         # outcome (and answer 409), not time out into a 202 for a link never applied.
@@ -50,8 +55,11 @@ class LinkMemoriesHandler:
         if problems:
             raise Poison("; ".join(problems))
 
-    async def _apply(self, workspace_id: str, edge: Edge, when: datetime) -> Edge | None:
-        """The edge as it now stands in the record, or None when both ends already had it."""
+    async def _apply(
+        self, workspace_id: str, edge: Edge, when: datetime, requester: Principal | None
+    ) -> Edge | None:
+        """The edge as it now stands in the record, or None when both ends already had it.
+        A requester that may not add it (requester_rights.link_refusal) adds nothing."""
         for _ in range(MAX_ATTEMPTS):
             ends = await self._store.get_many(workspace_id, [edge.src_id, edge.dst_id])
             src, dst = ends.get(edge.src_id), ends.get(edge.dst_id)
@@ -59,6 +67,10 @@ class LinkMemoriesHandler:
                 return None  # a redelivery or an unchanged proposal: nothing to write
             ensure_linkable(edge, _memory(src), _memory(dst), workspace_id=workspace_id, now=when)
             assert src is not None and dst is not None  # narrowed: ensure_linkable passed
+            if requester is not None and (
+                refused := link_refusal(requester, edge, src.memory, dst.memory)
+            ):
+                raise NotAllowed(refused)
             try:
                 written = await self._write(src, edge)
                 await self._write(dst, edge)

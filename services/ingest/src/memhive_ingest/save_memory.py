@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from memhive.v1 import commands_pb2
 from memhive_contracts.mapping import draft_from_pb, from_timestamp, memory_from_pb
+from memhive_contracts.requester_mapping import requester_of
 from memhive_domain.errors import ConcurrentUpdate
 from memhive_domain.memory import Memory, create_memory
 from memhive_domain.principals import Principal
@@ -18,6 +19,7 @@ from memhive_ports.store import StoredMemory
 from memhive_ingest.announcements import Announcer
 from memhive_ingest.product_visibility import product_visibility
 from memhive_ingest.purge_memory import PurgeScheduling
+from memhive_ingest.requester_rights import ensure_may_write
 
 
 class SaveMemoryHandler:
@@ -46,7 +48,8 @@ class SaveMemoryHandler:
         requested_at = from_timestamp(command.requested_at, command.HasField("requested_at"))
         if requested_at is None:
             raise Poison("requested_at is required")
-        principal = Principal(workspace_id, command.requested_by or "unknown")
+        requester = requester_of(workspace_id, command.requested_by, command)
+        principal = requester or Principal(workspace_id, command.requested_by or "unknown")
         draft = draft_from_pb(command.memory)
         memory = create_memory(
             draft,
@@ -55,6 +58,7 @@ class SaveMemoryHandler:
             now=requested_at,
             product_visibility=await product_visibility(self._products, draft, principal),
         )
+        ensure_may_write(requester, memory, "save")
         if command.restore:
             memory = _restored(command, memory)
         try:

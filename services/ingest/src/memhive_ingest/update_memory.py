@@ -9,14 +9,19 @@ from dataclasses import replace
 from memhive.v1 import commands_pb2
 from memhive_contracts.curation_mapping import changes_from_pb
 from memhive_contracts.mapping import from_timestamp
-from memhive_domain.changes import MemoryChanges, apply_changes, checked_changes
+from memhive_contracts.requester_mapping import requester_of
+from memhive_domain.changes import MemoryChanges, apply_changes, change_action, checked_changes
 from memhive_domain.errors import ConcurrentUpdate
+from memhive_domain.memory import Memory
+from memhive_domain.policy import Action
+from memhive_domain.principals import Principal
 from memhive_ports import EventPublisher, MemoryStore
 from memhive_ports.poison import Poison
 from memhive_ports.store import StoredMemory
 
 from memhive_ingest.announcements import Announcer
 from memhive_ingest.purge_memory import PurgeScheduling
+from memhive_ingest.requester_rights import ensure_may_read, ensure_may_write
 
 MAX_ATTEMPTS = 5
 
@@ -49,6 +54,7 @@ class UpdateMemoryHandler:
         if when is None:
             raise Poison("requested_at is required")
         changes = _changes_of(command, when)
+        requester = requester_of(workspace_id, command.requested_by, command)
         for _ in range(MAX_ATTEMPTS):
             current = await self._store.get(workspace_id, command.memory_id)
             if current is None:
@@ -57,6 +63,7 @@ class UpdateMemoryHandler:
                 return current, True  # a redelivery: written, announce again (deduplicated)
             if current.memory.forgotten:
                 raise Poison(f"memory {command.memory_id} is forgotten: it cannot change")
+            _ensure_allowed(requester, changes, current.memory)
             updated = apply_changes(
                 current.memory,
                 changes,
@@ -71,6 +78,16 @@ class UpdateMemoryHandler:
             except ConcurrentUpdate:
                 continue  # someone wrote in between (e.g. access counts): re-read
         raise ConcurrentUpdate(f"memory {command.memory_id} kept changing; will retry")
+
+
+def _ensure_allowed(requester: Principal | None, changes: MemoryChanges, memory: Memory) -> None:
+    """A confirmation needs the memory readable; any other change, a flag included, its
+    node writable (`changes.change_action`)."""
+    action = change_action(changes)
+    if action is Action.CONFIRM:
+        ensure_may_read(requester, memory, action.value)
+    else:
+        ensure_may_write(requester, memory, action.value)
 
 
 def _changes_of(command: commands_pb2.UpdateMemory, when) -> MemoryChanges:

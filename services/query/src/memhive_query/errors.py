@@ -24,6 +24,7 @@ from memhive_query.use_cases.conflicts import NearDuplicates
 from memhive_query.use_cases.consolidate import SummaryUnavailable
 from memhive_query.use_cases.link import LinkRejected
 from memhive_query.use_cases.update import ChangeRejected
+from memhive_query.validation_problems import field_problems
 
 
 class SafeJSONResponse(JSONResponse):
@@ -67,14 +68,9 @@ async def _invalid_input(_: Request, exc: InvalidInput) -> JSONResponse:
 
 
 async def _malformed_request(_: Request, exc: RequestValidationError) -> JSONResponse:
-    problems = [
-        {
-            "field": ".".join(str(part) for part in e["loc"][1:] or e["loc"]) or "body",
-            "message": e["msg"],
-        }
-        for e in exc.errors()
-    ]
-    return problems_response(problems)
+    """Caught before the domain (a wrong type, a missing field): one sentence per field."""
+    problems = field_problems(exc.errors(), skip=1)
+    return problems_response([{"field": p.field, "message": p.message} for p in problems])
 
 
 async def _http_exception(_: Request, exc: HTTPException) -> JSONResponse:

@@ -1,72 +1,129 @@
-"""The REST shapes: request bodies (loose types: the domain gives the messages), memory JSON.
+"""The REST shapes: request bodies and memory JSON.
 
-The length limits here are coarse outer bounds (generous multiples of the domain's), so no
-oversized list or string is even handed to the domain; the domain's rules are the real ones.
+Request fields carry the domain's own rules (request_types.py), so the OpenAPI document
+states what the server enforces; the domain checks them again, with the rules a schema
+cannot state (a future expiry, one field against another).
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any, Literal
+from uuid import UUID
 
 from fastapi.responses import JSONResponse
 from memhive_domain.changes import MemoryChanges
-from memhive_domain.consolidation import ConsolidationRequest
-from memhive_domain.curation import Flag
-from memhive_domain.edges import Edge, EdgeDraft
+from memhive_domain.consolidation import MAX_SOURCES, MIN_SOURCES, ConsolidationRequest
+from memhive_domain.curation import MAX_FLAG_REASON_CHARS, Flag
+from memhive_domain.edges import MAX_RATIONALE_CHARS, Edge, EdgeDraft
 from memhive_domain.errors import FieldProblem, InvalidInput
-from memhive_domain.kv import KvEntry
-from memhive_domain.memory import Memory, MemoryDraft
+from memhive_domain.kinds import MemoryKind
+from memhive_domain.kv import MAX_REVISION, MAX_TTL_S, KvEntry
+from memhive_domain.memory import (
+    MAX_BODY_CHARS,
+    MAX_SOURCE_REF_CHARS,
+    MAX_TAGS,
+    Memory,
+    MemoryDraft,
+)
 from memhive_domain.ranking import RankedMemory
+from memhive_domain.recall import DEFAULT_MAX_RESULTS, MAX_QUERY_CHARS, MAX_RESULTS
+from memhive_domain.skills import MAX_DESCRIPTION_CHARS
 from memhive_domain.trust import score
 from pydantic import BaseModel, ConfigDict, Field
 
+from memhive_query.request_types import (
+    EdgeKindName,
+    FlagKindName,
+    Importance,
+    KindName,
+    OptionalProductId,
+    OptionalScopePath,
+    ScopeName,
+    SkillName,
+    SourceName,
+    Tag,
+    VisibilityName,
+    optional_text,
+    visible_text,
+)
 from memhive_query.timestamps import utc_iso
-from memhive_query.use_cases.skills import SkillRequest
+from memhive_query.use_cases.conflicts import MAX_SUPERSEDES
+from memhive_query.use_cases.skills import MAX_EXTRA_PROCEDURES, SkillRequest
 from memhive_query.use_cases.update import UpdateOutcome
 
+Body = visible_text(MAX_BODY_CHARS, "what to remember")
+NewBody = visible_text(
+    MAX_BODY_CHARS, "the new text: re-embedded, checked for near-duplicates like a save"
+)
+MergedBody = visible_text(
+    MAX_BODY_CHARS, "the merged memory; omitted with summarize: written by the configured LLM"
+)
+SkillDescription = visible_text(MAX_DESCRIPTION_CHARS, "when to use the skill; omitted: the body")
+FlagReason = visible_text(MAX_FLAG_REASON_CHARS, "why")
+RecallQuery = visible_text(MAX_QUERY_CHARS, "what to recall")
+SourceRef = optional_text(MAX_SOURCE_REF_CHARS, "where it came from, e.g. a URL or an issue")
+Rationale = optional_text(MAX_RATIONALE_CHARS, "why, in a sentence")
 
-class SaveRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
-    kind: str = Field(
-        description="fact, preference, decision, identity, event, observation, goal, todo, "
-        "or procedure"
-    )
-    body: str = Field(description="what to remember, 1..4000 characters", max_length=16_000)
-    importance: float | None = Field(None, description="0..1; omitted: the kind's default")
-    pinned: bool = False
-    tags: list[str] = Field(default_factory=list, description="at most 32", max_length=128)
-    scope: str | None = Field(
+def _at_least_one_change(schema: dict[str, Any]) -> None:
+    """A PATCH names something to change (force alone changes nothing)."""
+    changes = [name for name in schema["properties"] if name != "force"]
+    nullable = ("expires_at", "occurred_at")  # null clears them: a change
+    schema["anyOf"] = [
+        {"required": [name]}
+        if name in nullable
+        else {"required": [name], "properties": {name: {"not": {"type": "null"}}}}
+        for name in changes
+    ]
+
+
+def _body_unless_summarized(schema: dict[str, Any]) -> None:
+    schema["anyOf"] = [
+        {"required": ["body"], "properties": {"body": {"type": "string"}}},
+        {"required": ["summarize"], "properties": {"summarize": {"const": True}}},
+    ]
+
+
+class NodeFields(BaseModel):
+    """Where a request points in the scope tree: scope_path, or scope with product_id
+    (`product` needs one, `global` takes none; given with scope_path, they must agree)."""
+
+    scope: ScopeName | None = Field(
         None,
         description="global or product; product_id alone implies product; nothing at all: "
-        "the token's home node",
-        max_length=64,
+        "the token's home node (a recall or listing: everything it reads)",
     )
-    product_id: str | None = Field(None, max_length=512)
-    scope_path: str | None = Field(
-        None,
-        description="a node of the scope tree, e.g. 'product:ios/team:mobile/agent:bob'; "
-        "scope/product_id, if also given, must agree",
-        max_length=512,
+    product_id: OptionalProductId | None = None
+    scope_path: OptionalScopePath | None = Field(
+        None, description="scope/product_id, if also given, must agree"
     )
-    visibility: str | None = Field(
+
+
+class SaveRequest(NodeFields):
+    model_config = ConfigDict(extra="forbid")
+
+    kind: KindName = Field(description="what sort of memory this is")
+    body: Body
+    importance: Importance | None = Field(None, description="0..1; omitted: the kind's default")
+    pinned: bool = False
+    tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
+    visibility: VisibilityName | None = Field(
         None,
         description="private (members only) or public; omitted: global is public, a product "
         "and its teams take the product's visibility, anything else is private",
-        max_length=64,
     )
-    source: str = Field("agent", max_length=64)
-    source_ref: str | None = Field(None, description="at most 512 characters", max_length=2048)
-    expires_at: datetime | None = None
+    source: SourceName = "agent"
+    source_ref: SourceRef | None = None
+    expires_at: datetime | None = Field(None, description="a future time; omitted: never")
     occurred_at: datetime | None = Field(
         None,
         description="when the remembered thing happened (ISO 8601), if not now; the same "
         "words at another time are another memory",
     )
     force: bool = Field(False, description="save even when near-duplicates exist")
-    supersedes: list[str] = Field(
-        default_factory=list, description="ids this memory updates, at most 20", max_length=100
+    supersedes: list[UUID] = Field(
+        default_factory=list, description="ids this memory updates", max_length=MAX_SUPERSEDES
     )
 
     def draft(self) -> MemoryDraft:
@@ -88,23 +145,16 @@ class SaveRequest(BaseModel):
 
 
 class UpdateRequest(BaseModel):
-    """Only the fields given change; `expires_at: null` removes the expiry, `occurred_at:
-    null` makes it "when it was saved" again."""
+    """Only the fields given change (at least one); `expires_at: null` removes the expiry,
+    `occurred_at: null` makes it "when it was saved" again."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_at_least_one_change)
 
-    body: str | None = Field(
-        None,
-        description="the new text, 1..4000 characters: re-embedded, checked for "
-        "near-duplicates like a save",
-        max_length=16_000,
-    )
-    importance: float | None = Field(None, description="0..1")
-    tags: list[str] | None = Field(
-        None, description="replaces the tags; at most 32", max_length=128
-    )
+    body: NewBody | None = None
+    importance: Importance | None = Field(None, description="0..1")
+    tags: list[Tag] | None = Field(None, description="replaces the tags", max_length=MAX_TAGS)
     pinned: bool | None = Field(None, description="pinned memories lead their scope's bulletin")
-    visibility: str | None = Field(None, description="private or public", max_length=64)
+    visibility: VisibilityName | None = Field(None, description="private or public")
     expires_at: datetime | None = Field(None, description="a future time; null: never expires")
     occurred_at: datetime | None = Field(
         None, description="when it happened; null: when it was saved"
@@ -126,26 +176,26 @@ class UpdateRequest(BaseModel):
 
 
 class ConsolidateRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_body_unless_summarized)
 
-    ids: list[str] = Field(
-        description="the memories to merge, 2..20, at one scope node", max_length=100
+    ids: list[UUID] = Field(
+        description="the memories to merge (at least two different ones), at one scope node",
+        min_length=MIN_SOURCES,
+        max_length=MAX_SOURCES,
     )
-    body: str | None = Field(
-        None,
-        description="the merged memory; omitted with summarize: written by the configured LLM",
-        max_length=16_000,
-    )
+    body: MergedBody | None = None
     summarize: bool = Field(False, description="let the configured LLM write the body")
-    kind: str | None = Field(None, description="omitted: the sources' common kind", max_length=64)
-    importance: float | None = Field(None, description="0..1; omitted: the highest source's")
-    tags: list[str] | None = Field(None, description="omitted: the sources' tags", max_length=128)
+    kind: KindName | None = Field(None, description="omitted: the sources' common kind")
+    importance: Importance | None = Field(None, description="0..1; omitted: the highest source's")
+    tags: list[Tag] | None = Field(
+        None, description="omitted: the sources' tags", max_length=MAX_TAGS
+    )
 
     def consolidation(self) -> ConsolidationRequest:
         if self.body is None and not self.summarize:
             raise InvalidInput([FieldProblem("body", "required unless summarize is true")])
         return ConsolidationRequest(
-            ids=self.ids,
+            ids=[str(i) for i in self.ids],
             body=self.body,
             kind=self.kind,
             importance=self.importance,
@@ -156,29 +206,26 @@ class ConsolidateRequest(BaseModel):
 class CrystallizeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    also: list[str] = Field(
+    also: list[UUID] = Field(
         default_factory=list,
-        description="more procedures for the same skill, at most 19",
-        max_length=100,
+        description="more procedures for the same skill",
+        max_length=MAX_EXTRA_PROCEDURES,
     )
-    name: str | None = Field(
-        None,
-        description="the skill's name (lowercase words joined by '-'); omitted: from the body",
-        max_length=256,
+    name: SkillName | None = Field(
+        None, description="the skill's name (lowercase words joined by '-'); omitted: from the body"
     )
-    description: str | None = Field(
-        None, description="when to use the skill; omitted: the body", max_length=4096
-    )
+    description: SkillDescription | None = None
 
     def skill(self, memory_id: str) -> SkillRequest:
-        return SkillRequest(memory_id, tuple(self.also), self.name, self.description)
+        also = tuple(str(i) for i in self.also)
+        return SkillRequest(memory_id, also, self.name, self.description)
 
 
 class FlagRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    kind: str = Field(description="wrong, outdated or unverified", max_length=64)
-    reason: str = Field(description="why, 1..500 characters", max_length=2000)
+    kind: FlagKindName = Field(description="wrong, outdated or unverified")
+    reason: FlagReason
 
 
 class TimeWindow(BaseModel):
@@ -196,23 +243,17 @@ class TimeWindow(BaseModel):
         return {name: getattr(self, name) for name in TimeWindow.model_fields}
 
 
-class RecallRequest(TimeWindow):
+class RecallRequest(TimeWindow, NodeFields):
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(description="1..2000 characters", max_length=8000)
-    scope: str | None = Field(None, max_length=64)
-    product_id: str | None = Field(None, max_length=512)
-    scope_path: str | None = Field(
-        None,
-        description="a node of the scope tree, e.g. 'product:ios/team:mobile/agent:bob'; "
-        "scope/product_id, if also given, must agree",
-        max_length=512,
+    query: RecallQuery
+    kinds: list[KindName] | None = Field(None, max_length=len(MemoryKind))
+    tags: list[Tag] | None = Field(None, description="any of these", max_length=MAX_TAGS)
+    max_results: int | None = Field(
+        None, ge=1, le=MAX_RESULTS, description=f"default {DEFAULT_MAX_RESULTS}"
     )
-    kinds: list[str] | None = Field(None, max_length=64)
-    tags: list[str] | None = Field(None, description="any of these, at most 32", max_length=128)
-    max_results: int | None = Field(None, description="1..20, default 6")
     include_superseded: bool = False
-    min_confidence: float | None = Field(
+    min_confidence: Importance | None = Field(
         None,
         description="0..1: leave out results less likely than this to answer the query "
         "(each result's `confidence`); none left means nothing stored answers it. "
@@ -226,18 +267,15 @@ class RecallRequest(TimeWindow):
 class EdgeRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    src_id: str = Field(
-        description="the memory the edge starts from, e.g. the newer fact", max_length=512
-    )
-    dst_id: str = Field(description="the memory it points to, e.g. the older fact", max_length=512)
-    kind: str = Field(description="updates, contradicts or related_to", max_length=64)
-    weight: float | None = Field(None, description="0..1; omitted: 1 (you are sure)")
-    rationale: str = Field(
-        "", description="why, in a sentence; at most 500 characters", max_length=2000
-    )
+    src_id: UUID = Field(description="the memory the edge starts from, e.g. the newer fact")
+    dst_id: UUID = Field(description="the memory it points to, e.g. the older fact; not src_id")
+    kind: EdgeKindName = Field(description="updates, contradicts or related_to")
+    weight: Importance | None = Field(None, description="0..1; omitted: 1 (you are sure)")
+    rationale: Rationale = ""
 
     def draft(self) -> EdgeDraft:
-        return EdgeDraft(self.src_id, self.dst_id, self.kind, self.weight, self.rationale)
+        ends = str(self.src_id), str(self.dst_id)
+        return EdgeDraft(*ends, self.kind, self.weight, self.rationale)
 
 
 def edge_json(edge: Edge) -> dict[str, Any]:
@@ -339,10 +377,13 @@ class KvPutRequest(BaseModel):
 
     value: Any = Field(description="any JSON value: at most 16 KiB as JSON, 16 levels deep")
     ttl_s: int | None = Field(
-        None, description="seconds until the entry expires (1..31622400); none: never"
+        None, ge=1, le=MAX_TTL_S, description="seconds until the entry expires; none: never"
     )
     revision: int | None = Field(
-        None, description="write only if the entry is at this revision (else 409)"
+        None,
+        ge=1,
+        le=MAX_REVISION,
+        description="write only if the entry is at this revision (else 409); not with create_only",
     )
     create_only: bool = Field(False, description="write only if the key does not exist (409)")
 

@@ -24,9 +24,9 @@ class RenderedScope:
 
 
 class ScopeBulletins:
-    """Deterministic renders. Supersession is decided over all the scope's memories, so a
-    public memory a private one supersedes stays hidden from the public audience too, as in
-    recall."""
+    """Deterministic renders, one per audience. Supersession is decided over what each
+    audience is shown, so a public memory a private one supersedes stays in the public
+    bulletin, as in recall (a reader never loses a memory to a successor it cannot see)."""
 
     def __init__(
         self,
@@ -78,8 +78,11 @@ class ScopeBulletins:
         return render_bulletin(
             inputs.scope,
             shown_to(audience, inputs.memories),
-            superseded=inputs.superseded,
+            superseded=inputs.superseded[audience],
             count_tokens=self._counter.count,
             budget=self._budget,
             generated_at=inputs.read_at,
+            # The members' copy carries the scope's fingerprint (every input, what the
+            # refresher compares); the public one a fingerprint of public inputs only.
+            fingerprint=inputs.fingerprint if audience is Audience.MEMBERS else None,
         )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from memhive_domain.bulletin import bulletin_fingerprint, next_expiry
+from memhive_domain.bulletin_audience import Audience, shown_to
 from memhive_domain.edges import Edge
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
@@ -20,12 +21,21 @@ PAGE_SIZE = 500
 class ScopeInputs:
     scope: ScopeRef
     memories: list[Memory]  # live in the scope at `read_at`
-    superseded: set[str]
+    # Per audience, decided over what that audience is shown: a public memory superseded
+    # by a private one stays current for the public (a reader never loses a memory to a
+    # successor it cannot see).
+    superseded: dict[Audience, set[str]]
     read_at: datetime
 
     @property
     def fingerprint(self) -> str:
-        return bulletin_fingerprint(self.memories, self.superseded, now=self.read_at)
+        """Over every input, so a change to any audience's supersession re-renders."""
+        return bulletin_fingerprint(
+            self.memories,
+            self.superseded[Audience.MEMBERS],
+            now=self.read_at,
+            superseded_publicly=self.superseded[Audience.PUBLIC],
+        )
 
     @property
     def next_expiry(self) -> datetime | None:
@@ -47,7 +57,8 @@ class ScopeReader:
         live = [r for r in records.values() if _in_scope(r.memory, scope, now)]
         edges: dict[str, tuple[Edge, ...]] = {r.memory.id: r.edges for r in live}
         memories = [r.memory for r in live]
-        return ScopeInputs(scope, memories, superseded_ids(memories, edges, now), now)
+        superseded = {a: superseded_ids(shown_to(a, memories), edges, now) for a in Audience}
+        return ScopeInputs(scope, memories, superseded, now)
 
     async def _ids(self, memory_filter: MemoryFilter) -> list[str]:
         ids: list[str] = []

@@ -23,23 +23,24 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
+from memhive.v1 import requester_pb2 as memhive_dot_v1_dot_requester__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16memhive/v1/edges.proto\x12\nmemhive.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf0\x01\n\x04\x45\x64ge\x12\x0e\n\x06src_id\x18\x01 \x01(\t\x12\x0e\n\x06\x64st_id\x18\x02 \x01(\t\x12\"\n\x04kind\x18\x03 \x01(\x0e\x32\x14.memhive.v1.EdgeKind\x12\x13\n\x06weight\x18\x04 \x01(\x01H\x00\x88\x01\x01\x12\x12\n\ncreated_by\x18\x05 \x01(\t\x12-\n\x0c\x63reator_kind\x18\x06 \x01(\x0e\x32\x17.memhive.v1.CreatorKind\x12\x11\n\trationale\x18\x07 \x01(\t\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\t\n\x07_weight\"\xa1\x01\n\x0cLinkMemories\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x1f\n\x05\x65\x64ges\x18\x03 \x03(\x0b\x32\x10.memhive.v1.Edge\x12\x14\n\x0crequested_by\x18\x04 \x01(\t\x12\x30\n\x0crequested_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xb0\x01\n\x0eMemoriesLinked\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x03 \x01(\t\x12\x1f\n\x05\x65\x64ges\x18\x04 \x03(\x0b\x32\x10.memhive.v1.Edge\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08rejected\x18( \x03(\t*q\n\x08\x45\x64geKind\x12\x19\n\x15\x45\x44GE_KIND_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45\x44GE_KIND_RELATED_TO\x10\x01\x12\x15\n\x11\x45\x44GE_KIND_UPDATES\x10\x02\x12\x19\n\x15\x45\x44GE_KIND_CONTRADICTS\x10\x03*w\n\x0b\x43reatorKind\x12\x1c\n\x18\x43REATOR_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x43REATOR_KIND_AGENT\x10\x01\x12\x15\n\x11\x43REATOR_KIND_USER\x10\x02\x12\x1b\n\x17\x43REATOR_KIND_CLASSIFIER\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16memhive/v1/edges.proto\x12\nmemhive.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1amemhive/v1/requester.proto\"\xf0\x01\n\x04\x45\x64ge\x12\x0e\n\x06src_id\x18\x01 \x01(\t\x12\x0e\n\x06\x64st_id\x18\x02 \x01(\t\x12\"\n\x04kind\x18\x03 \x01(\x0e\x32\x14.memhive.v1.EdgeKind\x12\x13\n\x06weight\x18\x04 \x01(\x01H\x00\x88\x01\x01\x12\x12\n\ncreated_by\x18\x05 \x01(\t\x12-\n\x0c\x63reator_kind\x18\x06 \x01(\x0e\x32\x17.memhive.v1.CreatorKind\x12\x11\n\trationale\x18\x07 \x01(\t\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\t\n\x07_weight\"\xcb\x01\n\x0cLinkMemories\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x1f\n\x05\x65\x64ges\x18\x03 \x03(\x0b\x32\x10.memhive.v1.Edge\x12\x14\n\x0crequested_by\x18\x04 \x01(\t\x12\x30\n\x0crequested_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12(\n\trequester\x18\x06 \x01(\x0b\x32\x15.memhive.v1.Requester\"\xb0\x01\n\x0eMemoriesLinked\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x03 \x01(\t\x12\x1f\n\x05\x65\x64ges\x18\x04 \x03(\x0b\x32\x10.memhive.v1.Edge\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08rejected\x18( \x03(\t*q\n\x08\x45\x64geKind\x12\x19\n\x15\x45\x44GE_KIND_UNSPECIFIED\x10\x00\x12\x18\n\x14\x45\x44GE_KIND_RELATED_TO\x10\x01\x12\x15\n\x11\x45\x44GE_KIND_UPDATES\x10\x02\x12\x19\n\x15\x45\x44GE_KIND_CONTRADICTS\x10\x03*w\n\x0b\x43reatorKind\x12\x1c\n\x18\x43REATOR_KIND_UNSPECIFIED\x10\x00\x12\x16\n\x12\x43REATOR_KIND_AGENT\x10\x01\x12\x15\n\x11\x43REATOR_KIND_USER\x10\x02\x12\x1b\n\x17\x43REATOR_KIND_CLASSIFIER\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'memhive.v1.edges_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_EDGEKIND']._serialized_start=657
-  _globals['_EDGEKIND']._serialized_end=770
-  _globals['_CREATORKIND']._serialized_start=772
-  _globals['_CREATORKIND']._serialized_end=891
-  _globals['_EDGE']._serialized_start=72
-  _globals['_EDGE']._serialized_end=312
-  _globals['_LINKMEMORIES']._serialized_start=315
-  _globals['_LINKMEMORIES']._serialized_end=476
-  _globals['_MEMORIESLINKED']._serialized_start=479
-  _globals['_MEMORIESLINKED']._serialized_end=655
+  _globals['_EDGEKIND']._serialized_start=727
+  _globals['_EDGEKIND']._serialized_end=840
+  _globals['_CREATORKIND']._serialized_start=842
+  _globals['_CREATORKIND']._serialized_end=961
+  _globals['_EDGE']._serialized_start=100
+  _globals['_EDGE']._serialized_end=340
+  _globals['_LINKMEMORIES']._serialized_start=343
+  _globals['_LINKMEMORIES']._serialized_end=546
+  _globals['_MEMORIESLINKED']._serialized_start=549
+  _globals['_MEMORIESLINKED']._serialized_end=725
 # @@protoc_insertion_point(module_scope)

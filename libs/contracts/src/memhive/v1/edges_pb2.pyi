@@ -1,6 +1,7 @@
 import datetime
 
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from memhive.v1 import requester_pb2 as _requester_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -53,18 +54,20 @@ class Edge(_message.Message):
     def __init__(self, src_id: _Optional[str] = ..., dst_id: _Optional[str] = ..., kind: _Optional[_Union[EdgeKind, str]] = ..., weight: _Optional[float] = ..., created_by: _Optional[str] = ..., creator_kind: _Optional[_Union[CreatorKind, str]] = ..., rationale: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class LinkMemories(_message.Message):
-    __slots__ = ("command_id", "workspace_id", "edges", "requested_by", "requested_at")
+    __slots__ = ("command_id", "workspace_id", "edges", "requested_by", "requested_at", "requester")
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_ID_FIELD_NUMBER: _ClassVar[int]
     EDGES_FIELD_NUMBER: _ClassVar[int]
     REQUESTED_BY_FIELD_NUMBER: _ClassVar[int]
     REQUESTED_AT_FIELD_NUMBER: _ClassVar[int]
+    REQUESTER_FIELD_NUMBER: _ClassVar[int]
     command_id: str
     workspace_id: str
     edges: _containers.RepeatedCompositeFieldContainer[Edge]
     requested_by: str
     requested_at: _timestamp_pb2.Timestamp
-    def __init__(self, command_id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., requested_by: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    requester: _requester_pb2.Requester
+    def __init__(self, command_id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., edges: _Optional[_Iterable[_Union[Edge, _Mapping]]] = ..., requested_by: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., requester: _Optional[_Union[_requester_pb2.Requester, _Mapping]] = ...) -> None: ...
 
 class MemoriesLinked(_message.Message):
     __slots__ = ("event_id", "command_id", "workspace_id", "edges", "occurred_at", "rejected")

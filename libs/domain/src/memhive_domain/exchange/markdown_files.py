@@ -19,6 +19,7 @@ from memhive_domain.exchange.kinds import guess_kind
 from memhive_domain.memory import MemoryDraft
 from memhive_domain.scopes import ScopeRef
 from memhive_domain.sources import Source
+from memhive_domain.text import has_visible_content
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _BULLET = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$")
@@ -46,8 +47,8 @@ class _Reader:
     def flush(self, base: ScopeRef) -> None:
         block, self.block = self.block, None
         text = "\n".join(block.lines).strip() if block else ""
-        if not block or not text:
-            return
+        if not block or not has_visible_content(text):
+            return  # nothing a reader would see (blank, zero-width, fillers): no memory
         self.ordinal += 1
         body = f"{self.heading}: {text}" if self.heading else text
         kind = guess_kind(text, self.heading, numbered=block.numbered)
@@ -100,7 +101,7 @@ def _step(reader: _Reader, lines: list[str], index: int, base: ScopeRef) -> int:
     if heading := _HEADING.match(raw):
         reader.flush(base)
         reader.heading, reader.ordinal = heading.group(2).strip(), 0
-    elif _RULE.match(raw) or not raw.strip():
+    elif _RULE.match(raw) or not has_visible_content(raw):  # a blank line, as a reader sees it
         reader.flush(base)
     elif bullet := _BULLET.match(raw):
         _bullet(reader, index, bullet, base)

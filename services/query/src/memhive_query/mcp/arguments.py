@@ -1,23 +1,20 @@
 """Argument types the tools share: one description and one constraint per concept.
 
-Enums are spelled as `Literal`s built from the domain's enums, so the JSON schema
-lists the allowed values inline (agents read them) and stays in step with the domain.
+Enums are spelled as `Literal`s built from the domain's enums (the REST request types'
+own), so the JSON schema lists the allowed values inline (agents read them) and stays in
+step with the domain.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from memhive_domain.kinds import MemoryKind
 from memhive_domain.kv import KEY_PATTERN, MAX_REVISION
 from memhive_domain.memory import MAX_BODY_CHARS, MAX_SOURCE_REF_CHARS, MAX_TAGS
-from memhive_domain.scopes import Scope, Visibility
 from pydantic import Field
 
-KindName = Literal[tuple(kind.value for kind in MemoryKind)]  # type: ignore[valid-type]
-ScopeName = Literal[tuple(scope.value for scope in Scope)]  # type: ignore[valid-type]
-VisibilityName = Literal[tuple(v.value for v in Visibility)]  # type: ignore[valid-type]
+from memhive_query.request_types import KindName, ScopeName, VisibilityName
 
 KIND_HELP = (
     "fact: something true about the world or the project; preference: how someone likes "

@@ -10,15 +10,19 @@ from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp.types import Resource, ServerCapabilities
+from mcp.types import CallToolResult, InputRequiredResult, Resource, ServerCapabilities
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+from pydantic import ValidationError
 from starlette.applications import Starlette
 
+from memhive_query.mcp.api import ApiError
 from memhive_query.mcp.registry import register_tools
 from memhive_query.mcp.resources import listed_resources, register_resources
-from memhive_query.mcp.tool_spec import ApiForRequest
+from memhive_query.mcp.tool_spec import ApiForRequest, error_result
+from memhive_query.validation_problems import field_problems
 
 INSTRUCTIONS = (
     "memhive is long-term memory shared by agents and sessions. Recall before deciding "
@@ -62,6 +66,19 @@ class MemhiveMcpServer(MCPServer):
         lowlevel.get_capabilities = self._capabilities  # type: ignore[method-assign]
         if self._changes is not None:
             self.middleware.append(self._announce_resource_changes)
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Any = None
+    ) -> CallToolResult | InputRequiredResult:
+        """Arguments that break a tool's schema are a tool error with one sentence per field,
+        like the REST API's 422 (the SDK's own text is pydantic's, with its links)."""
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as error:
+            if not isinstance(error.__cause__, ValidationError):
+                raise
+            problems = field_problems(error.__cause__.errors())
+            return error_result(ApiError(422, "; ".join(str(p) for p in problems)))
 
     async def list_resources(self) -> list[Resource]:
         return [*await super().list_resources(), *await listed_resources(self._api_for_request())]

@@ -6,9 +6,16 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from memhive_domain.activity import DEFAULT_PAGE, MAX_CURSOR_CHARS, MAX_PAGE, ActivityEntry
+from memhive_domain.activity import (
+    DEFAULT_PAGE,
+    MAX_CURSOR_CHARS,
+    MAX_PAGE,
+    ActivityEntry,
+    ActivityKind,
+)
 
 from memhive_query.openapi import errors
+from memhive_query.request_types import ActivityKindName, OptionalScopePath
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.timestamps import utc_iso
 from memhive_query.use_cases.activity import ActivityRequest
@@ -22,12 +29,9 @@ async def recent_activity(
     who: PrincipalDep,
     since: Annotated[datetime | None, Query(description="only what happened at or after")] = None,
     scope: Annotated[
-        str | None, Query(max_length=512, description="only what touched this node")
+        OptionalScopePath | None, Query(description="only what touched this node")
     ] = None,
-    kind: Annotated[
-        list[str] | None,
-        Query(max_length=5, description="saved, updated, forgotten, linked, recalled"),
-    ] = None,
+    kind: Annotated[list[ActivityKindName] | None, Query(max_length=len(ActivityKind))] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
     cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
 ) -> dict:

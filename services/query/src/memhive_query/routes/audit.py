@@ -7,10 +7,11 @@ from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
-from memhive_domain.audit import DEFAULT_PAGE, AuditEntry, audit_query
+from memhive_domain.audit import DEFAULT_PAGE, MAX_PAGE, AuditEntry, audit_query
 from memhive_domain.errors import FieldProblem, InvalidInput
 
 from memhive_query.openapi import errors
+from memhive_query.request_types import AuditActionName
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.timestamps import utc_iso
 
@@ -21,12 +22,12 @@ router = APIRouter(prefix="/v1/admin", tags=["admin"], responses=errors(401, 403
 async def read_audit(
     gw: GatewayDep,
     who: PrincipalDep,
-    action: Annotated[str | None, Query(max_length=64)] = None,
+    action: Annotated[AuditActionName | None, Query()] = None,
     principal: Annotated[str | None, Query(max_length=200)] = None,
     target: Annotated[str | None, Query(max_length=200)] = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    limit: int = DEFAULT_PAGE,
+    since: Annotated[datetime | None, Query(description="with its offset, e.g. Z")] = None,
+    until: Annotated[datetime | None, Query(description="with its offset, e.g. Z")] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
     cursor: Annotated[str | None, Query(max_length=100)] = None,
 ) -> dict:
     """Who did what to which target, and how it ended. `principal` is a user id or a

@@ -4,39 +4,45 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
+from memhive_domain.context_pack import MAX_TOKEN_BUDGET
+from memhive_domain.recall import MAX_QUERY_CHARS
 from pydantic import ConfigDict, Field
 
 from memhive_query.openapi import errors
+from memhive_query.request_types import (
+    BULLETIN_SCOPE_PATTERN,
+    OptionalProductId,
+    OptionalScopePath,
+    optional_text,
+)
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
-from memhive_query.schemas import TimeWindow
+from memhive_query.schemas import NodeFields, TimeWindow
 from memhive_query.timestamps import utc_iso
 from memhive_query.use_cases.bulletins import ScopeBulletin
 
 router = APIRouter(prefix="/v1", tags=["bulletins"], responses=errors(401, 422))
 
 
-class ContextRequest(TimeWindow):
+TaskText = optional_text(MAX_QUERY_CHARS, "the task at hand; relevant memories first")
+
+
+class ContextRequest(TimeWindow, NodeFields):
     model_config = ConfigDict(extra="forbid")
 
-    query: str | None = Field(
-        None, description="the task at hand; relevant memories first", max_length=8000
+    query: TaskText | None = None
+    token_budget: int = Field(
+        ge=1, le=MAX_TOKEN_BUDGET, description="the most tokens the pack may use"
     )
-    scope: str | None = Field(
-        None, description="global or product; default from product_id", max_length=64
-    )
-    product_id: str | None = Field(None, max_length=512)
-    scope_path: str | None = Field(None, description="a node of the scope tree", max_length=512)
-    token_budget: int = Field(description="the most tokens the pack may use, 1..32000")
 
 
 @router.get("/bulletins/{scope:path}", responses=errors(403, 404))
 async def get_bulletin(
-    scope: str,
+    scope: Annotated[str, Path(pattern=BULLETIN_SCOPE_PATTERN)],
     gw: GatewayDep,
     who: PrincipalDep,
-    product_id: Annotated[str | None, Query(max_length=512)] = None,
-    scope_path: Annotated[str | None, Query(max_length=512)] = None,
+    product_id: Annotated[OptionalProductId | None, Query()] = None,
+    scope_path: Annotated[OptionalScopePath | None, Query()] = None,
 ) -> dict:
     """The node's bulletin for the caller: byte-identical until memories at the node change.
     `scope` is global, product (with product_id) or a node path such as
@@ -44,7 +50,7 @@ async def get_bulletin(
     return bulletin_json(await gw.bulletin(who, scope, product_id, scope_path))
 
 
-@router.post("/context", responses=errors(413))
+@router.post("/context", responses=errors(403, 413))
 async def get_context(request: ContextRequest, gw: GatewayDep, who: PrincipalDep) -> dict:
     pack = await gw.context(
         who,

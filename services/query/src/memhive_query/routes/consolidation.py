@@ -36,6 +36,6 @@ async def consolidate_memories(
         "id": outcome.memory.id,
         "status": outcome.status,
         "memory": memory_json(outcome.memory),
-        "consolidated": list(dict.fromkeys(request.ids)),
+        "consolidated": list(dict.fromkeys(str(i) for i in request.ids)),
     }
     return JSONResponse(body, status_code=202 if outcome.status == "accepted" else 201)

@@ -18,6 +18,7 @@ from memhive_domain.exchange.formats import ImportFormat, format_of
 from memhive_ports import BusUnavailable
 
 from memhive_query.openapi import errors
+from memhive_query.request_types import OptionalScopePath
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.use_cases.imports import ImportRequest, ImportRun, ItemOutcome
 
@@ -26,8 +27,8 @@ router = APIRouter(prefix="/v1", tags=["import and export"], responses=errors(40
 NDJSON = "application/x-ndjson"
 log = logging.getLogger(__name__)
 ScopePath = Annotated[
-    str | None,
-    Query(max_length=512, description="one node of the scope tree; omitted: all you may read"),
+    OptionalScopePath | None,
+    Query(description="one node of the scope tree; omitted: all you may read"),
 ]
 
 

@@ -1,5 +1,7 @@
-"""/v1/memories/{id}/flags and /confirmations: readers' verdicts on a memory, which move its
-trust (flags down, confirmations up). Each is an UpdateMemory, applied through the log."""
+"""/v1/memories/{id}/flags and /confirmations: verdicts on a memory, which move its trust
+(flags down, confirmations up). A confirmation is a reader's; a flag, which lowers the
+memory's trust for every reader, needs its node writable. Each is an UpdateMemory, applied
+through the log."""
 
 from __future__ import annotations
 
@@ -8,12 +10,16 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 from memhive_domain.changes import MemoryChanges
-from memhive_domain.curation import FlagDraft
+from memhive_domain.curation import MAX_FLAGS, FlagDraft
+from memhive_domain.text import MAX_ID_CHARS
+from pydantic import Field
 
 from memhive_query.openapi import ACCEPTED, errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.schemas import FlagRequest, flag_json, update_answer
 from memhive_query.use_cases.save import Wait
+
+FlagId = Annotated[str, Field(max_length=MAX_ID_CHARS)]
 
 router = APIRouter(
     prefix="/v1/memories/{memory_id}", tags=["curation"], responses=errors(401, 403, 404, 422)
@@ -47,7 +53,7 @@ async def clear_flags(
     memory_id: str,
     gw: GatewayDep,
     who: PrincipalDep,
-    flag_id: Annotated[list[str] | None, Query(max_length=32)] = None,
+    flag_id: Annotated[list[FlagId] | None, Query(max_length=MAX_FLAGS)] = None,
     wait: Wait = "persisted",
 ) -> JSONResponse:
     """Clear the flags named by `flag_id` (repeatable), or every flag when none is named.

@@ -14,19 +14,41 @@ from urllib.parse import unquote
 from fastapi import APIRouter, Depends, Header, Path, Query, Request
 from fastapi.responses import JSONResponse
 from memhive_domain.errors import FieldProblem, InvalidInput
-from memhive_domain.kv import DEFAULT_PAGE, MAX_PAGE, KvEntry, WriteRequest
+from memhive_domain.kv import (
+    DEFAULT_PAGE,
+    KEY_PATTERN,
+    MAX_CURSOR_CHARS,
+    MAX_PAGE,
+    MAX_REVISION,
+    KvEntry,
+    WriteRequest,
+)
+from memhive_domain.scopes import SCOPE_PATH_PATTERN
 
 from memhive_query.openapi import RevisionConflictBody, errors
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.schemas import KvPutRequest, entry_json
 
+# One revision, bare or as the ETag this API sends (quoted, possibly weak); `*`: any entry.
+IF_MATCH_PATTERN = r'^(?:\*|(?:W/)?"*[0-9]{1,16}"*)$'
+
 router = APIRouter(prefix="/v1/kv", tags=["key/value"], responses=errors(401, 403, 422))
 
+# The patterns are the document's; the domain checks them (address_of) on the path as sent,
+# split by `_address` below, so a refusal names the right one.
 Scope = Annotated[
-    str, Path(max_length=512, description="a node of the scope tree, e.g. product:ios/team:a")
+    str,
+    Path(
+        description="a node of the scope tree, e.g. product:ios",
+        json_schema_extra={"pattern": SCOPE_PATH_PATTERN},
+    ),
 ]
 Key = Annotated[
-    str, Path(max_length=256, description="1-128 of letters, digits, '.', '_', ':', '-'")
+    str,
+    Path(
+        description="1-128 of letters, digits, '.', '_', ':', '-'",
+        json_schema_extra={"pattern": KEY_PATTERN.pattern},
+    ),
 ]
 
 
@@ -43,9 +65,13 @@ async def _address(request: Request, scope: Scope, key: Key) -> tuple[str, str]:
 
 
 Address = Annotated[tuple[str, str], Depends(_address)]
+# Plain strings, not nullable: a header is there or not (a generator would send "null").
 IfMatch = Annotated[
-    str | None,
-    Header(max_length=64, description='compare-and-set: the revision you read, e.g. "12"'),
+    str,
+    Header(
+        json_schema_extra={"pattern": IF_MATCH_PATTERN},  # the domain names it If-Match
+        description='compare-and-set: the revision you read, e.g. "12" (1..2^53-1), or *',
+    ),
 ]
 
 
@@ -53,9 +79,9 @@ IfMatch = Annotated[
 async def list_entries(
     gw: GatewayDep,
     who: PrincipalDep,
-    scope: Annotated[str, Query(max_length=512, description="the node whose keys to list")],
+    scope: Annotated[str, Query(pattern=SCOPE_PATH_PATTERN, description="the node to list")],
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
-    cursor: Annotated[str | None, Query(max_length=64)] = None,
+    cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
     include_values: bool = False,
 ) -> dict:
     """The node's entries, in the order they were last written (oldest first); values only
@@ -83,10 +109,10 @@ async def put_entry(
     request: KvPutRequest,
     gw: GatewayDep,
     who: PrincipalDep,
-    if_match: IfMatch = None,
+    if_match: IfMatch = None,  # type: ignore[assignment]
     if_none_match: Annotated[
-        str | None, Header(max_length=64, description="`*`: create only")
-    ] = None,
+        str, Header(description="`*`: create only", json_schema_extra={"pattern": r"^\*$"})
+    ] = None,  # type: ignore[assignment]
 ) -> JSONResponse:
     """Write the key's value (replacing it, with its TTL). Conditional with `If-Match` /
     `revision`, or `If-None-Match: *` / `create_only`."""
@@ -108,8 +134,10 @@ async def delete_entry(
     address: Address,
     gw: GatewayDep,
     who: PrincipalDep,
-    if_match: IfMatch = None,
-    revision: Annotated[int | None, Query(description="delete only at this revision")] = None,
+    if_match: IfMatch = None,  # type: ignore[assignment]
+    revision: Annotated[
+        int | None, Query(ge=1, le=MAX_REVISION, description="delete only at this revision")
+    ] = None,
 ) -> dict:
     deleted = await gw.kv.delete(who, *address, revision, if_match)
     return {"scope": deleted.node.key, "key": deleted.key, "status": "deleted"}

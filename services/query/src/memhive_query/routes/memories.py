@@ -7,10 +7,19 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
-from memhive_domain.listing import MAX_CURSOR_CHARS
+from memhive_domain.kinds import MemoryKind
+from memhive_domain.memory import MAX_TAGS
 from memhive_domain.recall import SelectionRequest
 
 from memhive_query.openapi import ACCEPTED, NearDuplicatesBody, errors
+from memhive_query.request_types import (
+    Cursor,
+    KindName,
+    OptionalProductId,
+    OptionalScopePath,
+    ScopeName,
+    Tag,
+)
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.schemas import (
     SaveRequest,
@@ -18,6 +27,7 @@ from memhive_query.schemas import (
     memory_json,
     update_answer,
 )
+from memhive_query.use_cases.memories import MAX_PAGE
 from memhive_query.use_cases.save import Wait
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"], responses=errors(401, 422))
@@ -43,9 +53,8 @@ async def save_memory(
     The same body in the same scope returns the existing memory (200, status "duplicate"),
     whatever the wait.
     """
-    outcome = await gw.save(
-        who, request.draft(), wait, force=request.force, supersedes=request.supersedes
-    )
+    supersedes = [str(i) for i in request.supersedes]
+    outcome = await gw.save(who, request.draft(), wait, force=request.force, supersedes=supersedes)
     body = {
         "id": outcome.memory.id,
         "status": outcome.status,
@@ -67,13 +76,13 @@ async def get_memory(
 async def list_memories(
     gw: GatewayDep,
     who: PrincipalDep,
-    kind: Annotated[list[str] | None, Query(max_length=64)] = None,
-    scope: Annotated[str | None, Query(max_length=64)] = None,
-    product_id: Annotated[str | None, Query(max_length=512)] = None,
-    scope_path: Annotated[str | None, Query(max_length=512)] = None,
-    tag: Annotated[list[str] | None, Query(max_length=128)] = None,
-    limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
+    kind: Annotated[list[KindName] | None, Query(max_length=len(MemoryKind))] = None,
+    scope: Annotated[ScopeName | None, Query()] = None,
+    product_id: Annotated[OptionalProductId | None, Query()] = None,
+    scope_path: Annotated[OptionalScopePath | None, Query()] = None,
+    tag: Annotated[list[Tag] | None, Query(max_length=MAX_TAGS)] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 20,
+    cursor: Annotated[Cursor | None, Query()] = None,
     created_after: datetime | None = None,
     created_before: datetime | None = None,
     occurred_after: datetime | None = None,

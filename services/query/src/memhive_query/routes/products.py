@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
-from memhive_domain.products import Product
+from fastapi import APIRouter, Path
+from memhive_domain.products import MAX_NAME_CHARS, Product
+from memhive_domain.scopes import PRODUCT_ID_PATTERN
 from pydantic import BaseModel, ConfigDict, Field
 
 from memhive_query.openapi import errors
+from memhive_query.request_types import VisibilityName
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.timestamps import utc_iso
+
+ProductIdPath = Annotated[str, Path(pattern=PRODUCT_ID_PATTERN.pattern)]
 
 router = APIRouter(prefix="/v1/products", tags=["products"], responses=errors(401, 413, 422))
 
@@ -18,19 +22,16 @@ router = APIRouter(prefix="/v1/products", tags=["products"], responses=errors(40
 class ProductRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    visibility: str = Field(
+    visibility: VisibilityName = Field(
         description="private or public: what memories saved in the product (and its teams) "
         "without a visibility take",
-        max_length=64,
     )
-    name: str | None = Field(
-        None, description="a display name, at most 200 characters", max_length=800
-    )
+    name: str | None = Field(None, description="a display name", max_length=MAX_NAME_CHARS)
 
 
 @router.put("/{product_id}", responses=errors(403, 503))
 async def put_product(
-    product_id: str, request: ProductRequest, gw: GatewayDep, who: PrincipalDep
+    product_id: ProductIdPath, request: ProductRequest, gw: GatewayDep, who: PrincipalDep
 ) -> dict:
     """Create or replace a product's record (admins and members). Changes what later saves
     inherit; memories already saved keep their visibility."""
@@ -38,7 +39,7 @@ async def put_product(
 
 
 @router.get("/{product_id}", responses=errors(403, 404))
-async def get_product(product_id: str, gw: GatewayDep, who: PrincipalDep) -> dict:
+async def get_product(product_id: ProductIdPath, gw: GatewayDep, who: PrincipalDep) -> dict:
     return product_json(await gw.products.get(who, product_id))
 
 

@@ -4,19 +4,20 @@ earned promotion (confirmed often enough; see domain/skills.py)."""
 from __future__ import annotations
 
 from typing import Annotated
+from uuid import UUID
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, PlainTextResponse
-from memhive_domain.listing import MAX_CURSOR_CHARS
 from memhive_domain.memory import Memory
 from memhive_domain.skills import PROMOTION_THRESHOLD, skill_description, skill_name
 
 from memhive_query.openapi import ACCEPTED, errors
+from memhive_query.request_types import Cursor, OptionalScopePath, SkillName
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.schemas import CrystallizeRequest, memory_json
 from memhive_query.timestamps import utc_iso
 from memhive_query.use_cases.save import Wait
-from memhive_query.use_cases.skills import SkillRequest
+from memhive_query.use_cases.skills import MAX_EXTRA_PROCEDURES, SkillRequest
 
 router = APIRouter(tags=["skills"], responses=errors(401, 403, 404, 422))
 
@@ -59,11 +60,11 @@ async def download_skill(
     memory_id: str,
     gw: GatewayDep,
     who: PrincipalDep,
-    also: Annotated[list[str] | None, Query(max_length=19)] = None,
-    name: Annotated[str | None, Query(max_length=64)] = None,
+    also: Annotated[list[UUID] | None, Query(max_length=MAX_EXTRA_PROCEDURES)] = None,
+    name: Annotated[SkillName | None, Query()] = None,
 ) -> PlainTextResponse:
     """The skill's SKILL.md as the memories read now, as a file download."""
-    request = SkillRequest(memory_id, tuple(also or ()), name)
+    request = SkillRequest(memory_id, tuple(str(i) for i in also or ()), name)
     skill = await gw.skills.export(who, request)
     disposition = f'attachment; filename="{skill.name}.SKILL.md"'
     return PlainTextResponse(
@@ -75,9 +76,9 @@ async def download_skill(
 async def list_skills(
     gw: GatewayDep,
     who: PrincipalDep,
-    scope_path: Annotated[str | None, Query(max_length=512)] = None,
+    scope_path: Annotated[OptionalScopePath | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
+    cursor: Annotated[Cursor | None, Query()] = None,
 ) -> dict:
     """The skills the caller may read: crystallized procedures, each with its SKILL.md's
     name and download. One page of procedures (newest first) filtered, so pass
@@ -102,9 +103,9 @@ def skill_json(memory: Memory) -> dict:
 async def promotion_candidates(
     gw: GatewayDep,
     who: PrincipalDep,
-    scope_path: Annotated[str | None, Query(max_length=512)] = None,
+    scope_path: Annotated[OptionalScopePath | None, Query()] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    cursor: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
+    cursor: Annotated[Cursor | None, Query()] = None,
 ) -> dict:
     """Procedures confirmed at least `threshold` times, not flagged wrong, not yet promoted:
     one page of procedures (newest first) filtered, so pass `next_cursor` on until it is null."""

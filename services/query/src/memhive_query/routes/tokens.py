@@ -4,15 +4,23 @@ A token is in the answer only once: when it is created or rotated."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import APIRouter
 from memhive_domain.principals import ROOT_HOME
-from memhive_domain.tokens import TokenRecord
+from memhive_domain.tokens import NAME_MAX, TokenRecord
 from memhive_ports import TokenRequest
 from pydantic import BaseModel, ConfigDict, Field
 
 from memhive_query.openapi import errors
+from memhive_query.request_types import (
+    Duration,
+    Lifetime,
+    PrintableText,
+    RoleName,
+    ScopePath,
+    UserId,
+)
 from memhive_query.routes.dependencies import CredentialDep, GatewayDep, PrincipalDep
 from memhive_query.timestamps import utc_iso
 
@@ -25,20 +33,24 @@ router = APIRouter(
 class CreateTokenRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    user: str = Field(description="the user (or agent) the token stands for", max_length=128)
-    role: Literal["admin", "member", "agent", "viewer"] = "member"
-    name: str = Field("", max_length=80, description="what it is for, e.g. 'ci hook'")
-    home: str = Field(ROOT_HOME, max_length=512, description="the node in the scope tree")
-    acting_for: str | None = Field(None, max_length=128)
-    expires_in: str | None = Field(None, max_length=16, description="e.g. 30d, 12h; none: never")
-    expires_at: datetime | None = None
+    user: UserId = Field(description="the user (or agent) the token stands for")
+    role: RoleName = Field("member", description="at most the caller's own")
+    name: PrintableText = Field("", max_length=NAME_MAX, description="e.g. 'ci hook'")
+    home: ScopePath = Field(ROOT_HOME, description="the token's node: at or below the caller's")
+    acting_for: UserId | None = None
+    expires_in: Lifetime | None = Field(
+        None, description="at most 10 years; none (and no expires_at): never"
+    )
+    expires_at: datetime | None = Field(
+        None, description="within 10 years from now; not with expires_in"
+    )
 
 
 class RotateTokenRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    grace: str | None = Field(
-        None, max_length=16, description="how long the old secret keeps working, e.g. 1h"
+    grace: Duration | None = Field(
+        None, description="how long the old secret keeps working, at most 30d, e.g. 1h"
     )
 
 

@@ -11,11 +11,12 @@ from collections.abc import AsyncIterator, Sequence
 
 from memhive_application.audit_trail import AuditTrail
 from memhive_domain.audit import AuditAction
-from memhive_domain.changes import MemoryChanges
+from memhive_domain.changes import MemoryChanges, change_action
 from memhive_domain.edges import EdgeDraft
 from memhive_domain.errors import DomainError
 from memhive_domain.kv import KvAddress, KvEntry, WriteRequest
 from memhive_domain.memory import MemoryDraft
+from memhive_domain.policy import Action
 from memhive_domain.principals import Principal
 from memhive_domain.products import Product
 from memhive_ports import AuditLog, Clock
@@ -29,7 +30,7 @@ from memhive_query.use_cases.link import LinkMemories, LinkOutcome
 from memhive_query.use_cases.memories import ForgetMemory
 from memhive_query.use_cases.products import Products
 from memhive_query.use_cases.save import SaveMemory, SaveOutcome, Wait
-from memhive_query.use_cases.update import UpdateMemory, UpdateOutcome, is_verdict
+from memhive_query.use_cases.update import UpdateMemory, UpdateOutcome
 
 
 def gateway_trail(log: AuditLog, clock: Clock) -> AuditTrail:
@@ -80,7 +81,8 @@ class AuditedUpdate:
         wait: Wait,
         force: bool = False,
     ) -> UpdateOutcome:
-        action = AuditAction.FLAG if is_verdict(changes) else AuditAction.UPDATE
+        verdict = change_action(changes) in (Action.FLAG, Action.CONFIRM)
+        action = AuditAction.FLAG if verdict else AuditAction.UPDATE
         async with self._trail.recording(principal, action, memory_id):
             return await self._update(principal, memory_id, changes, wait=wait, force=force)
 

@@ -8,16 +8,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from memhive_domain.errors import InvalidInput, NotFound
 from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.memory import Memory
 from memhive_domain.principals import Principal
 from memhive_domain.recall import MemoryFilter, view_of
+from memhive_domain.scope_tree import ensure_writable
 from memhive_domain.selection import is_selected
 from memhive_domain.text import id_list_problems
-from memhive_domain.time_range import TimeRange
+from memhive_domain.time_range import instant
 from memhive_ports import MemoryStore, VectorIndex
 
 # Neighbours looked at per save: enough to list the near-duplicates an agent must judge.
@@ -84,7 +85,8 @@ class ConflictCheck:
     async def superseded(
         self, principal: Principal, memory_ids: Sequence[str], now: datetime
     ) -> list[Memory]:
-        """The memories a save says it supersedes: each must exist and be visible (else 404)."""
+        """The memories a save says it supersedes: each must exist and be visible (else 404),
+        and its node writable (else 403): superseding changes its standing for every reader."""
         if problems := id_list_problems("supersedes", list(memory_ids), MAX_SUPERSEDES):
             raise InvalidInput(problems)
         ids = list(dict.fromkeys(memory_id_or_not_found(i) for i in memory_ids))
@@ -93,6 +95,8 @@ class ConflictCheck:
         for memory_id in ids:
             if memory_id not in records or not is_selected(records[memory_id].memory, view, now):
                 raise NotFound("memory", memory_id)
+        for memory_id in ids:
+            ensure_writable(principal, records[memory_id].memory.scope_ref, "supersede")
         return [records[i].memory for i in ids]
 
 
@@ -109,5 +113,5 @@ def _same_scope(principal: Principal, memory: Memory) -> MemoryFilter:
         view_of(principal),
         node=memory.scope_ref,
         live_at=memory.created_at,
-        occurred=None if moment is None else TimeRange(moment, moment + timedelta(microseconds=1)),
+        occurred=None if moment is None else instant(moment),
     )

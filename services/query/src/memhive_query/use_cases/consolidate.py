@@ -14,11 +14,11 @@ from memhive_domain.consolidation import (
     source_ids,
     summary_messages,
 )
-from memhive_domain.errors import FieldProblem, InvalidInput, NotAllowed
+from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.memory import Memory
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
-from memhive_domain.scope_tree import can_write, write_refusal
+from memhive_domain.scope_tree import ensure_writable
 from memhive_ports.chat_model import ChatModel
 
 from memhive_query.use_cases.memories import MemoryReader
@@ -60,11 +60,8 @@ class ConsolidateMemories:
     ) -> SaveOutcome:
         require(principal, Action.UPDATE)
         sources = [await self._reader.get(principal, i) for i in source_ids(request)]
-        for memory in sources:
-            if not can_write(principal, memory.scope_ref):
-                raise NotAllowed(
-                    f"cannot consolidate: {write_refusal(principal, memory.scope_ref)}"
-                )
+        for memory in sources:  # it supersedes each of them
+            ensure_writable(principal, memory.scope_ref, "consolidate")
         body = request.body if request.body is not None else await self._summary(sources)
         draft = consolidated_draft(sources, request, body)
         ids = [m.id for m in sources]

@@ -31,11 +31,13 @@ from memhive.v1 import commands_pb2
 from memhive.v1 import memory_pb2 as pb
 from memhive_contracts import subjects
 from memhive_contracts.mapping import memory_to_pb, to_timestamp
+from memhive_contracts.requester_mapping import requester_to_pb
 from memhive_domain.edges import Edge, add_edge
 from memhive_domain.errors import FieldProblem, InvalidInput, NotAllowed, NotFound
 from memhive_domain.exchange.formats import ImportFormat, parse_import
 from memhive_domain.exchange.items import ImportEdge, ImportFile, ImportItem, LineProblems
 from memhive_domain.kv import WriteRequest, plan_kv_write
+from memhive_domain.link_rights import link_refusal
 from memhive_domain.memory import Memory, node_of
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
@@ -229,6 +231,7 @@ class ImportMemories:
             requested_at=to_timestamp(self._clock.now()),
             restore=True,
             history=[memory_to_pb(m) for m in earlier[-MAX_HISTORY:]],
+            requester=requester_to_pb(principal),
         )
         future = self._waiter.expect(memory.id, "indexed")
         subject = subjects.for_workspace(subjects.SAVE_MEMORY, principal.workspace_id)
@@ -344,6 +347,8 @@ class ImportRun:
         missing = [i for i, s in zip((e.src_id, e.dst_id), ends, strict=True) if s is None]
         if missing and not (dry and set(missing) <= from_file):
             return _edge_outcome(edge, "skipped", dry, f"end not here: {', '.join(missing)}")
+        if not missing and (refused := _link_refusal(self._principal, e, ends)):
+            return _edge_outcome(edge, "skipped", dry, f"refused: {refused}")
         if not dry and not await self._imports.link(self._principal, e):
             return _edge_outcome(edge, "skipped", dry, "refused: an end is gone")
         return _edge_outcome(edge, "linked", dry)
@@ -363,6 +368,13 @@ def _outcome(item, memory: Memory, status: Status, dry: bool, **extra) -> ItemOu
         source_ref=memory.source_ref,
         **extra,
     )
+
+
+def _link_refusal(principal: Principal, edge: Edge, ends) -> str | None:
+    """Rights follow the target: an imported `updates` or `contradicts` edge needs the node
+    of the memory it demotes writable, like a link (`link_rights`)."""
+    src, dst = (stored.memory for stored in ends)
+    return link_refusal(principal, edge, src, dst)
 
 
 def _edge_outcome(edge: ImportEdge, status: Status, dry: bool, reason: str = "") -> ItemOutcome:

@@ -1,7 +1,9 @@
 """Use cases on edges: link two memories, list a memory's edges. All confined to the caller's view.
 
 A link is checked here first (so a caller gets 422/404/403 at once), then applied by
-ingest from a LinkMemories command on the bus, which the request waits for.
+ingest from a LinkMemories command on the bus, which the request waits for. Linking writes
+src's record, and an `updates` or `contradicts` edge changes the standing of the memory it
+demotes: the caller must write every such end's node (`edges.written_ends`).
 """
 
 from __future__ import annotations
@@ -15,14 +17,22 @@ from memhive.v1 import edges_pb2
 from memhive_contracts import subjects
 from memhive_contracts.edge_mapping import edge_to_pb
 from memhive_contracts.mapping import to_timestamp
-from memhive_domain.edges import Edge, EdgeDraft, add_edge, ensure_linkable, propose_edge
-from memhive_domain.errors import DomainError, InvalidInput, NotAllowed, NotFound
+from memhive_contracts.requester_mapping import requester_to_pb
+from memhive_domain.edges import (
+    Edge,
+    EdgeDraft,
+    add_edge,
+    ensure_linkable,
+    propose_edge,
+    written_ends,
+)
+from memhive_domain.errors import DomainError, InvalidInput, NotFound
 from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.memory import Memory
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.recall import view_of
-from memhive_domain.scope_tree import can_read, can_write, write_refusal
+from memhive_domain.scope_tree import can_read, ensure_writable
 from memhive_domain.selection import is_selected
 from memhive_ports import Clock, EventPublisher, MemoryStore
 from memhive_ports.store import StoredMemory
@@ -58,6 +68,7 @@ class EdgeCommands:
             edges=[edge_to_pb(e) for e in edges],
             requested_by=principal.user_id,
             requested_at=to_timestamp(now),
+            requester=requester_to_pb(principal),
         )
 
     def expect(self, command: edges_pb2.LinkMemories):
@@ -94,8 +105,9 @@ class LinkMemories:
             edge, _memory(src), _memory(dst), workspace_id=principal.workspace_id, now=now
         )
         assert src is not None and dst is not None  # narrowed: ensure_linkable passed
-        if not can_write(principal, src.memory.scope_ref):
-            raise NotAllowed(f"cannot link: {write_refusal(principal, src.memory.scope_ref)}")
+        for end in (src, dst):
+            if end.memory.id in written_ends(edge):
+                ensure_writable(principal, end.memory.scope_ref, f"link {edge.kind.value}")
         if (current := _already_there(src, edge)) is not None:
             return LinkOutcome(current, "unchanged")
         command = self._commands.command(principal, [edge], now)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from memhive.v1 import commands_pb2, events_pb2
 from memhive_contracts import subjects
 from memhive_contracts.mapping import to_timestamp
+from memhive_contracts.requester_mapping import requester_to_pb
 from memhive_domain.errors import NotAllowed, NotFound
 from memhive_domain.ids import memory_id_or_not_found
 from memhive_domain.listing import ListPosition, decode_cursor, encode_cursor
@@ -101,6 +102,7 @@ class ForgetMemory:
             requested_by=principal.user_id,
             reason=reason,
             requested_at=to_timestamp(self._clock.now()),
+            requester=requester_to_pb(principal),
         )
         subject = subjects.for_workspace(subjects.FORGET_MEMORY, principal.workspace_id)
         with following_unless_accepted(self._waiter, memory.id, wait) as events:

@@ -20,6 +20,7 @@ from memhive.v1 import commands_pb2
 from memhive.v1 import memory_pb2 as pb
 from memhive_contracts import subjects
 from memhive_contracts.mapping import memory_to_pb, to_timestamp
+from memhive_contracts.requester_mapping import requester_to_pb
 from memhive_domain.edges import Edge, EdgeDraft, EdgeKind, propose_edge
 from memhive_domain.errors import NotAllowed
 from memhive_domain.ids import uuid7
@@ -164,6 +165,7 @@ class SaveMemory:
             memory=memory_to_pb(memory),
             requested_by=principal.user_id,
             requested_at=to_timestamp(memory.created_at),
+            requester=requester_to_pb(principal),
         )
         if vector is not None:
             command.embedding.CopyFrom(pb.Embedding(model=self._embedder.model_name, values=vector))

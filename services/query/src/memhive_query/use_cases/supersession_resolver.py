@@ -1,4 +1,5 @@
-"""Recall's edge step: stale candidates give way to the memories that supersede them.
+"""Recall's edge step: stale candidates give way to the memories that supersede them, as far
+as the caller can see them (a successor it cannot read leaves the original current).
 
 Successors are fetched from the record in rounds (one per step along a chain, at most
 MAX_SUCCESSOR_ROUNDS), and only when some candidate has an edge at all: a recall over
@@ -7,7 +8,7 @@ memories without edges reads nothing more.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memhive_domain.edges import Edge
@@ -54,18 +55,22 @@ class SupersessionResolver:
         edges_of = {r.memory.id: records[r.memory.id].edges for r in ranked}
         if not any(edges_of.values()):
             return [_plain(r) for r in ranked]
-        known = await self._fetch_successors(principal.workspace_id, ranked, edges_of)
         view = tree_view(principal)
+
+        def is_visible(m: Memory) -> bool:
+            return (
+                m.workspace_id == principal.workspace_id
+                and principal.can_see(m.visibility)
+                and view.admits(m.scope_ref)
+            )
+
+        known = await self._fetch_successors(principal.workspace_id, ranked, edges_of, is_visible)
         resolved = resolve_supersession(
             ranked,
             edges_of,
             known,
             now=self._clock.now(),
-            is_visible=lambda m: (
-                m.workspace_id == principal.workspace_id
-                and principal.can_see(m.visibility)
-                and view.admits(m.scope_ref)
-            ),
+            is_visible=is_visible,
             include_superseded=include_superseded,
         )
         by_id = {r.memory.id: r for r in ranked}
@@ -76,12 +81,13 @@ class SupersessionResolver:
         workspace_id: str,
         ranked: Sequence[RankedMemory],
         edges_of: dict[str, tuple[Edge, ...]],
+        is_visible: Callable[[Memory], bool],
     ) -> dict[str, Memory]:
         """Adds each fetched successor's edges to edges_of; returns the successors."""
         known: dict[str, Memory] = {}
         tried: set[str] = set()
         for _ in range(MAX_SUCCESSOR_ROUNDS):
-            missing = successor_ids_to_fetch(ranked, edges_of, known) - tried
+            missing = successor_ids_to_fetch(ranked, edges_of, known, is_visible) - tried
             if not missing:
                 break
             tried |= missing

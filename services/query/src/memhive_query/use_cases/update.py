@@ -4,8 +4,9 @@ write; the answer waits for the stage asked for.
 
 A new body is checked like a save: embedded once here (the vector travels with the command),
 and refused with 409 when it would duplicate another memory of the scope, unless `force`.
-Flags and confirmations are a reader's verdict, not an edit: any writer who can read the
-memory may give one (`Action.FLAG`); every other change needs the memory's node writable.
+A confirmation is a reader's verdict: any writer who can read the memory may give one
+(`Action.CONFIRM`); a flag lowers the memory's trust for every reader, so it needs the
+memory's node writable like every other change (`changes.change_action`).
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from memhive.v1 import memory_pb2 as pb
 from memhive_contracts import subjects
 from memhive_contracts.curation_mapping import changes_to_pb
 from memhive_contracts.mapping import to_timestamp
-from memhive_domain.changes import MemoryChanges, apply_changes, checked_changes
-from memhive_domain.errors import DomainError, NotAllowed, NotFound
+from memhive_contracts.requester_mapping import requester_to_pb
+from memhive_domain.changes import MemoryChanges, apply_changes, change_action, checked_changes
+from memhive_domain.errors import DomainError, NotFound
 from memhive_domain.memory import Memory
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
-from memhive_domain.scope_tree import can_write, write_refusal
+from memhive_domain.scope_tree import ensure_writable
 from memhive_ports import Clock, Embedder, EventPublisher
 
 from memhive_query.event_waiter import (
@@ -73,12 +75,14 @@ class UpdateMemory:
         wait: Wait,
         force: bool = False,
     ) -> UpdateOutcome:
-        require(principal, Action.FLAG if is_verdict(changes) else Action.UPDATE)
+        action = change_action(changes)
+        require(principal, action)
         now = self._clock.now()
         checked = checked_changes(changes, now)
         memory = await self._reader.get(principal, memory_id)
-        if not is_verdict(changes) and not can_write(principal, memory.scope_ref):
-            raise NotAllowed(f"cannot change: {write_refusal(principal, memory.scope_ref)}")
+        if action is not Action.CONFIRM:
+            doing = "flag" if action is Action.FLAG else "change"
+            ensure_writable(principal, memory.scope_ref, doing)
         change_id = str(uuid.uuid4())
         updated = apply_changes(memory, checked, by=principal.user_id, change_id=change_id, now=now)
         if updated is memory:
@@ -122,6 +126,7 @@ class UpdateMemory:
             memory_id=updated.id,
             requested_by=principal.user_id,
             requested_at=to_timestamp(updated.updated_at),
+            requester=requester_to_pb(principal),
             changes=wire,
         )
         if changes.pinned is not None:
@@ -175,9 +180,3 @@ def _announces(event, change_id: str) -> bool:
     if isinstance(event, events_pb2.MemoryIndexed):
         return event.event_id.startswith(f"{change_id}:")
     return True  # nothing else completes a memory's stage
-
-
-def is_verdict(changes: MemoryChanges) -> bool:
-    """Only a new flag and/or a confirmation: what a reader may say without editing.
-    Clearing flags is an editor's decision (the node must be writable)."""
-    return not changes.is_empty and replace(changes, add_flag=None, confirm=False).is_empty

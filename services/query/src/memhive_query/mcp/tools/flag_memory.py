@@ -1,26 +1,26 @@
-"""flag_memory and confirm_memory: a reader's verdict on a recalled memory, which moves its
-trust (and so its rank in recall) for every agent."""
+"""flag_memory and confirm_memory: verdicts on a recalled memory, which move its trust (and
+so its rank in recall) for every agent. A confirmation is any reader's; a flag needs the
+memory's node writable, like any other change of it."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
-from memhive_domain.curation import MAX_FLAG_REASON_CHARS, FlagKind
+from memhive_domain.curation import MAX_FLAG_REASON_CHARS
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
 from memhive_query.mcp.arguments import MemoryId
 from memhive_query.mcp.rendering import render_confirmed, render_flagged
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
-
-FlagName = Literal[tuple(kind.value for kind in FlagKind)]  # type: ignore[valid-type]
+from memhive_query.request_types import FlagKindName
 
 
 async def flag_memory(
     api: MemoryApi,
     id: MemoryId,
     kind: Annotated[
-        FlagName,
+        FlagKindName,
         Field(
             description="wrong: it states something false; outdated: it was true once; "
             "unverified: nobody has checked it."
@@ -50,7 +50,8 @@ TOOL = MemoryTool(
     description=(
         "Mark a memory you found wrong, outdated or unverified, with the reason. It stays "
         "readable but loses trust, so recall ranks it below trusted memories, and the flag is "
-        "shown to every agent until someone fixes the memory and clears it."
+        "shown to every agent until someone fixes the memory and clears it. Only where you "
+        "may write: a memory of a node you only read is refused."
     ),
 )
 

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
-from memhive_domain.activity import MAX_PAGE, ActivityKind
+from memhive_domain.activity import MAX_PAGE
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
 from memhive_query.mcp.arguments import ScopePath, present
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
+from memhive_query.request_types import ActivityKindName
 
-KindName = Literal[tuple(kind.value for kind in ActivityKind)]  # type: ignore[valid-type]
 Json = dict[str, Any]
 
 
@@ -20,7 +20,7 @@ async def recent_activity(
     api: MemoryApi,
     scope_path: ScopePath = None,
     kinds: Annotated[
-        list[KindName] | None,
+        list[ActivityKindName] | None,
         Field(max_length=5, description="Only these kinds of activity. Omitted: all of them."),
     ] = None,
     since: Annotated[

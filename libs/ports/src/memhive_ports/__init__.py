@@ -3,7 +3,7 @@ fakes in tests/fakes.py implement them for unit tests."""
 
 from memhive_ports.audit import AuditLog, AuditPage
 from memhive_ports.clock import Clock
-from memhive_ports.embedder import Embedder
+from memhive_ports.embedder import Embedder, EncodedVector
 from memhive_ports.health import HealthProbe
 from memhive_ports.identity import (
     CodeRefused,
@@ -33,6 +33,7 @@ __all__ = [
     "CommandScheduler",
     "EdgeProposal",
     "Embedder",
+    "EncodedVector",
     "CodeRefused",
     "HealthProbe",
     "IdentityProvider",

@@ -21,6 +21,7 @@ from memhive_domain.scopes import Visibility
 from memhive_ports import (
     Clock,
     EdgeProposal,
+    EncodedVector,
     EventPublisher,
     LinkClassifier,
     MemoryStore,
@@ -42,6 +43,7 @@ class IndexedMemory:
     memory_id: str
     revision: int
     vector: Sequence[float]
+    encoder: str = ""  # the vector's encoder, as the event names it ("": the lanes')
 
 
 class LinkNewMemory:
@@ -65,7 +67,10 @@ class LinkNewMemory:
         stored = await self._store.get(indexed.workspace_id, indexed.memory_id)
         if stored is None or _outdated(stored, indexed, now):
             return []
-        neighbours = await self._neighbours(stored, indexed.vector, now)
+        vector = indexed.vector
+        if indexed.encoder:  # a lane of another encoder embeds the body again (encoder_match)
+            vector = EncodedVector(vector, indexed.encoder, stored.memory.body)
+        neighbours = await self._neighbours(stored, vector, now)
         proposals = await self._classifier.classify(stored.memory, neighbours) if neighbours else []
         if proposals:
             await self._publish(indexed, proposals, now)

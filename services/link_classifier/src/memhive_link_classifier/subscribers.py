@@ -35,4 +35,5 @@ def _indexed(msg: Msg) -> IndexedMemory:
         memory_id=event.memory.id,
         revision=event.memory.revision,
         vector=list(event.embedding.values),
+        encoder=event.embedding.model,
     )

@@ -18,15 +18,26 @@ RETRIES = RetryPolicy()  # the client's default: 429, 503 and a refused connecti
 
 
 class MemhiveProcess:
-    def __init__(self, data_dir: Path, http_port: int, nats_port: int, log_name: str) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        http_port: int,
+        nats_port: int,
+        log_name: str,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.data_dir, self.url = data_dir, f"http://127.0.0.1:{http_port}"
         self.log = data_dir.parent / f"{data_dir.name}-{log_name}.log"
-        env = os.environ | {
-            "MEMHIVE_DATA_DIR": str(data_dir),
-            "MEMHIVE_HTTP_PORT": str(http_port),
-            "MEMHIVE_NATS__URL": f"nats://127.0.0.1:{nats_port}",
-            "MEMHIVE_DEV_TOKEN": TOKEN,
-        }
+        env = (
+            os.environ
+            | {
+                "MEMHIVE_DATA_DIR": str(data_dir),
+                "MEMHIVE_HTTP_PORT": str(http_port),
+                "MEMHIVE_NATS__URL": f"nats://127.0.0.1:{nats_port}",
+                "MEMHIVE_DEV_TOKEN": TOKEN,
+            }
+            | (env or {})
+        )
         with self.log.open("w") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "memhive_cli.main", "run"],

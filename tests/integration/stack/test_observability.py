@@ -41,7 +41,13 @@ async def test_liveness_and_readiness_report_bus_lanes_and_model(stack: Stack) -
 
     assert live.status_code == 200
     assert ready.status_code == 200
-    assert ready.json() == {"status": "ready", "nats": True, "lanes": True, "model": True}
+    assert ready.json() == {
+        "status": "ready",
+        "nats": True,
+        "lanes": True,
+        "model": True,
+        "generation": True,
+    }
 
 
 async def test_metrics_count_saves_recalls_lag_lanes_and_dead_letters(

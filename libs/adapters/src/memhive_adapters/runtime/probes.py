@@ -1,8 +1,9 @@
 """What /readyz and /metrics ask of a process's Infrastructure.
 
-Ready: the bus is connected and, in a process that serves from the lanes, both lanes answer
-and the embedding model is loaded. Lane sizes are read when /metrics is scraped (a count is
-an async engine call; OpenTelemetry's gauge callbacks are synchronous).
+Ready: the bus is connected and, in a process that serves from the lanes, both lanes answer,
+the embedding model is loaded and it serves the generation the bus points at. Lane sizes
+are read when /metrics is scraped (a count is an async engine call; OpenTelemetry's gauge
+callbacks are synchronous).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ async def readiness(infra: Infrastructure) -> dict[str, bool]:
     if infra.lanes_opened:
         checks["lanes"] = await _lane_counts(infra) is not None
         checks["model"] = infra.embedder.dimensions > 0
+        checks["generation"] = infra.serves_pointed_generation
     return checks
 
 

@@ -20,7 +20,7 @@ from contextlib import asynccontextmanager
 
 from memhive_contracts.streams import LANES_BUCKET
 from nats.js import JetStreamContext
-from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
+from nats.js.errors import BadRequestError, KeyNotFoundError, KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
 log = logging.getLogger(__name__)
@@ -83,6 +83,7 @@ class KvMigrationLease:
             await asyncio.sleep(RENEW_S)
             if not await self._write(self._revision):
                 log.warning("the encoder migration lease was taken over: stopping this one")
+                self._revision = None  # not ours to give back
                 if owner is not None:
                     owner.cancel()
                 return
@@ -91,6 +92,7 @@ class KvMigrationLease:
         """Gives the lease back (deleting the key), unless it is no longer ours."""
         if self._revision is None:
             return
-        with contextlib.suppress(KeyWrongLastSequenceError, KeyNotFoundError):
+        # A delete with a stale revision is refused as a bad request: taken over meanwhile.
+        with contextlib.suppress(KeyWrongLastSequenceError, KeyNotFoundError, BadRequestError):
             await self._kv.delete(self._key, last=self._revision)
         self._revision = None

@@ -160,6 +160,10 @@ class FakeLexicalIndex:
         held = {h.memory_id for h in self.hits}
         return {i for i in memory_ids if i in held}
 
+    async def count_matching(self, memory_filter: MemoryFilter) -> int:
+        """Every scripted hit (the fake filters nothing)."""
+        return len(self.hits)
+
 
 class FakeEmbedder:
     """One fixed vector for every text (a unit vector unless given); enough where the lanes

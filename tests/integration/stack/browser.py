@@ -1,5 +1,9 @@
 """A real headless Chromium (Debian's /usr/bin/chromium) driven by Playwright's Python
-package. Playwright never downloads a browser here; tests skip where Chromium is absent."""
+package. Playwright never downloads a browser here; tests skip where Chromium is absent.
+
+Every page a test opens is watched for Content-Security-Policy violations (Chromium logs
+each one to the console): `chromium()` fails the test on any, so a page that needs an
+inline script or style to work is caught where it is drawn."""
 
 from __future__ import annotations
 
@@ -26,6 +30,8 @@ CHROMIUM_FLAGS = [
 ]
 # Set to a folder (e.g. docs/img) to save screenshots of the main pages.
 SCREENSHOT_DIR = os.environ.get("MEMHIVE_SCREENSHOT_DIR")
+CSP_VIOLATION = "violates the following Content Security Policy directive"
+PHONE = {"width": 390, "height": 844}  # a narrow phone, in CSS pixels
 
 
 def require_chromium() -> None:
@@ -34,8 +40,13 @@ def require_chromium() -> None:
     pytest.importorskip("playwright.async_api", reason="playwright is a dev dependency")
 
 
+class CspViolations(AssertionError):
+    """A page refused something its own Content-Security-Policy forbids."""
+
+
 @asynccontextmanager
-async def chromium() -> AsyncIterator[object]:
+async def chromium(viewport: dict[str, int] | None = None) -> AsyncIterator[object]:
+    """A browser context; leaving it fails with CspViolations if any page logged one."""
     from playwright.async_api import async_playwright
 
     with tempfile.TemporaryDirectory(prefix="memhive-chromium-") as profile:
@@ -45,12 +56,26 @@ async def chromium() -> AsyncIterator[object]:
                 executable_path=CHROMIUM,
                 headless=True,
                 args=CHROMIUM_FLAGS,
-                viewport={"width": 1366, "height": 900},
+                viewport=viewport or {"width": 1366, "height": 900},
+            )
+            violations: list[str] = []
+            context.on(
+                "console",
+                lambda m: violations.append(m.text) if CSP_VIOLATION in m.text else None,
             )
             try:
                 yield context
             finally:
                 await context.close()
+            if violations:
+                raise CspViolations("\n".join(violations))
+
+
+async def page_width_overflow(page) -> int:
+    """How many CSS pixels the document is wider than the viewport (0: no sideways scroll)."""
+    return await page.evaluate(
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth"
+    )
 
 
 async def screenshot(page, name: str) -> None:

@@ -12,7 +12,15 @@ from datetime import datetime
 import httpx
 import pytest
 
-from tests.integration.stack.browser import chromium, require_chromium, screenshot
+from tests.integration.stack.browser import (
+    CSP_VIOLATION,
+    PHONE,
+    CspViolations,
+    chromium,
+    page_width_overflow,
+    require_chromium,
+    screenshot,
+)
 from tests.integration.stack.conftest import Stack, save
 
 pytestmark = pytest.mark.timeout(180)
@@ -140,13 +148,25 @@ async def test_member_searches_filters_follows_an_edge_and_forgets(
         results = page.locator("#results")
         for body in (OLD, NEW, PRIVATE):
             await results.get_by_text(body).wait_for()
+        # An honest count: the selection's, not the page size.
+        assert await page.locator("#results-heading").inner_text() == "3 memories"
+        assert await results.locator(".count").inner_text() == "Showing 1–3, newest first."
+        # OLD is superseded by NEW (an updates edge), flagged outdated, so stale too.
+        assert await badges(results, OLD) == [
+            "superseded: see the newer",
+            "flagged outdated",
+            "stale",
+        ]
+        assert await badges(results, NEW) == []
+        successor = item(results, OLD).get_by_role("link", name="superseded: see the newer")
+        assert await successor.get_attribute("href") == f"/memory/m/{ids['new']}"
         await screenshot(page, "dashboard-index")
 
-        # Search (hybrid), then a filter narrows it.
+        # Search as you type (no Enter), each match with its confidence; then a filter.
         await page.get_by_label("Search (hybrid: meaning and words)").fill("payments region")
-        await page.get_by_role("button", name="Search").click()
         await page.wait_for_url(lambda url: "q=payments" in url)
         await results.get_by_text(NEW).wait_for()
+        assert (await badges(results, NEW))[0].startswith("confidence 0.")
         await page.get_by_label("Kind").select_option("decision")
         await page.get_by_role("button", name="Search").click()
         await page.wait_for_url(lambda url: "kind=decision" in url)
@@ -168,7 +188,15 @@ async def test_member_searches_filters_follows_an_edge_and_forgets(
         listed = results.locator("ol.memories")
         await listed.get_by_text(NEW).wait_for()  # (the bulletin above quotes it too)
         assert await listed.get_by_text(OLD).count() == 0
+        # The bulletin is HTML (headings, a list), its memory ids links to their pages.
+        bulletin = page.locator(".bulletin-text")
+        await bulletin.get_by_role("heading", name="Decisions (1 of 1 shown)").wait_for()
+        assert await bulletin.locator("li").count() == 1
+        id_link = bulletin.get_by_role("link", name=ids["new"])
+        assert await id_link.get_attribute("href") == f"/memory/m/{ids['new']}"
         await screenshot(page, "dashboard-scope")
+        await id_link.click()
+        await page.wait_for_url(f"**/memory/m/{ids['new']}")
 
         # Open the memory, follow its `updates` edge to the one it superseded.
         await page.goto(f"{gateway_url}/memory?q=payments+region")
@@ -229,11 +257,18 @@ async def test_member_searches_filters_follows_an_edge_and_forgets(
         await screenshot(page, "dashboard-forget")
         await page.get_by_role("button", name="Forget it").click()
         await page.get_by_role("status").get_by_text("is forgotten").wait_for()
-        await page.goto(f"{gateway_url}/memory?q=Frankfurt+region")
-        await page.get_by_role("heading", name="Top").wait_for()
+        await page.goto(f"{gateway_url}/memory?q=Frankfurt+region&weaker=1")
+        await page.locator("#results-heading").wait_for()
         assert await results.get_by_text(OLD).count() == 0
+        # Its page is now a tombstone: who forgot it, when, and the history kept for audit.
         await page.goto(f"{gateway_url}/memory/m/{ids['old']}")
-        await page.get_by_role("heading", name="Not found").wait_for()
+        await page.get_by_role("heading", name="Forgotten fact").wait_for()
+        status = await page.get_by_role("status").inner_text()
+        assert "by alice" in status and "Forgotten on " in status
+        history = await revision_rows(page)
+        assert history[0] == ["1", "saved", OLD] and history[-1][1:] == ["forgotten", OLD]
+        assert await page.get_by_role("button", name="Forget it").count() == 0
+        await screenshot(page, "dashboard-tombstone")
 
         await page.goto(f"{gateway_url}/memory/stats")
         await page.get_by_role("heading", name="Memories per kind and scope").wait_for()
@@ -267,8 +302,8 @@ async def test_non_member_sees_public_memories_only_and_no_forget_button(
         assert outline == "solid"
         await page.keyboard.press("Enter")
         assert await page.evaluate("document.activeElement.id") == "main"
-        await page.goto(f"{gateway_url}/memory?q=door+code")
-        await page.get_by_role("heading", name="Top").wait_for()
+        await page.goto(f"{gateway_url}/memory?q=door+code&weaker=1")
+        await page.locator("#results-heading").wait_for()
         assert await results.get_by_text(PRIVATE).count() == 0
         await page.goto(f"{gateway_url}/memory/m/{ids['private']}")
         await page.get_by_role("heading", name="Not found").wait_for()
@@ -314,6 +349,16 @@ async def test_a_form_post_without_the_csrf_token_is_refused(
         await page.locator("blockquote").get_by_text(PRIVATE).wait_for()  # still there
 
 
+def item(results, body: str):
+    """The listed memory whose link reads `body`."""
+    return results.locator("ol.memories > li").filter(has_text=body)
+
+
+async def badges(results, body: str) -> list[str]:
+    """The badges of the listed memory whose link reads `body`, in order."""
+    return [t.strip() for t in await item(results, body).locator(".badges > *").all_inner_texts()]
+
+
 async def revision_rows(page) -> list[list[str]]:
     """Revision, change and body of each row of the revision history."""
     rows = page.locator("section", has=page.get_by_role("heading", name="Revision history"))
@@ -340,6 +385,9 @@ async def test_a_member_reads_a_scopes_state_and_pages_through_it(
         await page.get_by_label("Scope (a node of the scope tree)").fill("product:payments")
         await page.get_by_role("button", name="Show").click()
         await page.get_by_role("heading", name="Keys at product:payments").wait_for()
+        # A key written once shows the bucket's revision, explained on the page.
+        help_text = await page.locator("#revision-help").inner_text()
+        assert "not a count of this key's writes" in help_text
         table = page.locator("table.state")
         await table.get_by_text("step-00").wait_for()
         assert await table.get_by_text('"step":7').count() == 1
@@ -348,3 +396,119 @@ async def test_a_member_reads_a_scopes_state_and_pages_through_it(
         await page.get_by_role("link", name="Next page").click()
         await table.get_by_text("step-51").wait_for()
         assert await table.locator("tbody tr").count() == 2
+
+
+HTTP_METHODS = {"get", "put", "post", "delete", "patch", "head", "options", "trace"}
+
+
+async def test_api_docs_list_every_operation_offline(stack: Stack, gateway_url: str) -> None:
+    """Swagger UI reads the OpenAPI 3.1 document (4.x said "no valid version field") and
+    lists every operation, with nothing fetched from another host and no CSP violation."""
+    async with stack.client(None) as anonymous:
+        spec = (await anonymous.get("/openapi.json")).json()
+    assert spec["openapi"].startswith("3.1")
+    operations = sorted(
+        (method.upper(), path)
+        for path, item in spec["paths"].items()
+        for method in item
+        if method in HTTP_METHODS
+    )
+    async with chromium() as browser:
+        page = await browser.new_page()
+        elsewhere: list[str] = []
+        page.on(
+            "request",
+            lambda r: None if r.url.startswith((gateway_url, "data:")) else elsewhere.append(r.url),
+        )
+        await page.goto(f"{gateway_url}/docs")
+        summaries = page.locator(".opblock-summary")
+        await summaries.first.wait_for()
+        shown = await summaries.evaluate_all(
+            """ss => ss.map(s => [
+                s.querySelector('.opblock-summary-method').textContent.trim(),
+                s.querySelector('.opblock-summary-path').dataset.path])"""
+        )
+        assert sorted(map(tuple, shown)) == operations
+        assert await page.get_by_text("Unable to render this definition").count() == 0
+        await page.get_by_role("button", name="Authorize").wait_for()
+        assert elsewhere == []
+        await screenshot(page, "api-docs")
+
+
+async def test_a_page_that_breaks_its_csp_fails_the_test(gateway_url: str) -> None:
+    """The guard every browser test runs under: a style attribute the CSP refuses."""
+    with pytest.raises(CspViolations, match="style-src"):
+        async with chromium() as browser:
+            page = await browser.new_page()
+            await page.goto(f"{gateway_url}/memory/sign-in")
+            async with page.expect_console_message(lambda m: CSP_VIOLATION in m.text):
+                await page.evaluate(
+                    "document.body.insertAdjacentHTML('beforeend', '<p style=\"color: red\">x</p>')"
+                )
+
+
+async def test_gibberish_matches_nothing_and_the_weaker_matches_are_one_click_away(
+    stack: Stack, gateway_url: str
+) -> None:
+    """The same confidence floor as an agent gets over MCP: an unrelated query answers
+    "No memory matches", and an auditor can still see what was left out, with confidence."""
+    workspace, _ = await seed(stack)
+    async with chromium() as browser:
+        page = await browser.new_page()
+        await sign_in(page, gateway_url, await stack.token(workspace, user="alice"))
+        results = page.locator("#results")
+        await page.get_by_label("Search (hybrid: meaning and words)").fill("qzxv blorft wumpus")
+        await page.wait_for_url(lambda url: "q=qzxv" in url)
+        heading = page.locator("#results-heading")
+        await page.get_by_role("heading", name="No memory matches").wait_for()
+        assert await results.locator("ol.memories > li").count() == 0
+        await page.get_by_role("link", name="Show weaker matches").click()
+        await page.wait_for_url(lambda url: "weaker=1" in url)
+        assert (await heading.inner_text()).endswith("matches")
+        confidences = await results.locator(".badge.confidence").all_inner_texts()
+        assert len(confidences) == await results.locator("ol.memories > li").count() > 0
+        assert all(float(c.split()[1]) < 0.01 for c in confidences), confidences
+        await page.get_by_role("link", name="Only confident matches").click()
+        await page.get_by_role("heading", name="No memory matches").wait_for()
+
+
+async def test_at_390_px_the_filters_fold_away_and_no_page_scrolls_sideways(
+    stack: Stack, gateway_url: str
+) -> None:
+    workspace, ids = await seed(stack)
+    async with stack.client(await stack.token(workspace)) as member:
+        gone = await save(member, kind="fact", body="The Lisbon office lease ends in March 2027")
+        forgot = await member.delete(f"/v1/memories/{gone['id']}?wait=indexed")
+        assert forgot.status_code == 200, forgot.text
+        value = {"release": "2.1", "checklist": ["x" * 80, "migrate-the-payments-ledger" * 3]}
+        put = await member.put("/v1/kv/global/release-checklist", json={"value": value})
+        assert put.status_code == 200, put.text
+    pages = {
+        "sign-in": "/memory/sign-in",
+        "index": "/memory",
+        "search": "/memory?q=payments+region&weaker=1",
+        "scope": "/memory?scope_path=product%3Apayments",
+        "memory": f"/memory/m/{ids['new']}",
+        "forget": f"/memory/m/{ids['new']}/forget",
+        "tombstone": f"/memory/m/{gone['id']}",
+        "not-found": f"/memory/m/{ids['new'][:-4]}0000",
+        "stats": "/memory/stats",
+        "state": "/memory/state",
+    }
+    async with chromium(viewport=PHONE) as browser:
+        page = await browser.new_page()
+        await sign_in(page, gateway_url, await stack.token(workspace, user="alice"))
+        # The filters are folded under the search box: the first memory is on the first screen.
+        panel = page.locator("details.filters-panel")
+        assert await panel.evaluate("d => d.open") is False
+        assert await page.get_by_label("Kind").is_hidden()
+        first = await page.locator("ol.memories > li").first.bounding_box()
+        assert first["y"] + first["height"] < PHONE["height"]
+        await screenshot(page, "dashboard-phone-index")
+        await page.get_by_text("Filters", exact=True).click()
+        await page.get_by_label("Kind").wait_for()
+        for name, path in pages.items():
+            await page.goto(f"{gateway_url}{path}")
+            await page.locator("main h1").first.wait_for()
+            assert await page_width_overflow(page) == 0, name
+        await screenshot(page, "dashboard-phone-state")

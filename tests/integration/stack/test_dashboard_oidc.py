@@ -5,6 +5,7 @@ provider that is down are each refused with a page and a 4xx/503, never a 500.""
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -47,7 +48,11 @@ def _fresh_provider(idp: StubProvider) -> None:
 
 
 def oidc_settings(issuer: str) -> OidcSettings:
-    return OidcSettings(issuer=issuer, audience=CLIENT_ID, display_name="Stub IdP")
+    # The tests' address is http://memhive (ASGI) or 127.0.0.1 (the browser's).
+    hosts = ["memhive", "127.0.0.1"]
+    return OidcSettings(
+        issuer=issuer, audience=CLIENT_ID, display_name="Stub IdP", redirect_hosts=hosts
+    )
 
 
 @asynccontextmanager
@@ -134,9 +139,8 @@ async def test_a_member_signs_in_and_sees_the_workspace(
         assert "ada · " + workspace_id + " · member" in index.text
         assert PUBLIC in index.text and PRIVATE in index.text
 
-        signed_out = await client.post(
-            "/memory/sign-out", data={"csrf_token": client.cookies["memhive_csrf"]}
-        )
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', index.text).group(1)
+        signed_out = await client.post("/memory/sign-out", data={"csrf_token": csrf})
         assert signed_out.status_code == 303
         assert (await client.get("/memory")).headers["location"] == "/memory/sign-in"
 
@@ -232,6 +236,27 @@ async def test_an_unreachable_provider_gives_503() -> None:
     with pytest.raises(SignInFailed, match="identity provider is unavailable") as failed:
         await sign_in.begin("http://memhive/memory/oidc/callback")
     assert failed.value.status == 503
+
+
+async def test_a_forged_host_header_never_becomes_the_way_back(oidc_app: object) -> None:
+    """Without a configured redirect URL the callback address comes from the request, but
+    only for an allowed host: another Host header gets a page, not the provider."""
+    async with dashboard(oidc_app) as client:
+        for host in ("evil.example", "evil.example:8080", "memhive.evil.example"):
+            forged = await client.get("/memory/oidc/login", headers={"Host": host})
+            assert forged.status_code == 400, forged.text
+            assert "location" not in forged.headers
+            assert "MEMHIVE_OIDC__REDIRECT_URL" in forged.text
+            kept = [
+                c
+                for c in forged.headers.get_list("set-cookie")
+                if c.startswith("memhive_oidc_login=") and "Max-Age=0" not in c
+            ]
+            assert kept == []  # no pending sign-in was started
+        allowed = await client.get("/memory/oidc/login", headers={"Host": "memhive:8080"})
+        assert allowed.status_code == 303
+        sent = parse_qs(urlsplit(allowed.headers["location"]).query)
+        assert sent["redirect_uri"] == ["http://memhive:8080/memory/oidc/callback"]
 
 
 async def test_the_token_form_still_works_beside_oidc(

@@ -27,12 +27,14 @@ def browser(stack: Stack, base_url: str = "http://memhive") -> httpx.AsyncClient
 
 @asynccontextmanager
 async def signed_in(stack: Stack, token: str, base_url: str = "http://memhive"):
-    """A browser-like client after the sign-in form: (client, sign-in answer, CSRF token)."""
+    """A browser-like client after the sign-in form: (client, sign-in answer, CSRF token of
+    the session it started: a page read once signed in carries it)."""
     async with browser(stack, base_url) as client:
         page = await client.get("/memory/sign-in")
-        csrf = CSRF.search(page.text).group(1)
-        form = {"csrf_token": csrf, "token": token}
-        yield client, await client.post("/memory/sign-in", data=form), csrf
+        form = {"csrf_token": CSRF.search(page.text).group(1), "token": token}
+        answer = await client.post("/memory/sign-in", data=form)
+        page = await client.get("/memory/sign-in")
+        yield client, answer, CSRF.search(page.text).group(1)
 
 
 async def test_pages_need_a_session_and_a_known_token(stack: Stack) -> None:
@@ -66,7 +68,7 @@ async def test_a_post_without_the_csrf_token_changes_nothing(
 ) -> None:
     saved = await save(workspace.member, kind="fact", body="The CSRF canary lives on")
     async with signed_in(stack, await stack.token(workspace.id)) as (client, _, csrf):
-        for data in ({}, {"csrf_token": "forged"}):
+        for data in ({}, {"csrf_token": "forged"}, {"csrf_token": "fälschung"}):
             refused = await client.post(f"/memory/m/{saved['id']}/forget", data=data)
             assert refused.status_code == 403
             assert "CSRF" in refused.text
@@ -76,6 +78,36 @@ async def test_a_post_without_the_csrf_token_changes_nothing(
         forgotten = await client.post(f"/memory/m/{saved['id']}/forget", data={"csrf_token": csrf})
         assert forgotten.status_code == 200
         assert (await workspace.member.get(f"/v1/memories/{saved['id']}")).status_code == 404
+
+
+async def test_a_csrf_pair_from_another_session_is_refused(
+    workspace: Workspace, stack: Stack
+) -> None:
+    """Mallory signs in herself, takes her CSRF cookie and field, and has Alice's browser
+    post them (a planted cookie and a forged form): the field is bound to Mallory's
+    session, not Alice's, so nothing runs."""
+    saved = await save(workspace.member, kind="fact", body="Alice keeps this one")
+    alice = await stack.token(workspace.id, user="alice")
+    async with signed_in(stack, await stack.token(workspace.id, user="mallory")) as (
+        mallory,
+        _,
+        _,
+    ):
+        page = await mallory.get("/memory")
+        field, nonce = CSRF.search(page.text).group(1), mallory.cookies["memhive_csrf"]
+    async with browser(stack) as alices_browser:
+        forget = f"/memory/m/{saved['id']}/forget"
+        planted = {"Cookie": f"memhive_session={alice}; memhive_csrf={nonce}"}
+        refused = await alices_browser.post(forget, data={"csrf_token": field}, headers=planted)
+        assert refused.status_code == 403 and "CSRF" in refused.text
+        assert (await workspace.member.get(f"/v1/memories/{saved['id']}")).status_code == 200
+        # Alice's own page gives her own field, which passes with her own cookie.
+        own = await alices_browser.get("/memory", headers=planted)
+        own_field = CSRF.search(own.text).group(1)
+        assert own_field != field
+        done = await alices_browser.post(forget, data={"csrf_token": own_field}, headers=planted)
+        assert done.status_code == 200, done.text
+    assert (await workspace.member.get(f"/v1/memories/{saved['id']}")).status_code == 404
 
 
 async def test_bad_filters_are_named_not_crashed(workspace: Workspace, stack: Stack) -> None:
@@ -197,6 +229,10 @@ async def test_the_index_pages_with_the_listing_cursor(stack: Stack) -> None:
         second = await client.get(html.unescape(nxt))
         seen = [i for i in ids if i in first.text], [i for i in ids if i in second.text]
         assert len(seen[0]) == 25 and len(seen[1]) == 2
+        # The count is the workspace's, not the page size; the range follows the pages.
+        for page, shown in ((first, "1–25"), (second, "26–27")):
+            assert '<h2 id="results-heading">27 memories</h2>' in page.text
+            assert f"Showing {shown}, newest first." in page.text
         assert set(seen[0]) | set(seen[1]) == set(ids)
         first_shown = min(seen[0], key=first.text.index)
         assert first_shown == ids[-1]  # newest first
@@ -257,10 +293,11 @@ async def test_an_agent_sees_stats_without_the_dead_letters(workspace: Workspace
     assert "Saves and recalls" in page.text and "Dead letters" not in page.text
 
 
+BAR = r'<svg class="bar {}" [^>]*><rect width="(\d+)" height="1"/></svg>'
 ACTIVITY_ROW = re.compile(
     r'<th scope="row">(\d{4}-\d\d-\d\d)</th>\s*'
-    r'<td><span class="bar saves" style="width: (\d+)%"></span> (\d+)</td>\s*'
-    r'<td><span class="bar recalls" style="width: (\d+)%"></span> (\d+)</td>'
+    rf"<td>{BAR.format('saves')} (\d+)</td>\s*"
+    rf"<td>{BAR.format('recalls')} (\d+)</td>"
 )
 
 
@@ -299,10 +336,57 @@ async def test_api_docs_load_nothing_from_another_host(stack: Stack) -> None:
         assert all(not urlsplit(u).netloc for u in urls), urls
         for url in urls:
             assert (await client.get(url)).status_code == 200, url
-        assert "swagger-ui-bundle.js" in page.text
+        assert "/docs/assets/swagger-ui-bundle.js" in page.text
+        assert "<script>" not in page.text  # start-docs.js: the CSP runs no inline script
         dashboard = await client.get("/memory/sign-in")
         for url in re.findall(r'(?:src|href)="([^"]+)"', dashboard.text):
             assert not urlsplit(url).netloc, url
+
+
+BROWSER_HEADERS = {
+    "x-frame-options": "DENY",
+    "referrer-policy": "same-origin",
+    "x-content-type-options": "nosniff",
+}
+
+
+async def test_every_dashboard_and_docs_answer_carries_the_browser_headers(
+    workspace: Workspace, stack: Stack
+) -> None:
+    saved = await save(workspace.member, kind="fact", body="Headers on every page")
+    pages = [
+        "/memory",
+        f"/memory/m/{saved['id']}",
+        "/memory/m/not-an-id",
+        "/memory/stats",
+        "/memory/state",
+        "/memory/static/dashboard.css",
+        "/memory/static/nothing-here.js",
+        "/memory/oidc/login",
+        "/docs",
+        "/docs/assets/swagger-ui-bundle.js",
+    ]
+    async with signed_in(stack, await stack.token(workspace.id)) as (client, _, _):
+        answers = [await client.get(path) for path in pages]
+        answers.append(await client.post("/memory/sign-out", data={}))  # 403: no CSRF token
+        signed_out = await client.get("/memory/sign-in")
+    for response in [*answers, signed_out]:
+        where = f"{response.request.method} {response.request.url.path}"
+        headers = {k: response.headers.get(k) for k in BROWSER_HEADERS}
+        assert headers == BROWSER_HEADERS, where
+        policy = csp(response)
+        assert policy["frame-ancestors"] == ["'none'"], where
+        assert policy["script-src"] == ["'self'"] and policy["style-src"] == ["'self'"], where
+        assert policy["default-src"] == ["'none'"], where
+    assert {a.status_code for a in answers} == {200, 403, 404}
+    async with browser(stack) as client:
+        api = await client.get("/v1/memories")  # the JSON API is not a page: no policy
+    assert api.status_code == 401 and "content-security-policy" not in api.headers
+
+
+def csp(response: httpx.Response) -> dict[str, list[str]]:
+    directives = response.headers["content-security-policy"].split(";")
+    return {name: values for name, *values in (d.split() for d in directives)}
 
 
 async def test_the_openapi_document_declares_the_bearer_scheme(stack: Stack) -> None:
@@ -353,3 +437,20 @@ async def test_the_state_page_lists_a_scopes_keys_for_members_only(
         index = await client.get("/memory")
     assert refused.status_code == 403 and "viewer may not read state" in html.unescape(refused.text)
     assert 'href="/memory/state"' not in index.text
+
+
+async def test_a_forgotten_memory_is_a_tombstone_for_members_only(
+    workspace: Workspace, stack: Stack
+) -> None:
+    saved = await save(
+        workspace.member, kind="fact", body="The old VPN gateway", visibility="public"
+    )
+    forgot = await workspace.member.delete(f"/v1/memories/{saved['id']}?wait=indexed")
+    assert forgot.status_code == 200, forgot.text
+    async with signed_in(stack, await stack.token(workspace.id, user="alice")) as (member, _, _):
+        stone = await member.get(f"/memory/m/{saved['id']}")
+    assert stone.status_code == 200
+    assert "Forgotten fact" in stone.text and "by agent" in stone.text  # the API's user
+    async with signed_in(stack, await stack.token(workspace.id, member=False)) as (guest, _, _):
+        hidden = await guest.get(f"/memory/m/{saved['id']}")
+    assert hidden.status_code == 404 and "The old VPN gateway" not in hidden.text

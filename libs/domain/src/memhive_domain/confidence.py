@@ -20,6 +20,12 @@ from dataclasses import dataclass
 
 from memhive_domain.question_words import QUESTION_STOPWORDS
 
+# What an agent (MCP) and a person searching the dashboard get by default: results with
+# some chance of answering (the REST default, 0, returns everything). On LoCoMo this floor
+# costs recall@5 no more than 0.005 while an unrelated question gets nothing back
+# (docs/benchmarks.md).
+DEFAULT_MIN_CONFIDENCE = 0.01
+
 # Fitted by bench.confidence_fit (logistic regression, docs/benchmarks.md).
 INTERCEPT = -5.39
 SIMILARITY_WEIGHT = 1.94

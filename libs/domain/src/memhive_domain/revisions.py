@@ -24,6 +24,7 @@ class Revision:
     change: Change
     event_id: str
     command_id: str  # a gateway command's id, or "upstream:<event id>" for upstream events
+    requested_by: str = ""  # who asked for the change (the command's requested_by), if known
 
 
 def revision_history(changes: Iterable[Revision]) -> list[Revision]:

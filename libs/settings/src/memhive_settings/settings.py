@@ -211,6 +211,9 @@ class OidcSettings(BaseModel):
     client_id: str | None = None  # None: the audience
     client_secret: SecretStr | None = None  # None: a public client (PKCE only)
     redirect_url: str | None = None  # None: <this request's origin>/memory/oidc/callback
+    # Without redirect_url, the hosts (any port) whose requests may name themselves as the
+    # way back; a request with another Host header is refused rather than sent off with it.
+    redirect_hosts: list[str] = ["localhost", "127.0.0.1", "::1"]
     scopes: list[str] = ["openid", "profile", "email"]
     display_name: str | None = None  # "Sign in with ..."; None: the issuer's host
     # The discovery document (<issuer>/.well-known/openid-configuration) is kept this long.

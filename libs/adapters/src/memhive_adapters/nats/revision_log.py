@@ -86,7 +86,13 @@ def _revision(msg: Msg, memory_id: str) -> Revision | None:
         return None  # not ours (anyone may publish there); embed dead-letters it
     if event.memory.id != memory_id:
         return None
-    return Revision(memory_from_pb(event.memory), change, event.event_id, event.command_id)
+    return Revision(
+        memory_from_pb(event.memory),
+        change,
+        event.event_id,
+        event.command_id,
+        event.requested_by,
+    )
 
 
 def _prefix(subject: str) -> str:

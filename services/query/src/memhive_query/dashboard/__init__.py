@@ -9,6 +9,7 @@ from fastapi.staticfiles import StaticFiles
 
 from memhive_query.dashboard import oidc_routes
 from memhive_query.dashboard.routes import SignInRequired, router, to_sign_in
+from memhive_query.dashboard.security_headers import SecurityHeaders
 from memhive_query.dashboard.wiring import build_dashboard
 from memhive_query.gateway import Gateway
 
@@ -21,3 +22,4 @@ async def mount_dashboard(app: FastAPI, gateway: Gateway) -> None:
     app.add_exception_handler(SignInRequired, to_sign_in)
     app.include_router(oidc_routes.router)
     app.mount("/memory/static", StaticFiles(directory=STATIC_DIR), name="dashboard-static")
+    app.add_middleware(SecurityHeaders, prefixes=["/memory"])

@@ -61,6 +61,9 @@ class OidcSignIn:
     def display_name(self) -> str:
         return self._settings.display_name or urlsplit(self._settings.issuer or "").hostname or ""
 
+    def redirect_uri(self, origin: str, callback_path: str) -> str:
+        return redirect_uri_for(self._settings, origin, callback_path)
+
     async def begin(self, redirect_uri: str) -> tuple[str, PendingLogin]:
         """The address to send the browser to, and what to remember until it comes back."""
         endpoints = await _reachable(self._provider.endpoints())
@@ -109,6 +112,22 @@ class OidcSignIn:
             message = f"The identity provider's token is not accepted: {exc}."
             raise SignInFailed(401, message) from None
         return principal, id_token
+
+
+def redirect_uri_for(settings: OidcSettings, origin: str, callback_path: str) -> str:
+    """Where the provider sends the browser back: the configured redirect_url, else this
+    request's origin if its host is allowed (`redirect_hosts`, any port). A Host header is
+    the client's to choose, so an arbitrary one never becomes the way back (with the code)."""
+    if settings.redirect_url:
+        return settings.redirect_url
+    host = urlsplit(origin).hostname or ""
+    if host not in settings.redirect_hosts:
+        raise SignInFailed(
+            400,
+            f"This address ({_short(host)}) is not one memhive signs in from: set "
+            "MEMHIVE_OIDC__REDIRECT_URL, or add the host to MEMHIVE_OIDC__REDIRECT_HOSTS.",
+        )
+    return origin.rstrip("/") + callback_path
 
 
 def s256_challenge(verifier: str) -> str:

@@ -22,7 +22,8 @@ async def login(request: Request) -> Response:
     if dash.oidc is None:
         return _failed(request, SignInFailed(404, "Sign-in with an identity provider is off."))
     try:
-        address, pending = await dash.oidc.begin(_redirect_uri(request, dash))
+        back = dash.oidc.redirect_uri(str(request.base_url), CALLBACK_PATH)
+        address, pending = await dash.oidc.begin(back)
     except SignInFailed as exc:
         return _failed(request, exc)
     response = RedirectResponse(address, status_code=303)
@@ -47,11 +48,6 @@ async def callback(request: Request) -> Response:
     start_session(request, response, id_token)
     LoginCookies.forget(request, response)
     return response
-
-
-def _redirect_uri(request: Request, dash: Dashboard) -> str:
-    configured = dash.oidc_redirect_url
-    return configured or str(request.base_url).rstrip("/") + CALLBACK_PATH
 
 
 def _failed(request: Request, exc: SignInFailed) -> Response:

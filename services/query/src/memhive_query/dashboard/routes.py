@@ -15,11 +15,12 @@ from memhive_application.authentication import Unauthenticated
 from memhive_domain.changes import MemoryChanges
 from memhive_domain.errors import DomainError, InvalidInput, NotAllowed, NotFound
 from memhive_domain.listing import MAX_CURSOR_CHARS
-from memhive_domain.policy import Action, require
+from memhive_domain.policy import Action, allows, require
 from memhive_domain.principals import Principal
 from memhive_domain.recall import SelectionRequest
 
 from memhive_query.dashboard.browse import BrowseRequest, RefinementFields, Sort
+from memhive_query.dashboard.memory_page import Tombstone
 from memhive_query.dashboard.pages import render as _render
 from memhive_query.dashboard.session import (
     CsrfRefused,
@@ -134,8 +135,12 @@ async def index(
     created_from: str = "",
     created_to: str = "",
     sort: str = "",
+    weaker: str = "",
+    expired: str = "",
     after: Annotated[str | None, Query(max_length=MAX_CURSOR_CHARS)] = None,
+    seen: Annotated[int, Query(ge=0, le=10**9)] = 0,
 ) -> Response:
+    """`seen`: how many memories the pages before this one showed (only for "26–50 of")."""
     filters = {
         "q": q,
         "kind": kind,
@@ -148,6 +153,8 @@ async def index(
         "created_from": created_from,
         "created_to": created_to,
         "sort": sort,
+        "weaker": "1" if weaker else "",
+        "expired": "1" if expired else "",
     }
     partial = request.headers.get("HX-Request") == "true" and not request.headers.get("HX-Boosted")
     try:
@@ -166,16 +173,20 @@ async def index(
         return _error(request, who, exc)
     next_link = None
     if page.next_cursor is not None:
-        next_link = "/memory?" + urlencode({**_non_empty(filters), "after": page.next_cursor})
+        more = {"after": page.next_cursor, "seen": seen + len(page.items)}
+        next_link = "/memory?" + urlencode({**_non_empty(filters), **more})
     return _render(
         request,
         "_results.html" if partial else "index.html",
         who=who,
         filters=filters,
         page=page,
+        seen=seen if after else 0,
         bulletin=bulletin,
         next_link=next_link,
         first_link="/memory?" + urlencode(_non_empty(filters)) if after else None,
+        link_with=lambda **changes: "/memory?" + urlencode(_non_empty({**filters, **changes})),
+        can_audit=allows(who, Action.READ_EXPIRED),
     )
 
 
@@ -187,6 +198,8 @@ async def memory_page(
         view = await dash.view(who, memory_id)
     except DomainError as exc:
         return _error(request, who, exc)
+    if isinstance(view, Tombstone):
+        return _render(request, "tombstone.html", who=who, stone=view, m=view.memory)
     return _render(request, "memory.html", who=who, view=view, m=view.memory)
 
 
@@ -272,11 +285,12 @@ def _browse_request(filters: dict[str, str], after: str | None) -> BrowseRequest
         product_id=filters["product_id"] or None,
         kinds=[filters["kind"]] if filters["kind"] else None,
         tags=tags or None,
+        include_expired=bool(filters["expired"]),  # members only (the policy's read_expired)
     )
     refine = RefinementFields(
         filters["visibility"], filters["source"], filters["created_from"], filters["created_to"]
     )
-    return BrowseRequest(filters["q"], selection, refine, sort, after)
+    return BrowseRequest(filters["q"], selection, refine, sort, after, bool(filters["weaker"]))
 
 
 async def _bulletin_of(

@@ -11,6 +11,7 @@ from memhive_query.dashboard.browse import BrowseMemories
 from memhive_query.dashboard.login_cookie import LoginCookies
 from memhive_query.dashboard.memory_page import ViewMemory
 from memhive_query.dashboard.oidc_flow import OidcSignIn
+from memhive_query.dashboard.standing import Standing
 from memhive_query.dashboard.stats import MemoryStats
 from memhive_query.gateway import Gateway
 from memhive_query.use_cases.audit import AuditedKeyValues
@@ -32,7 +33,6 @@ class Dashboard:
     kv: AuditedKeyValues  # read only here: the State page
     oidc: OidcSignIn | None  # None: OIDC sign-in is not configured (tokens only)
     login_cookies: LoginCookies
-    oidc_redirect_url: str | None
 
 
 async def build_dashboard(gw: Gateway) -> Dashboard:
@@ -44,7 +44,9 @@ async def build_dashboard(gw: Gateway) -> Dashboard:
     return Dashboard(
         auth=gw.auth,
         reader=gw.reader,
-        browse=BrowseMemories(gw.reader, gw.recall, gw.infra.clock),
+        browse=BrowseMemories(
+            gw.reader, gw.recall, lexical, Standing(gw.infra.store, gw.infra.clock), gw.infra.clock
+        ),
         view=ViewMemory(gw.reader, gw.edges, gw.revisions, gw.infra.clock),
         forget=gw.forget,
         update=gw.update,
@@ -55,5 +57,4 @@ async def build_dashboard(gw: Gateway) -> Dashboard:
         kv=gw.kv,
         oidc=sign_in,
         login_cookies=LoginCookies(oidc),
-        oidc_redirect_url=oidc.redirect_url,
     )

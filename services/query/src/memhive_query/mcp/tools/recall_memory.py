@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from memhive_domain.confidence import DEFAULT_MIN_CONFIDENCE
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
@@ -21,11 +22,6 @@ from memhive_query.mcp.arguments import (
 )
 from memhive_query.mcp.rendering import render_recall
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
-
-# Agents act on what recall returns, so by default they get only results with some chance of
-# answering (the REST default, 0, returns everything). On LoCoMo this floor costs recall@5
-# no more than 0.005 while an unrelated question gets nothing back (docs/benchmarks.md).
-DEFAULT_MIN_CONFIDENCE = 0.01
 
 
 async def recall_memory(
@@ -63,7 +59,7 @@ async def recall_memory(
             description="Leave out memories less likely than this (0..1) to answer the query. "
             "An empty answer then means nothing stored answers it; 0 returns every match.",
         ),
-    ] = DEFAULT_MIN_CONFIDENCE,
+    ] = DEFAULT_MIN_CONFIDENCE,  # agents act on what recall returns (confidence.py)
 ) -> ToolReply:
     fields = present(
         query=query,

@@ -1,4 +1,5 @@
-"""A store built with fp32 MiniLM, started with the int8 default: it migrates by itself.
+"""A store built with fp32 MiniLM, started with the int8 encoder configured: it migrates
+by itself (what every store does when the default encoder changes).
 
 Real `memhive run` processes. While the new generation is built in the background, recall
 (the vector lane alone, whose scores would be noise if a query met vectors of the other
@@ -15,12 +16,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from memhive_adapters.runtime.lane_builders import FP32_MINILM
-from memhive_settings import MemhiveSettings
 
 from tests.e2e.process import MemhiveProcess, client
 from tests.e2e.test_embedded_stack import _free_port
 
-INT8 = MemhiveSettings().embedding.model  # the default encoder
+INT8 = "all-MiniLM-L6-v2/int8-per-text-v1"
+MOVE = {"MEMHIVE_EMBEDDING__MODEL": INT8}
 FILLER = 300  # enough memories that the rebuild takes seconds, not milliseconds
 PROBE = "The lighthouse keeper on Skerry Island logs the fog horn tests every Sunday"
 QUESTION = "who tests the fog horn at the lighthouse"
@@ -58,12 +59,12 @@ def _wait_for(condition, timeout_s: float = 240) -> None:
         time.sleep(0.05)
 
 
-def test_an_fp32_store_migrates_to_the_default_encoder_by_itself(tmp_path: Path) -> None:
+def test_an_fp32_store_migrates_to_the_configured_encoder_by_itself(tmp_path: Path) -> None:
     data_dir, ports = tmp_path / "data", (_free_port(), _free_port())
     probe = _build_fp32_store(data_dir, ports)
     building = data_dir / "qdrant-edge.gen-1"
 
-    killed = MemhiveProcess(data_dir, *ports, "killed")
+    killed = MemhiveProcess(data_dir, *ports, "killed", MOVE)
     try:
         killed.wait_until_healthy()
         _wait_for(building.exists)
@@ -74,7 +75,7 @@ def test_an_fp32_store_migrates_to_the_default_encoder_by_itself(tmp_path: Path)
         killed.ensure_gone()
     assert _pointer(data_dir)["generation"] == 0
 
-    restarted = MemhiveProcess(data_dir, *ports, "restarted")
+    restarted = MemhiveProcess(data_dir, *ports, "restarted", MOVE)
     try:
         restarted.wait_until_healthy()
         answers = []

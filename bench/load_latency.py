@@ -72,20 +72,8 @@ async def bulk_load(
     pending = []
     for n in range(start, start + count):
         base = n % len(bases)
-        now = datetime.now(UTC)
-        command = commands_pb2.SaveMemory(
-            command_id=str(uuid.uuid4()),
-            memory=pb.Memory(
-                id=uuid7(int(now.timestamp() * 1000)),
-                kind=pb.MEMORY_KIND_FACT,
-                body=f"{bases[base]} (ref {n})",
-                product_id=f"product-{n % 20}",
-                scope=pb.SCOPE_PRODUCT,
-            ),
-            embedding=pb.Embedding(model=model, values=noisy(vectors[base], rng)),
-            requested_by="bench",
-            requested_at=to_timestamp(now),
-        )
+        command = save_command(n, bases[base])
+        command.embedding.CopyFrom(pb.Embedding(model=model, values=noisy(vectors[base], rng)))
         subject = subjects.for_workspace(subjects.SAVE_MEMORY, "dev")
         pending.append(
             js.publish(
@@ -102,6 +90,23 @@ async def bulk_load(
     rate = count / (time.perf_counter() - began)
     await nc.close()
     return rate
+
+
+def save_command(n: int, base: str) -> commands_pb2.SaveMemory:
+    """The n-th memory of a bulk load (a unique body over `base`, in one of 20 products)."""
+    now = datetime.now(UTC)
+    return commands_pb2.SaveMemory(
+        command_id=str(uuid.uuid4()),
+        memory=pb.Memory(
+            id=uuid7(int(now.timestamp() * 1000)),
+            kind=pb.MEMORY_KIND_FACT,
+            body=f"{base} (ref {n})",
+            product_id=f"product-{n % 20}",
+            scope=pb.SCOPE_PRODUCT,
+        ),
+        requested_by="bench",
+        requested_at=to_timestamp(now),
+    )
 
 
 async def wait_for_hnsw_builds(pid: int, limit_s: float = 900) -> float:

@@ -1,8 +1,8 @@
 """The lanes move to the configured encoder by themselves.
 
-When the generation being served records another encoder than settings ask for (a store
-built with fp32 MiniLM, started by a version whose default is int8, or the setting
-changed), a full rebuild with the configured encoder runs in the background
+When the generation being served records another encoder than settings ask for (the
+setting changed, e.g. to `all-MiniLM-L6-v2/int8-per-text-v1`, or a version whose default
+differs), a full rebuild with the configured encoder runs in the background
 (`Reindexer.rebuild`): the old generation keeps serving recall and conflict checks, with
 its own encoder, while every write is mirrored into the new one; then the pointer moves
 and the new generation serves. A crash at any point leaves the old generation serving and

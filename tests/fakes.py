@@ -139,14 +139,16 @@ class FakeVectorIndex:
 
 @dataclass
 class FakeLexicalIndex:
-    """Scripted BM25 hits, and ids listed from them in order; keeps what it was asked."""
+    """Scripted BM25 hits (those of `by_text` for a text it names), and ids listed from them
+    in order; keeps what it was asked."""
 
     hits: list[LaneHit] = field(default_factory=list)
     searches: list[tuple[str, MemoryFilter, int]] = field(default_factory=list)
+    by_text: dict[str, list[LaneHit]] = field(default_factory=dict)
 
     async def search(self, text: str, memory_filter: MemoryFilter, limit: int) -> list[LaneHit]:
         self.searches.append((text, memory_filter, limit))
-        return self.hits[:limit]
+        return self.by_text.get(text, self.hits)[:limit]
 
     async def list_ids(
         self, memory_filter: MemoryFilter, after: ListPosition | None, limit: int

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from memhive_cli import audit, backup, bus, dead_letters, probe, reindex, tokens
+from memhive_cli import audit, backup, bus, dead_letters, exchange, probe, reindex, tokens
 from memhive_cli.load_settings import load_settings
 
 
@@ -76,4 +76,5 @@ REGISTRY = [
     bus.register_hook_credentials,
     bus.register_declare_streams,
     probe.register,
+    exchange.register,
 ]

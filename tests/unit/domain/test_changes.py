@@ -9,6 +9,7 @@ import pytest
 from memhive_domain.changes import MemoryChanges, apply_changes, checked_changes
 from memhive_domain.curation import MAX_FLAGS, FlagDraft, FlagKind
 from memhive_domain.errors import InvalidInput
+from memhive_domain.mentions import mentions_of
 from memhive_domain.scopes import Visibility
 
 from tests.unit.query.memories import NOW, memory
@@ -103,3 +104,39 @@ def test_confirmations_count_and_promotion_is_kept_once() -> None:
         confirmed, MemoryChanges(confirm=True, promote=True), by="u", change_id="c2", now=later
     )
     assert (again.curation.confirmations, again.curation.promoted_at) == (2, NOW)
+
+
+def test_a_new_body_or_time_is_read_again_for_what_it_names() -> None:
+    base = memory(
+        1, body="Ann: the deploy failed.", mentions=mentions_of("Ann: the deploy failed.", NOW)
+    )
+    rewritten = apply_changes(
+        base,
+        checked_changes(MemoryChanges(body="Ben: it failed yesterday."), NOW),
+        by="u1",
+        change_id="c1",
+        now=NOW,
+    )
+    assert rewritten.mentions is not None
+    assert (rewritten.mentions.speaker, rewritten.mentions.dated) == ("Ben", True)
+
+    moved = apply_changes(
+        rewritten,
+        checked_changes(MemoryChanges(occurred_at=NOW - timedelta(days=30)), NOW),
+        by="u1",
+        change_id="c2",
+        now=NOW,
+    )
+    assert moved.mentions == mentions_of("Ben: it failed yesterday.", NOW - timedelta(days=30))
+
+
+def test_a_record_kept_before_mentions_is_no_change_when_nothing_differs() -> None:
+    base = memory(1)  # written before mentions were kept: none stored
+    same = MemoryChanges(body=base.body, importance=base.importance)
+
+    assert apply_changes(base, checked_changes(same, NOW), by="u", change_id="c", now=NOW) is base
+    flagged = apply_changes(
+        base, checked_changes(MemoryChanges(confirm=True), NOW), by="u", change_id="c", now=NOW
+    )
+    assert flagged.mentions is None
+    assert flagged.names == mentions_of(base.body, base.occurred)  # read from the body instead

@@ -41,3 +41,14 @@ def test_only_nearby_turns_of_the_same_thread_are_neighbours() -> None:
 def test_share_zero_changes_nothing() -> None:
     hits = [FusedHit("a", 1.0), FusedHit("b", 0.2)]
     assert with_neighbour_context(hits, {"a": "t:1", "b": "t:2"}, share=0) == hits
+
+
+def test_the_reply_to_a_memory_that_asks_gets_more_of_its_score() -> None:
+    hits = [FusedHit("asks", 1.0), FusedHit("reply", 0.3), FusedHit("before", 0.3)]
+    refs = {"asks": "chat:D1:4", "reply": "chat:D1:5", "before": "chat:D1:3"}
+
+    ranked = with_neighbour_context(hits, refs, share=0.5, asking={"asks"}, reply_share=0.7)
+
+    scores = {h.memory_id: h.score for h in ranked}
+    assert scores["reply"] == 0.3 + 0.7 * 1.0
+    assert scores["before"] == 0.3 + 0.5 * 1.0  # the memory before a question gains as before

@@ -74,3 +74,35 @@ def test_memories_of_the_named_time_are_favoured_not_filtered() -> None:
         ("unknown", 0.4),
     ]
     assert favour_named_times(hits, occurred, [], boost=2.0) == hits
+
+
+def test_counted_back_in_units_ago_a_unit_either_side() -> None:
+    assert ranges("the outage two weeks ago") == [
+        TimeRange(datetime(2026, 2, 17, 12, tzinfo=UTC), datetime(2026, 3, 3, 12, tzinfo=UTC))
+    ]
+    assert ranges("a few days ago")[0].before == datetime(2026, 3, 8, 12, tzinfo=UTC)
+
+
+def test_last_weekday_is_the_latest_such_day_before_today() -> None:
+    assert ranges("what broke last Friday") == [TimeRange(day(2026, 3, 6), day(2026, 3, 7))]
+    assert ranges("the release last Tuesday") == [TimeRange(day(2026, 3, 3), day(2026, 3, 4))]
+
+
+def test_plans_ahead_are_whole_days_from_today() -> None:
+    assert ranges("the offsite tomorrow") == [TimeRange(day(2026, 3, 11), day(2026, 3, 12))]
+    assert ranges("what ships next week") == [TimeRange(day(2026, 3, 11), day(2026, 3, 24))]
+
+
+def test_a_memory_stating_the_named_time_rises_though_it_happened_later() -> None:
+    hits = [FusedHit("other", 1.0), FusedHit("told later", 0.5)]
+    occurred = {"other": day(2023, 5, 8), "told later": day(2023, 5, 8)}
+    may_7 = TimeRange(day(2023, 5, 7), day(2023, 5, 8))
+    stated = {
+        "told later": [
+            TimeRange(day(2023, 5, 7), day(2023, 5, 7) + (day(2023, 5, 8) - day(2023, 5, 7)) / 2)
+        ]
+    }
+
+    favoured = favour_named_times(hits, occurred, [may_7], boost=2.0, stated=stated)
+
+    assert [h.memory_id for h in favoured] == ["told later", "other"]

@@ -28,3 +28,9 @@ def test_min_confidence_is_zero_unless_given_and_must_be_a_share() -> None:
         with pytest.raises(InvalidInput) as refused:
             plan(min_confidence=bad)
         assert "min_confidence" in str(refused.value.problems)
+
+
+def test_a_recall_knows_the_people_its_query_names_and_whether_it_asks_when() -> None:
+    planned = plan("When did Melanie run a charity race?")
+    assert (planned.names, planned.wants_time) == (frozenset({"melanie"}), True)
+    assert (plan("what shipped?").names, plan("what shipped?").wants_time) == (frozenset(), False)

@@ -103,3 +103,27 @@ def test_expired_memories_are_shown_to_members_who_ask_and_to_nobody_else() -> N
     viewer = Principal("ws", "guest", Role.VIEWER)
     with pytest.raises(NotAllowed):
         plan_listing(SelectionRequest(include_expired=True), principal=viewer, now=later)
+
+
+def test_ranges_overlap_when_a_moment_lies_in_both() -> None:
+    may = TimeRange(datetime(2023, 5, 1, tzinfo=UTC), datetime(2023, 6, 1, tzinfo=UTC))
+    june = TimeRange(datetime(2023, 6, 1, tzinfo=UTC), datetime(2023, 7, 1, tzinfo=UTC))
+    mid_may_on = TimeRange(datetime(2023, 5, 15, tzinfo=UTC), None)
+
+    assert not may.overlaps(june) and not june.overlaps(may)  # touching ends only
+    assert may.overlaps(mid_may_on) and june.overlaps(mid_may_on)
+    assert TimeRange().overlaps(may)
+
+
+def test_a_new_memory_keeps_what_it_names_counted_from_when_it_happened() -> None:
+    said_on = datetime(2023, 5, 8, tzinfo=UTC)
+    memory = create_memory(
+        MemoryDraft(kind="event", body="Caroline: I went yesterday.", occurred_at=said_on),
+        memory_id="m1",
+        principal=Principal("ws", "u1", Role.MEMBER),
+        now=datetime(2026, 1, 1, tzinfo=UTC),
+    )
+
+    assert memory.mentions is not None
+    assert memory.mentions.speaker == "Caroline"
+    assert memory.mentions.times == (TimeRange(said_on - timedelta(days=1), said_on),)

@@ -38,8 +38,8 @@ class Rig:
             importance_influence=0.0,
         )  # fmt: skip
 
-    async def ids(self, principal=MEMBER, **options) -> list[str]:
-        found = await self.recall(principal, "release", SelectionRequest(), 5, **options)
+    async def ids(self, principal=MEMBER, query="release", **options) -> list[str]:
+        found = await self.recall(principal, query, SelectionRequest(), 5, **options)
         await self.recall.drain()
         return [r.memory.id for r in found]
 
@@ -53,6 +53,60 @@ async def test_fuses_both_lanes_and_hydrates_from_the_record() -> None:
     [(text, lexical_filter, candidates)] = rig.lexical.searches
     assert (text, candidates) == ("release", 15)  # 3 x the limit from each lane
     assert rig.vector.searches[0][0] == lexical_filter  # one filter pushed into both lanes
+
+
+async def test_what_a_person_named_in_the_query_said_comes_before_a_reply_to_them() -> None:
+    rig = Rig(lexical=[(1, 9.0), (2, 8.0), (3, 1.0)])
+    rig.store.put(memory(1, body="Caroline: Thanks, Melanie! Pottery sounds fun."))
+    rig.store.put(memory(2, body="Melanie: I signed up for a pottery class."))
+    rig.store.put(memory(3, body="Caroline: I paint."))
+
+    assert await rig.ids(query="What does Melanie do?") == [mid(2), mid(1), mid(3)]
+    assert await rig.ids(query="What does Caroline do?") == [mid(1), mid(2), mid(3)]
+
+
+async def test_what_the_best_hits_name_is_searched_once_more() -> None:
+    rig = Rig(lexical=[(1, 9.0), (3, 2.0)])
+    rig.lexical.by_text["rome"] = hits((2, 5.0))
+    rig.store.put(memory(1, body="Jon: I took a short trip to Rome last week."))
+    rig.store.put(memory(2, body="Jon: The Colosseum at night, wow."))
+    rig.store.put(memory(3, body="Gina: Cities are fun."))
+
+    found = await rig.ids(query="Which cities has Jon visited?")
+
+    assert [text for text, _, _ in rig.lexical.searches] == [
+        "Which cities has Jon visited?",
+        "rome",
+    ]
+    assert mid(2) in found
+    assert found[0] == mid(1)
+
+
+async def test_a_forgotten_memorys_names_are_not_followed() -> None:
+    rig = Rig(lexical=[(1, 9.0), (2, 3.0)])  # the lane has not caught up with the forget
+    rig.store.put(forget(memory(1, body="Jon: I met Rosa at the clinic."), now=NOW))
+    rig.store.put(memory(2, body="Jon: Busy week."))
+
+    assert await rig.ids(query="Who did Jon meet?") == [mid(2)]
+    assert len(rig.lexical.searches) == 1
+
+
+async def test_following_never_stands_in_for_an_empty_bm25_lane() -> None:
+    rig = Rig(vector=[(1, 0.9), (2, 0.5)])  # no word of the query in any memory
+    rig.lexical.by_text["lisbon"] = hits((2, 5.0))
+    rig.store.put(memory(1, body="is vegetarian and allergic to peanuts"))
+    rig.store.put(memory(2, body="lives in Lisbon and works remotely"))
+
+    assert await rig.ids(query="what does alice eat?") == [mid(1), mid(2)]
+    assert len(rig.lexical.searches) == 1
+
+
+async def test_nothing_is_followed_when_the_best_hits_name_no_one_new() -> None:
+    rig = Rig(lexical=[(1, 9.0)])
+    rig.store.put(memory(1, body="Jon: I love dancing."))
+
+    assert await rig.ids(query="What does Jon love?") == [mid(1)]
+    assert len(rig.lexical.searches) == 1
 
 
 async def test_drops_what_is_forgotten_expired_or_not_visible() -> None:

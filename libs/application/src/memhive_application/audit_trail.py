@@ -21,6 +21,7 @@ log = logging.getLogger(__name__)
 @dataclass
 class Recording:
     target: str = ""
+    detail: str = ""  # what a successful action did, when its target does not say (an import)
 
 
 class AuditTrail:
@@ -54,7 +55,7 @@ class AuditTrail:
             outcome, detail = Outcome.FAILED, type(exc).__name__
             raise
         finally:
-            await self.record(principal, action, note.target, outcome, detail)
+            await self.record(principal, action, note.target, outcome, detail or note.detail)
 
     async def record(
         self,

@@ -12,6 +12,7 @@ from memhive_domain.scopes import Scope, Visibility
 from memhive_domain.sources import Source
 
 from memhive_contracts.curation_mapping import curation_from_pb, curation_to_pb
+from memhive_contracts.mentions_mapping import mentions_from_pb, mentions_to_pb
 
 _KIND = {k: getattr(pb, f"MEMORY_KIND_{k.name}") for k in MemoryKind}
 _SCOPE = {s: getattr(pb, f"SCOPE_{s.name}") for s in Scope}
@@ -80,6 +81,8 @@ def memory_to_pb(memory: Memory) -> pb.Memory:
         stamp = to_timestamp(getattr(memory, name))
         if stamp is not None:
             getattr(message, name).CopyFrom(stamp)
+    if memory.mentions is not None:
+        message.mentions.CopyFrom(mentions_to_pb(memory.mentions))
     return message
 
 
@@ -111,6 +114,7 @@ def memory_from_pb(message: pb.Memory) -> Memory:
         forgotten_at=_stamp(message, "forgotten_at"),
         curation=curation_from_pb(message.curation),
         occurred_at=_stamp(message, "occurred_at"),
+        mentions=mentions_from_pb(message.mentions) if message.HasField("mentions") else None,
     )
 
 

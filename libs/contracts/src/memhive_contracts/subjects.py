@@ -12,6 +12,8 @@ MEMORY_INDEXED = "memhive.evt.memory.indexed"
 MEMORY_FORGOTTEN = "memhive.evt.memory.forgotten"
 MEMORY_UNINDEXED = "memhive.evt.memory.unindexed"
 MEMORY_PURGED = "memhive.evt.memory.purged"
+# An earlier revision of a restored memory (a MemorySaved), for the revision history only.
+MEMORY_RESTORED = "memhive.evt.memory.restored"
 MEMORIES_RECALLED = "memhive.activity.recalled"
 DEAD_LETTER = "memhive.dlq"
 

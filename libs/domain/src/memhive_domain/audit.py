@@ -37,6 +37,8 @@ class AuditAction(StrEnum):
     REINDEX = "reindex"  # `memhive reindex` (target: the job id)
     HOOK_ISSUE = "hook_issue"  # `memhive hook-credentials` (target: the hook's public key)
     HOOK_REVOKE = "hook_revoke"
+    EXPORT = "export"  # GET /v1/export (target: the format and node)
+    IMPORT = "import"  # POST /v1/import (target: the file; detail: what was created, skipped)
 
 
 # Operations on the whole deployment rather than one workspace (a full `memhive reindex`) are

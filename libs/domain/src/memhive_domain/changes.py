@@ -29,6 +29,7 @@ from memhive_domain.memory import (
     normalise_body,
     normalise_tags,
 )
+from memhive_domain.mentions import Mentions, mentions_of
 from memhive_domain.scopes import Visibility
 from memhive_domain.text import id_list_problems
 from memhive_domain.time_range import checked_moment
@@ -106,7 +107,17 @@ def apply_changes(
     )
     if updated == memory:
         return memory
-    return replace(updated, updated_at=now, revision=memory.revision + 1)
+    return replace(
+        updated, updated_at=now, revision=memory.revision + 1, mentions=_mentions(updated, memory)
+    )
+
+
+def _mentions(updated: Memory, memory: Memory) -> Mentions | None:
+    """Read again when what they depend on changed (a stored None stays None otherwise:
+    `Memory.names` reads it from the body)."""
+    if (updated.body, updated.occurred) == (memory.body, memory.occurred):
+        return memory.mentions
+    return mentions_of(updated.body, updated.occurred)
 
 
 def _curated(

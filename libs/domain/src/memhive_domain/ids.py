@@ -52,3 +52,11 @@ def memory_id_or_not_found(memory_id: object) -> str:
         return str(uuid.UUID(str(memory_id)))
     except ValueError:
         raise NotFound("memory", str(memory_id)) from None
+
+
+def is_memory_id(value: str) -> bool:
+    """A memory id in its canonical form (lowercase UUID with hyphens)."""
+    try:
+        return str(uuid.UUID(value)) == value
+    except ValueError:
+        return False

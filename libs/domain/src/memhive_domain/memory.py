@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memhive_domain.curation import Curation, author_kind_of
 from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.kinds import DEFAULT_IMPORTANCE, MemoryKind
+from memhive_domain.mentions import Mentions, mentions_of
 from memhive_domain.principals import Principal
 from memhive_domain.scope_tree import default_visibility, home_of
 from memhive_domain.scopes import (
@@ -58,11 +59,21 @@ class Memory:
     agent_id: str | None = None
     curation: Curation = Curation()  # flags, confirmations, corrections, promotion, author
     occurred_at: datetime | None = None  # when the remembered thing happened, if said
+    # What the body names (speaker, people, times), read when it is written; None for
+    # records written before it was kept (`names` reads them from the body then). Derived
+    # from body and occurred, so left out of equality: a record is the same memory whether
+    # they were kept or not (a restore, a no-op change).
+    mentions: Mentions | None = field(default=None, compare=False)
 
     @property
     def occurred(self) -> datetime:
         """When it happened: as the author said, else when it was saved."""
         return self.occurred_at or self.created_at
+
+    @property
+    def names(self) -> Mentions:
+        """What the body names: as kept with the record, else read now."""
+        return self.mentions or mentions_of(self.body, self.occurred)
 
     @property
     def scope_ref(self) -> ScopeRef:
@@ -152,6 +163,7 @@ def create_memory(
         created_at=now,
         updated_at=now,
         curation=Curation(author_kind=author_kind_of(principal, source)),
+        mentions=mentions_of(body, occurred_at or now),
     )
 
 

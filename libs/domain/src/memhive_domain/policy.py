@@ -36,6 +36,8 @@ class Action(StrEnum):
     MANAGE_TOKENS = "manage_tokens"
     READ_AUDIT = "read_audit"
     REINDEX = "reindex"
+    EXPORT = "export"
+    IMPORT = "import"
 
 
 _EVERYONE = frozenset(Role)
@@ -66,6 +68,10 @@ PERMISSIONS: Mapping[Action, frozenset[Role]] = {
     Action.MANAGE_TOKENS: _ADMINS,
     Action.READ_AUDIT: _ADMINS,
     Action.REINDEX: _ADMINS,
+    # Moving a workspace's memories in or out at once is for people: each memory is still
+    # checked against the caller's part of the scope tree, as a save or a listing is.
+    Action.EXPORT: _PEOPLE,
+    Action.IMPORT: _PEOPLE,
 }
 
 # Where each action is reached from: the doc table's last column, and what a test checks
@@ -153,6 +159,11 @@ REACHED_FROM: Mapping[Action, tuple[str, ...]] = {
     ),
     Action.READ_AUDIT: ("GET /v1/admin/audit",),
     Action.REINDEX: ("CLI memhive reindex (operators, over the bus)",),
+    Action.EXPORT: ("GET /v1/export (what the caller may read)", "CLI memhive export"),
+    Action.IMPORT: (
+        "POST /v1/import (each memory where the caller may write)",
+        "CLI memhive import",
+    ),
 }
 
 # Reached without a principal (and so outside the table's roles): probes, the API docs and

@@ -2,9 +2,11 @@
 the time ranges they mean, so recall can favour memories that happened then.
 
 Only unambiguous forms are read: a day with its month and year, a month with its year, a
-year, "the week before <day>", and a few relative forms counted from now (yesterday, last
-week/month/year). A month with no year, a weekday or "the trip" are left alone: guessing
-them would favour the wrong memories. Ranges are half-open [after, before) in UTC.
+year, "the week before <day>", and relative forms counted from now (yesterday, last
+week/month/year, "two weeks ago", "last Friday", tomorrow, next week). A month with no year,
+a bare weekday or "the trip" are left alone: guessing them would favour the wrong memories.
+Ranges are half-open [after, before) in UTC. The same reading serves memories: what a
+memory says ("yesterday") counted from when it happened (`mentions.py`).
 """
 
 from __future__ import annotations
@@ -54,7 +56,27 @@ _RELATIVE = {
     "last month": (timedelta(days=31), timedelta(days=0)),
     "last year": (timedelta(days=366), timedelta(days=0)),
 }
+_DIGIT = re.compile(r"\d")
 _RELATIVE_FORM = re.compile(r"\b(" + "|".join(_RELATIVE) + r")\b", re.IGNORECASE)
+_UNITS = {"day": 1, "week": 7, "weekend": 7, "month": 30, "year": 365}
+_AGO = re.compile(
+    r"\b(?P<count>a|an|one|two|three|four|five|six|a few|a couple of|few|\d{1,2})\s+"
+    r"(?P<unit>day|week|weekend|month|year)s?\s+ago\b",
+    re.IGNORECASE,
+)
+_AGO_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_AGO_COUNTS |= {"a few": 3, "few": 3, "a couple of": 2}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_LAST_WEEKDAY = re.compile(r"\blast\s+(?P<weekday>" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE)
+_AHEAD = {
+    "today": (0, 1),
+    "tonight": (0, 1),
+    "tomorrow": (1, 2),
+    "next week": (1, 14),
+    "next month": (1, 62),
+    "next year": (1, 731),
+}
+_AHEAD_FORM = re.compile(r"\b(" + "|".join(_AHEAD) + r")\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +92,25 @@ def times_named(query: str, now: datetime) -> list[NamedTime]:
     """Every range the query names, most precise first (a day, then a month, a year, a
     relative phrase); spans never overlap."""
     found: list[NamedTime] = []
-    for named in (*_days(query), *_months(query), *_years(query), *_relative(query, now)):
+    for named in _candidates(query, now):
         if not any(named.start < f.end and f.start < named.end for f in found):
             found.append(named)
+    return found
+
+
+def _candidates(query: str, now: datetime) -> list[NamedTime]:
+    """Each family of forms, read only when a cheap look says it can match: every body a
+    save writes is read too (`mentions.py`), and most name no time at all."""
+    found: list[NamedTime] = []
+    if _DIGIT.search(query):  # every day, month and year form has a number
+        found += [*_days(query), *_months(query), *_years(query)]
+    lower = query.lower()
+    if "yesterday" in lower or "last " in lower:
+        found += [*_relative(query, now), *_last_weekday(query, now)]
+    if " ago" in lower:
+        found += _ago(query, now)
+    if any(word in lower for word in ("today", "tonight", "tomorrow", "next ")):
+        found += _ahead(query, now)
     return found
 
 
@@ -149,6 +187,45 @@ def _relative(query: str, now: datetime) -> list[NamedTime]:
     return found
 
 
+def _ago(query: str, now: datetime) -> list[NamedTime]:
+    """ "two weeks ago": a unit either side of the moment it names, since people round."""
+    found = []
+    for match in _AGO.finditer(query):
+        raw = match.group("count").lower()
+        count = _AGO_COUNTS.get(raw) or int(raw)
+        unit = timedelta(days=_UNITS[match.group("unit").lower()])
+        found.append(
+            NamedTime(TimeRange(now - unit * (count + 1), now - unit * (count - 1)), *match.span())
+        )
+    return found
+
+
+def _last_weekday(query: str, now: datetime) -> list[NamedTime]:
+    """ "last Friday": the latest Friday before today, the whole day."""
+    found = []
+    today = _day_start(now)
+    for match in _LAST_WEEKDAY.finditer(query):
+        back = (today.weekday() - _WEEKDAYS.index(match.group("weekday").lower())) % 7 or 7
+        day = today - timedelta(days=back)
+        found.append(NamedTime(TimeRange(day, day + timedelta(days=1)), *match.span()))
+    return found
+
+
+def _ahead(query: str, now: datetime) -> list[NamedTime]:
+    """Today, tomorrow, next week...: whole days from today on (plans are events too)."""
+    found = []
+    today = _day_start(now)
+    for match in _AHEAD_FORM.finditer(query):
+        start, end = _AHEAD[match.group(1).lower()]
+        after, before = today + timedelta(days=start), today + timedelta(days=end)
+        found.append(NamedTime(TimeRange(after, before), *match.span()))
+    return found
+
+
+def _day_start(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
 def _month_number(name: str) -> int:
     name = name.lower()
     return next(i for i, m in enumerate(_MONTHS, start=1) if m.startswith(name[:3]))
@@ -165,15 +242,30 @@ def favour_named_times(
     occurred: Mapping[str, datetime],
     named: Sequence[TimeRange],
     boost: float,
+    stated: Mapping[str, Sequence[TimeRange]] | None = None,
 ) -> list[FusedHit]:
-    """Hits that happened within a range the query named score (1 + boost) x, best first.
+    """Hits that happened within a range the query named, or that state a time within it
+    ("yesterday", said on 8 May, is 7 May: `stated`), score (1 + boost) x, best first.
     A boost, not a filter: "in May" may also be a memory saved in June about May."""
     if not named or boost <= 0:
         return list(hits)
+    stated = stated or {}
     favoured = [
         replace(h, score=h.score * (1 + boost))
-        if h.memory_id in occurred and any(r.holds(occurred[h.memory_id]) for r in named)
+        if _then(h.memory_id, occurred, stated, named)
         else h
         for h in hits
     ]
     return sorted(favoured, key=lambda h: (-h.score, h.memory_id))
+
+
+def _then(
+    memory_id: str,
+    occurred: Mapping[str, datetime],
+    stated: Mapping[str, Sequence[TimeRange]],
+    named: Sequence[TimeRange],
+) -> bool:
+    moment = occurred.get(memory_id)
+    if moment is not None and any(r.holds(moment) for r in named):
+        return True
+    return any(s.overlaps(r) for s in stated.get(memory_id, ()) for r in named)

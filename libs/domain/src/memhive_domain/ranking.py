@@ -6,9 +6,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from memhive_domain.answer_fit import (
+    DEFAULT_DATED_BOOST,
+    DEFAULT_QUESTION_PENALTY,
+    DEFAULT_SUBJECT_BOOST,
+    favour_fitting,
+)
 from memhive_domain.fusion import FusedHit
 from memhive_domain.memory import Memory
-from memhive_domain.neighbours import with_neighbour_context
+from memhive_domain.neighbours import DEFAULT_REPLY_SHARE, with_neighbour_context
 from memhive_domain.query_time import favour_named_times
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.selection import is_selected
@@ -42,15 +48,46 @@ def in_context(
     named_times: Sequence[TimeRange],
     neighbour_share: float,
     time_boost: float,
+    names: frozenset[str] = frozenset(),
+    wants_time: bool = False,
+    fit: AnswerFit | None = None,
 ) -> list[FusedHit]:
     """Fused hits re-scored by what the lanes cannot see: neighbours that matched too
-    (`neighbours.py`) and the times the query names (`query_time.py`). Only memories saved
-    by agents and hooks have neighbours: upstream refs name entities (issue:41, issue:42 are
-    two unrelated issues), not places in a thread."""
+    (`neighbours.py`, a question lending its reply more), the times the query names and
+    the memory states (`query_time.py`), and how each memory fits the question: about the
+    people it names, stating a time it asks for, not itself a question (`answer_fit.py`).
+    Only memories saved by agents and hooks have neighbours: upstream
+    refs name entities (issue:41, issue:42 are two unrelated issues), not places in a
+    thread."""
+    fit = fit or AnswerFit()
+    said = {i: m.names for i, m in records.items()}
     refs = {i: m.source_ref for i, m in records.items() if m.source is Source.AGENT}
-    hits = with_neighbour_context(hits, refs, neighbour_share)
+    asking = frozenset(i for i in refs if said[i].asks)
+    hits = with_neighbour_context(
+        hits, refs, neighbour_share, asking=asking, reply_share=fit.reply_share
+    )
     occurred = {i: m.occurred for i, m in records.items()}
-    return favour_named_times(hits, occurred, named_times, time_boost)
+    stated = {i: s.times for i, s in said.items()}
+    hits = favour_named_times(hits, occurred, named_times, time_boost, stated)
+    return favour_fitting(
+        hits,
+        said,
+        names=names,
+        wants_time=wants_time,
+        subject_boost=fit.subject_boost,
+        dated_boost=fit.dated_boost,
+        question_penalty=fit.question_penalty,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerFit:
+    """The weights of issue 27's steps (measured in docs/benchmarks.md); zero turns one off."""
+
+    reply_share: float = DEFAULT_REPLY_SHARE
+    subject_boost: float = DEFAULT_SUBJECT_BOOST
+    dated_boost: float = DEFAULT_DATED_BOOST
+    question_penalty: float = DEFAULT_QUESTION_PENALTY
 
 
 def rank_recalled(

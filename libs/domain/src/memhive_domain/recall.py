@@ -6,10 +6,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from memhive_domain.answer_fit import asks_when
 from memhive_domain.enum_fields import parse_enum
 from memhive_domain.errors import FieldProblem, InvalidInput, NotAllowed
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import node_of, normalise_tags
+from memhive_domain.mentions import names_in
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.query_time import times_named
@@ -84,6 +86,8 @@ class RecallQuery:
     filter: MemoryFilter
     limit: int
     named_times: tuple[TimeRange, ...] = ()  # times the query text names (query_time.py)
+    names: frozenset[str] = frozenset()  # people the query names (mentions.names_in)
+    wants_time: bool = False  # it asks when (answer_fit.asks_when)
     min_confidence: float = 0.0  # results below it are left out
 
     @property
@@ -109,8 +113,15 @@ def plan_recall(
     memory_filter = _build_filter(selection, principal, now, problems)
     if problems:
         raise InvalidInput(problems)
-    named = tuple(n.range for n in times_named(query, now))
-    return RecallQuery(query, memory_filter, limit, named_times=named, min_confidence=floor)
+    return RecallQuery(
+        query,
+        memory_filter,
+        limit,
+        named_times=tuple(n.range for n in times_named(query, now)),
+        names=names_in(query),
+        wants_time=asks_when(query),
+        min_confidence=floor,
+    )
 
 
 def _checked_confidence(value: float | None, problems: list[FieldProblem]) -> float:

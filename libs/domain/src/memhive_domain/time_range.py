@@ -44,6 +44,16 @@ class TimeRange:
             self.before is None or moment < self.before
         )
 
+    def overlaps(self, other: TimeRange) -> bool:
+        """Whether some moment lies in both (half-open: touching ends do not overlap)."""
+        starts_before_other_ends = (
+            self.after is None or other.before is None or self.after < other.before
+        )
+        ends_after_other_starts = (
+            self.before is None or other.after is None or other.after < self.before
+        )
+        return starts_before_other_ends and ends_after_other_starts
+
 
 def checked_range(
     name: str, after: datetime | None, before: datetime | None, problems: list[FieldProblem]

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Protocol
 
@@ -17,3 +18,10 @@ class RevisionLog(Protocol):
     async def changes(
         self, workspace_id: str, memory_id: str, since: datetime
     ) -> list[Revision]: ...
+
+
+class WorkspaceHistory(Protocol):
+    """Every change the log announced in one workspace, in log order (an export reads the
+    history of all its memories in one pass instead of one scan per memory)."""
+
+    def workspace_changes(self, workspace_id: str) -> AsyncIterator[Revision]: ...

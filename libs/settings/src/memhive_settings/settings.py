@@ -129,9 +129,23 @@ class QuerySettings(BaseModel):
     neighbour_share: float = Field(0.5, ge=0, le=2)
     # A memory that happened within a time the query names scores (1 + this) x; 0: off.
     time_boost: float = Field(2.0, ge=0, le=10)
+    # How a memory fits the question (issue 27, docs/architecture.md "Recall"); 0 turns
+    # each off: a question's reply gains this share of the question's score; a memory
+    # about a person the query names, and one stating a time for a "when" question,
+    # score (1 + boost) x; a memory that asks a question, (1 - penalty) x.
+    reply_share: float = Field(0.7, ge=0, le=2)
+    subject_boost: float = Field(0.5, ge=0, le=10)
+    dated_boost: float = Field(1.0, ge=0, le=10)
+    question_penalty: float = Field(0.3, ge=0, lt=1)
+    # The names the best this many hits mention are searched once more in the BM25 lane
+    # (domain/following.py, multi-hop questions); 0: never.
+    follow_top: int = Field(3, ge=0, le=10)
     # A save whose body is at least this cosine-similar to a memory of the same scope is
     # refused with the candidates (409) unless the caller passes force or supersedes.
     conflict_threshold: float = Field(0.85, ge=0, le=1)
+    # POST /v1/import takes a whole file (every other request: 128 KiB): it is parsed and
+    # checked whole before anything is written.
+    import_max_bytes: int = Field(32 * 1024 * 1024, ge=128 * 1024, le=1024 * 1024 * 1024)
 
 
 class BulletinSettings(BaseModel):

@@ -49,6 +49,20 @@ class Announcer:
             await self._purges.written(memory)
         await self._publish(subjects.MEMORY_SAVED, memory, event)
 
+    async def restored_history(
+        self, history: list[Memory], *, command_id: str, occurred_at: Timestamp
+    ) -> None:
+        """The earlier revisions of a restored memory, oldest first: the revision log reads
+        them back; they go on a subject of their own, so nothing indexes or counts them."""
+        for earlier in history:
+            event = events_pb2.MemorySaved(
+                event_id=f"{command_id}:restored:{earlier.revision}",
+                command_id=command_id,
+                memory=memory_to_pb(earlier),
+                occurred_at=occurred_at,
+            )
+            await self._publish(subjects.MEMORY_RESTORED, earlier, event)
+
     async def forgotten(
         self,
         memory: Memory,

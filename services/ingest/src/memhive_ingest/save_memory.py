@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import replace
 
 from memhive.v1 import commands_pb2
-from memhive_contracts.mapping import draft_from_pb, from_timestamp
+from memhive_contracts.mapping import draft_from_pb, from_timestamp, memory_from_pb
 from memhive_domain.errors import ConcurrentUpdate
-from memhive_domain.memory import create_memory
+from memhive_domain.memory import Memory, create_memory
 from memhive_domain.principals import Principal
 from memhive_ports import EventPublisher, MemoryStore
 from memhive_ports.poison import Poison
@@ -54,13 +55,15 @@ class SaveMemoryHandler:
             now=requested_at,
             product_visibility=await product_visibility(self._products, draft, principal),
         )
+        if command.restore:
+            memory = _restored(command, memory)
         try:
             return await self._store.create(memory, command.command_id)
         except ConcurrentUpdate:
             existing = await self._store.get(workspace_id, memory_id)
             if existing is None:
                 raise  # purged in between: the redelivery creates it
-        if existing.last_command_id == command.command_id or _created_by(existing, command):
+        if existing.last_command_id == command.command_id or _created_by(existing, memory):
             return existing  # a redelivery: the write is already durable
         if _identical(existing, command):
             # Same content id and body: another save of this body got there first. The
@@ -69,6 +72,12 @@ class SaveMemoryHandler:
         raise Poison(f"memory id {memory_id} already exists; a save must use a new id")
 
     async def _announce(self, command: commands_pb2.SaveMemory, stored: StoredMemory) -> None:
+        if command.restore:
+            await self._announcer.restored_history(
+                _history(command, stored.memory),
+                command_id=command.command_id,
+                occurred_at=command.requested_at,
+            )
         await self._announcer.saved(
             stored.memory,
             event_id=f"{command.command_id}:saved",
@@ -79,12 +88,37 @@ class SaveMemoryHandler:
         )
 
 
-def _created_by(existing: StoredMemory, command: commands_pb2.SaveMemory) -> bool:
+def _restored(command: commands_pb2.SaveMemory, checked: Memory) -> Memory:
+    """A restore keeps what only a record has (author, times, revision, curation, access
+    statistics); everything a save takes is the checked memory's, so it passed the save's rules.
+    """
+    record = memory_from_pb(command.memory)
+    if record.created_at is None or record.updated_at is None or record.revision < 1:
+        raise Poison("a restored memory needs created_at, updated_at and a revision")
+    return replace(
+        checked,
+        created_by=record.created_by or checked.created_by,
+        created_at=record.created_at,
+        updated_at=record.updated_at,
+        revision=record.revision,
+        access_count=record.access_count,
+        last_accessed_at=record.last_accessed_at,
+        curation=record.curation,
+    )
+
+
+def _history(command: commands_pb2.SaveMemory, memory: Memory) -> list[Memory]:
+    """The restored memory's earlier revisions, as they were: of this memory, before it."""
+    earlier = [
+        replace(memory_from_pb(m), workspace_id=memory.workspace_id) for m in command.history
+    ]
+    return [m for m in earlier if m.id == memory.id and m.revision < memory.revision]
+
+
+def _created_by(existing: StoredMemory, memory: Memory) -> bool:
     # A later change (forget, access counts) moved last_command_id on; the memory's
     # creation time still tells us this very command created it.
-    return existing.memory.created_at == from_timestamp(command.requested_at, True) and (
-        existing.memory.body == command.memory.body.strip()
-    )
+    return existing.memory.created_at == memory.created_at and (existing.memory.body == memory.body)
 
 
 def _identical(existing: StoredMemory, command: commands_pb2.SaveMemory) -> bool:

@@ -24,6 +24,7 @@ from memhive_query.routes import (
     bulletins,
     consolidation,
     edges,
+    exchange,
     flags,
     health,
     kv,
@@ -77,11 +78,14 @@ async def create_app(infra: Infrastructure) -> FastAPI:
         products,
         kv,
         activity,
+        exchange,
     )
     for module in (*routers, tokens, audit):
         app.include_router(module.router)
     await mount_dashboard(app, gateway)
     install_api_docs(app)
     mcp_sessions, loopback = mount_mcp(app, gateway.auth)  # last: it mounts at "/"
-    app.add_middleware(RequestGuards, openapi=app.openapi)  # outermost: before MCP too
+    # Outermost: before MCP too. An import takes a whole file, so its path has its own bound.
+    larger = {"/v1/import": infra.settings.query.import_max_bytes}
+    app.add_middleware(RequestGuards, openapi=app.openapi, larger=larger)
     return app

@@ -20,13 +20,16 @@ from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
 from memhive_domain.fusion import FusionMethod
+from memhive_domain.ranking import AnswerFit
 from memhive_ports import IdentityProvider, IdentityVerifier
 
 from memhive_query.event_waiter import EventWaiter
 from memhive_query.use_cases.activity import RecentActivity
 from memhive_query.use_cases.audit import (
     AuditedDeadLetters,
+    AuditedExport,
     AuditedForget,
+    AuditedImport,
     AuditedKeyValues,
     AuditedLink,
     AuditedProducts,
@@ -39,7 +42,9 @@ from memhive_query.use_cases.conflicts import ConflictCheck
 from memhive_query.use_cases.consolidate import ConsolidateMemories, Summarizer
 from memhive_query.use_cases.context import BuildContext
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
+from memhive_query.use_cases.exports import ExportMemories
 from memhive_query.use_cases.identical import IdenticalSaves
+from memhive_query.use_cases.imports import ImportMemories
 from memhive_query.use_cases.key_values import KeyValues
 from memhive_query.use_cases.link import EdgeCommands, EdgeReader, LinkMemories
 from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
@@ -73,6 +78,8 @@ class Gateway:
     tokens: GatewayTokens
     update: AuditedUpdate
     kv: AuditedKeyValues
+    imports: AuditedImport
+    export: AuditedExport
     # OIDC: the JWT verifier (API and dashboard) and, for the dashboard's sign-in, the provider.
     identity: IdentityVerifier | None = None
     identity_provider: IdentityProvider | None = None
@@ -131,6 +138,22 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
     oidc = infra.settings.oidc
     provider = HttpIdentityProvider(oidc) if oidc.dashboard_sign_in else None
     identity = JwksVerifier(oidc, provider) if oidc.issuer else None
+    save = SaveMemory(
+        infra.embedder,
+        infra.publisher,
+        waiter,
+        infra.clock,
+        timeout,
+        conflicts=conflicts,
+        edges=edge_commands,
+        identical=IdenticalSaves(infra.store, waiter, lexical),
+        products=infra.products,
+    )
+    key_values = KeyValues(KvKeyValueStore(infra.js, infra.clock), infra.clock)
+    imports = ImportMemories(
+        save, conflicts, edge_commands, key_values, waiter, infra=infra, wait_timeout_s=timeout
+    )
+    export = ExportMemories(reader, infra.store, JetStreamRevisionLog(infra.js), infra.clock)
     return Gateway(
         infra=infra,
         auth=Authenticator(infra.tokens, infra.clock, identity=identity),
@@ -138,20 +161,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         identity_provider=provider,
         summarizer=await open_summarizer(infra),
         waiter=waiter,
-        save=AuditedSave(
-            SaveMemory(
-                infra.embedder,
-                infra.publisher,
-                waiter,
-                infra.clock,
-                timeout,
-                conflicts=conflicts,
-                edges=edge_commands,
-                identical=IdenticalSaves(infra.store, waiter, lexical),
-                products=infra.products,
-            ),
-            trail,
-        ),
+        save=AuditedSave(save, trail),
         recall=RecallMemories(
             infra.store,
             vector,
@@ -167,6 +177,13 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             fusion=FusionMethod(settings.fusion),
             neighbour_share=settings.neighbour_share,
             time_boost=settings.time_boost,
+            fit=AnswerFit(
+                settings.reply_share,
+                settings.subject_boost,
+                settings.dated_boost,
+                settings.question_penalty,
+            ),
+            follow_top=settings.follow_top,
         ),
         reader=reader,
         forget=AuditedForget(
@@ -194,5 +211,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             ),
             trail,
         ),
-        kv=AuditedKeyValues(KeyValues(KvKeyValueStore(infra.js, infra.clock), infra.clock), trail),
+        kv=AuditedKeyValues(key_values, trail),
+        imports=AuditedImport(imports, trail),
+        export=AuditedExport(export, trail),
     )

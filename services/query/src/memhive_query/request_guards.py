@@ -1,7 +1,8 @@
 """What every HTTP request passes before any route: a size limit and known methods.
 
 - A body larger than `max_bytes` is refused with 413 (by Content-Length at once, or when a
-  chunked body grows past it), so no route or JSON parser ever holds more.
+  chunked body grows past it), so no route or JSON parser ever holds more. A path named in
+  `larger` has its own bound (an import takes a whole file).
 - A known REST path called with a method it does not support (TRACE, PUT, ...) gets 405 with
   `Allow`. Without this the MCP app, mounted at "/", would answer such calls with 404.
 """
@@ -9,7 +10,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import cached_property
 from typing import Any
 
@@ -28,8 +29,10 @@ class RequestGuards:
         app: ASGIApp,
         openapi: Callable[[], dict[str, Any]],
         max_bytes: int = MAX_REQUEST_BYTES,
+        larger: Mapping[str, int] | None = None,
     ) -> None:
         self._app, self._openapi, self._max = app, openapi, max_bytes
+        self._larger = dict(larger or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -38,14 +41,15 @@ class RequestGuards:
             response = error_response(405, f"{scope['method']} is not supported here")
             response.headers["Allow"] = ", ".join(sorted(allowed))
             return await response(scope, receive, send)
+        limit = self._larger.get(scope["path"], self._max)
         declared = dict(scope["headers"]).get(b"content-length", b"")
-        if declared.isdigit() and int(declared) > self._max:
-            return await self._too_large(scope, receive, send)
-        # Read the whole body first (at most max_bytes), so a chunked body that grows too
+        if declared.isdigit() and int(declared) > limit:
+            return await self._too_large(scope, receive, send, limit)
+        # Read the whole body first (at most the limit), so a chunked body that grows too
         # large is refused here: routes catch errors raised while they read the body.
-        body = await self._body_within_limit(receive)
+        body = await self._body_within_limit(receive, limit)
         if body is None:
-            return await self._too_large(scope, receive, send)
+            return await self._too_large(scope, receive, send, limit)
         replayed = False
 
         async def replay() -> Message:
@@ -57,7 +61,7 @@ class RequestGuards:
 
         await self._app(scope, replay, send)
 
-    async def _body_within_limit(self, receive: Receive) -> bytes | None:
+    async def _body_within_limit(self, receive: Receive, limit: int) -> bytes | None:
         chunks, size = [], 0
         while True:
             message = await receive()
@@ -65,7 +69,7 @@ class RequestGuards:
                 return b"".join(chunks)  # disconnected: the route will see it
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
-            if size > self._max:
+            if size > limit:
                 return None
             if not message.get("more_body", False):
                 return b"".join(chunks)
@@ -85,8 +89,8 @@ class RequestGuards:
             for path, operations in paths.items()
         ]
 
-    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
-        detail = f"the request body is larger than {self._max} bytes"
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+        detail = f"the request body is larger than {limit} bytes"
         await error_response(413, detail)(scope, receive, send)
 
 

@@ -11,7 +11,8 @@ and decodes only messages that contain the memory's id.
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 
 from google.protobuf.message import Message
 from memhive.v1 import events_pb2
@@ -32,7 +33,11 @@ INACTIVE_THRESHOLD_S = 60.0
 _CHANGES: dict[str, tuple[type[Message], Change]] = {
     subjects.MEMORY_SAVED: (events_pb2.MemorySaved, "saved"),
     subjects.MEMORY_FORGOTTEN: (events_pb2.MemoryForgotten, "forgotten"),
+    subjects.MEMORY_RESTORED: (events_pb2.MemorySaved, "saved"),  # a restore's earlier ones
 }
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class JetStreamRevisionLog:
@@ -40,13 +45,24 @@ class JetStreamRevisionLog:
         self._js = js
 
     async def changes(self, workspace_id: str, memory_id: str, since: datetime) -> list[Revision]:
+        return [r async for r in self._changes(workspace_id, since, memory_id)]
+
+    def workspace_changes(self, workspace_id: str) -> AsyncIterator[Revision]:
+        """Every saved/forgotten event of the workspace, oldest first, a batch in hand at a time
+        (an export's history: one scan instead of one per memory)."""
+        return self._changes(workspace_id, EPOCH, None)
+
+    async def _changes(
+        self, workspace_id: str, since: datetime, memory_id: str | None
+    ) -> AsyncIterator[Revision]:
         info = await self._js.add_consumer(LOG_STREAM, config=_reader(workspace_id, since))
         try:
             if not info.num_pending:
-                return []
+                return
             sub = await self._js.pull_subscribe_bind(consumer=info.name, stream=LOG_STREAM)
             try:
-                return await _read(sub, memory_id)
+                async for revision in _read(sub, memory_id):
+                    yield revision
             finally:
                 await sub.unsubscribe()
         finally:
@@ -68,23 +84,27 @@ def _reader(workspace_id: str, since: datetime) -> ConsumerConfig:
     )
 
 
-async def _read(sub: JetStreamContext.PullSubscription, memory_id: str) -> list[Revision]:
-    found: list[Revision] = []
-    needle = memory_id.encode()
+async def _read(
+    sub: JetStreamContext.PullSubscription, memory_id: str | None
+) -> AsyncIterator[Revision]:
+    needle = (memory_id or "").encode()  # only messages that contain the id are decoded
     while True:
         msgs = await sub.fetch(FETCH_BATCH, timeout=FETCH_TIMEOUT_S)
-        found += [r for m in msgs if needle in (m.data or b"") and (r := _revision(m, memory_id))]
+        for m in msgs:
+            if needle in (m.data or b"") and (revision := _revision(m, memory_id)):
+                yield revision
         if msgs[-1].metadata.num_pending == 0:
-            return found
+            return
 
 
-def _revision(msg: Msg, memory_id: str) -> Revision | None:
+def _revision(msg: Msg, memory_id: str | None) -> Revision | None:
+    """The change a message announces (of `memory_id`, when given); None when it is not one."""
     message_type, change = _CHANGES[_prefix(msg.subject)]
     try:
         event = decode(msg.data, message_type)
     except UndecodableMessage:
         return None  # not ours (anyone may publish there); embed dead-letters it
-    if event.memory.id != memory_id:
+    if memory_id is not None and event.memory.id != memory_id:
         return None
     return Revision(
         memory_from_pb(event.memory),

@@ -2,26 +2,31 @@ import datetime
 
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from memhive.v1 import memory_pb2 as _memory_pb2
+from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
-from collections.abc import Mapping as _Mapping
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class SaveMemory(_message.Message):
-    __slots__ = ("command_id", "memory", "embedding", "requested_by", "requested_at")
+    __slots__ = ("command_id", "memory", "embedding", "requested_by", "requested_at", "restore", "history")
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     MEMORY_FIELD_NUMBER: _ClassVar[int]
     EMBEDDING_FIELD_NUMBER: _ClassVar[int]
     REQUESTED_BY_FIELD_NUMBER: _ClassVar[int]
     REQUESTED_AT_FIELD_NUMBER: _ClassVar[int]
+    RESTORE_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
     command_id: str
     memory: _memory_pb2.Memory
     embedding: _memory_pb2.Embedding
     requested_by: str
     requested_at: _timestamp_pb2.Timestamp
-    def __init__(self, command_id: _Optional[str] = ..., memory: _Optional[_Union[_memory_pb2.Memory, _Mapping]] = ..., embedding: _Optional[_Union[_memory_pb2.Embedding, _Mapping]] = ..., requested_by: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    restore: bool
+    history: _containers.RepeatedCompositeFieldContainer[_memory_pb2.Memory]
+    def __init__(self, command_id: _Optional[str] = ..., memory: _Optional[_Union[_memory_pb2.Memory, _Mapping]] = ..., embedding: _Optional[_Union[_memory_pb2.Embedding, _Mapping]] = ..., requested_by: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., restore: _Optional[bool] = ..., history: _Optional[_Iterable[_Union[_memory_pb2.Memory, _Mapping]]] = ...) -> None: ...
 
 class UpdateMemory(_message.Message):
     __slots__ = ("command_id", "workspace_id", "memory_id", "requested_by", "requested_at", "pinned", "changes")

@@ -26,37 +26,41 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from memhive.v1 import edges_pb2 as memhive_dot_v1_dot_edges__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17memhive/v1/memory.proto\x12\nmemhive.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16memhive/v1/edges.proto\"\x87\x06\n\x06Memory\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12$\n\x04kind\x18\x03 \x01(\x0e\x32\x16.memhive.v1.MemoryKind\x12\x0c\n\x04\x62ody\x18\x04 \x01(\t\x12\x17\n\nimportance\x18\x05 \x01(\x01H\x00\x88\x01\x01\x12\x0e\n\x06pinned\x18\x06 \x01(\x08\x12\x0c\n\x04tags\x18\x07 \x03(\t\x12 \n\x05scope\x18\x08 \x01(\x0e\x32\x11.memhive.v1.Scope\x12\x12\n\nproduct_id\x18\t \x01(\t\x12*\n\nvisibility\x18\n \x01(\x0e\x32\x16.memhive.v1.Visibility\x12\"\n\x06source\x18\x0b \x01(\x0e\x32\x12.memhive.v1.Source\x12\x12\n\nsource_ref\x18\x0c \x01(\t\x12\x12\n\ncreated_by\x18\r \x01(\t\x12.\n\nexpires_at\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0c\x61\x63\x63\x65ss_count\x18\x0f \x01(\x04\x12\x34\n\x10last_accessed_at\x18\x10 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\tforgotten\x18\x11 \x01(\x08\x12\x30\n\x0c\x66orgotten_at\x18\x12 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08revision\x18\x13 \x01(\r\x12.\n\ncreated_at\x18\x14 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x15 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07team_id\x18\x16 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x17 \x01(\t\x12/\n\x0boccurred_at\x18\x18 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x63uration\x18\x19 \x01(\x0b\x32\x1a.memhive.v1.MemoryCurationB\r\n\x0b_importance\"\x90\x01\n\nMemoryFlag\x12\n\n\x02id\x18\x01 \x01(\t\x12\"\n\x04kind\x18\x02 \x01(\x0e\x32\x14.memhive.v1.FlagKind\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x12\n\nflagged_by\x18\x04 \x01(\t\x12.\n\nflagged_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xf8\x01\n\x0eMemoryCuration\x12%\n\x05\x66lags\x18\x01 \x03(\x0b\x32\x16.memhive.v1.MemoryFlag\x12\x15\n\rconfirmations\x18\x02 \x01(\r\x12\x35\n\x11last_confirmed_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x63orrections\x18\x04 \x01(\r\x12/\n\x0bpromoted_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12+\n\x0b\x61uthor_kind\x18\x06 \x01(\x0e\x32\x16.memhive.v1.AuthorKind\"\x17\n\x07TagList\x12\x0c\n\x04tags\x18\x01 \x03(\t\"\xee\x03\n\rMemoryChanges\x12\x11\n\x04\x62ody\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x17\n\nimportance\x18\x02 \x01(\x01H\x01\x88\x01\x01\x12!\n\x04tags\x18\x03 \x01(\x0b\x32\x13.memhive.v1.TagList\x12*\n\nvisibility\x18\x04 \x01(\x0e\x32\x16.memhive.v1.Visibility\x12.\n\nexpires_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0c\x63lear_expiry\x18\x06 \x01(\x08\x12(\n\tembedding\x18\x07 \x01(\x0b\x32\x15.memhive.v1.Embedding\x12&\n\x08\x61\x64\x64_flag\x18\x08 \x01(\x0e\x32\x14.memhive.v1.FlagKind\x12\x13\n\x0b\x66lag_reason\x18\t \x01(\t\x12\x16\n\x0e\x63lear_flag_ids\x18\n \x03(\t\x12\x17\n\x0f\x63lear_all_flags\x18\x0b \x01(\x08\x12\x0f\n\x07\x63onfirm\x18\x0c \x01(\x08\x12\x0f\n\x07promote\x18\r \x01(\x08\x12/\n\x0boccurred_at\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11\x63lear_occurred_at\x18\x0f \x01(\x08\x42\x07\n\x05_bodyB\r\n\x0b_importance\"*\n\tEmbedding\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0e\n\x06values\x18\x02 \x03(\x02\"l\n\x0cMemoryRecord\x12\"\n\x06memory\x18\x01 \x01(\x0b\x32\x12.memhive.v1.Memory\x12\x17\n\x0flast_command_id\x18\x02 \x01(\t\x12\x1f\n\x05\x65\x64ges\x18\x03 \x03(\x0b\x32\x10.memhive.v1.Edge*\x8a\x02\n\nMemoryKind\x12\x1b\n\x17MEMORY_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10MEMORY_KIND_FACT\x10\x01\x12\x1a\n\x16MEMORY_KIND_PREFERENCE\x10\x02\x12\x18\n\x14MEMORY_KIND_DECISION\x10\x03\x12\x18\n\x14MEMORY_KIND_IDENTITY\x10\x04\x12\x15\n\x11MEMORY_KIND_EVENT\x10\x05\x12\x1b\n\x17MEMORY_KIND_OBSERVATION\x10\x06\x12\x14\n\x10MEMORY_KIND_GOAL\x10\x07\x12\x14\n\x10MEMORY_KIND_TODO\x10\x08\x12\x19\n\x15MEMORY_KIND_PROCEDURE\x10\t*C\n\x05Scope\x12\x15\n\x11SCOPE_UNSPECIFIED\x10\x00\x12\x10\n\x0cSCOPE_GLOBAL\x10\x01\x12\x11\n\rSCOPE_PRODUCT\x10\x02*W\n\nVisibility\x12\x1a\n\x16VISIBILITY_UNSPECIFIED\x10\x00\x12\x15\n\x11VISIBILITY_PUBLIC\x10\x01\x12\x16\n\x12VISIBILITY_PRIVATE\x10\x02*\x8f\x01\n\x06Source\x12\x16\n\x12SOURCE_UNSPECIFIED\x10\x00\x12\x10\n\x0cSOURCE_AGENT\x10\x01\x12\x10\n\x0cSOURCE_ISSUE\x10\x02\x12\x12\n\x0eSOURCE_COMMENT\x10\x03\x12\x0e\n\nSOURCE_JOB\x10\x04\x12\x0f\n\x0bSOURCE_NOTE\x10\x05\x12\x14\n\x10SOURCE_KNOWLEDGE\x10\x06*l\n\x08\x46lagKind\x12\x19\n\x15\x46LAG_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x46LAG_KIND_WRONG\x10\x01\x12\x16\n\x12\x46LAG_KIND_OUTDATED\x10\x02\x12\x18\n\x14\x46LAG_KIND_UNVERIFIED\x10\x03*p\n\nAuthorKind\x12\x1b\n\x17\x41UTHOR_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10\x41UTHOR_KIND_USER\x10\x01\x12\x15\n\x11\x41UTHOR_KIND_AGENT\x10\x02\x12\x18\n\x14\x41UTHOR_KIND_UPSTREAM\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17memhive/v1/memory.proto\x12\nmemhive.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16memhive/v1/edges.proto\"\xb5\x06\n\x06Memory\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12$\n\x04kind\x18\x03 \x01(\x0e\x32\x16.memhive.v1.MemoryKind\x12\x0c\n\x04\x62ody\x18\x04 \x01(\t\x12\x17\n\nimportance\x18\x05 \x01(\x01H\x00\x88\x01\x01\x12\x0e\n\x06pinned\x18\x06 \x01(\x08\x12\x0c\n\x04tags\x18\x07 \x03(\t\x12 \n\x05scope\x18\x08 \x01(\x0e\x32\x11.memhive.v1.Scope\x12\x12\n\nproduct_id\x18\t \x01(\t\x12*\n\nvisibility\x18\n \x01(\x0e\x32\x16.memhive.v1.Visibility\x12\"\n\x06source\x18\x0b \x01(\x0e\x32\x12.memhive.v1.Source\x12\x12\n\nsource_ref\x18\x0c \x01(\t\x12\x12\n\ncreated_by\x18\r \x01(\t\x12.\n\nexpires_at\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0c\x61\x63\x63\x65ss_count\x18\x0f \x01(\x04\x12\x34\n\x10last_accessed_at\x18\x10 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\tforgotten\x18\x11 \x01(\x08\x12\x30\n\x0c\x66orgotten_at\x18\x12 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08revision\x18\x13 \x01(\r\x12.\n\ncreated_at\x18\x14 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x15 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07team_id\x18\x16 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x17 \x01(\t\x12/\n\x0boccurred_at\x18\x18 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x63uration\x18\x19 \x01(\x0b\x32\x1a.memhive.v1.MemoryCuration\x12,\n\x08mentions\x18\x1a \x01(\x0b\x32\x1a.memhive.v1.MemoryMentionsB\r\n\x0b_importance\"a\n\x08TimeSpan\x12)\n\x05\x61\x66ter\x18\x01 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12*\n\x06\x62\x65\x66ore\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"s\n\x0eMemoryMentions\x12\x0f\n\x07speaker\x18\x01 \x01(\t\x12\x0e\n\x06people\x18\x02 \x03(\t\x12#\n\x05times\x18\x03 \x03(\x0b\x32\x14.memhive.v1.TimeSpan\x12\r\n\x05\x64\x61ted\x18\x04 \x01(\x08\x12\x0c\n\x04\x61sks\x18\x05 \x01(\x08\"\x90\x01\n\nMemoryFlag\x12\n\n\x02id\x18\x01 \x01(\t\x12\"\n\x04kind\x18\x02 \x01(\x0e\x32\x14.memhive.v1.FlagKind\x12\x0e\n\x06reason\x18\x03 \x01(\t\x12\x12\n\nflagged_by\x18\x04 \x01(\t\x12.\n\nflagged_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xf8\x01\n\x0eMemoryCuration\x12%\n\x05\x66lags\x18\x01 \x03(\x0b\x32\x16.memhive.v1.MemoryFlag\x12\x15\n\rconfirmations\x18\x02 \x01(\r\x12\x35\n\x11last_confirmed_at\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x63orrections\x18\x04 \x01(\r\x12/\n\x0bpromoted_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12+\n\x0b\x61uthor_kind\x18\x06 \x01(\x0e\x32\x16.memhive.v1.AuthorKind\"\x17\n\x07TagList\x12\x0c\n\x04tags\x18\x01 \x03(\t\"\xee\x03\n\rMemoryChanges\x12\x11\n\x04\x62ody\x18\x01 \x01(\tH\x00\x88\x01\x01\x12\x17\n\nimportance\x18\x02 \x01(\x01H\x01\x88\x01\x01\x12!\n\x04tags\x18\x03 \x01(\x0b\x32\x13.memhive.v1.TagList\x12*\n\nvisibility\x18\x04 \x01(\x0e\x32\x16.memhive.v1.Visibility\x12.\n\nexpires_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0c\x63lear_expiry\x18\x06 \x01(\x08\x12(\n\tembedding\x18\x07 \x01(\x0b\x32\x15.memhive.v1.Embedding\x12&\n\x08\x61\x64\x64_flag\x18\x08 \x01(\x0e\x32\x14.memhive.v1.FlagKind\x12\x13\n\x0b\x66lag_reason\x18\t \x01(\t\x12\x16\n\x0e\x63lear_flag_ids\x18\n \x03(\t\x12\x17\n\x0f\x63lear_all_flags\x18\x0b \x01(\x08\x12\x0f\n\x07\x63onfirm\x18\x0c \x01(\x08\x12\x0f\n\x07promote\x18\r \x01(\x08\x12/\n\x0boccurred_at\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x19\n\x11\x63lear_occurred_at\x18\x0f \x01(\x08\x42\x07\n\x05_bodyB\r\n\x0b_importance\"*\n\tEmbedding\x12\r\n\x05model\x18\x01 \x01(\t\x12\x0e\n\x06values\x18\x02 \x03(\x02\"l\n\x0cMemoryRecord\x12\"\n\x06memory\x18\x01 \x01(\x0b\x32\x12.memhive.v1.Memory\x12\x17\n\x0flast_command_id\x18\x02 \x01(\t\x12\x1f\n\x05\x65\x64ges\x18\x03 \x03(\x0b\x32\x10.memhive.v1.Edge*\x8a\x02\n\nMemoryKind\x12\x1b\n\x17MEMORY_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10MEMORY_KIND_FACT\x10\x01\x12\x1a\n\x16MEMORY_KIND_PREFERENCE\x10\x02\x12\x18\n\x14MEMORY_KIND_DECISION\x10\x03\x12\x18\n\x14MEMORY_KIND_IDENTITY\x10\x04\x12\x15\n\x11MEMORY_KIND_EVENT\x10\x05\x12\x1b\n\x17MEMORY_KIND_OBSERVATION\x10\x06\x12\x14\n\x10MEMORY_KIND_GOAL\x10\x07\x12\x14\n\x10MEMORY_KIND_TODO\x10\x08\x12\x19\n\x15MEMORY_KIND_PROCEDURE\x10\t*C\n\x05Scope\x12\x15\n\x11SCOPE_UNSPECIFIED\x10\x00\x12\x10\n\x0cSCOPE_GLOBAL\x10\x01\x12\x11\n\rSCOPE_PRODUCT\x10\x02*W\n\nVisibility\x12\x1a\n\x16VISIBILITY_UNSPECIFIED\x10\x00\x12\x15\n\x11VISIBILITY_PUBLIC\x10\x01\x12\x16\n\x12VISIBILITY_PRIVATE\x10\x02*\x8f\x01\n\x06Source\x12\x16\n\x12SOURCE_UNSPECIFIED\x10\x00\x12\x10\n\x0cSOURCE_AGENT\x10\x01\x12\x10\n\x0cSOURCE_ISSUE\x10\x02\x12\x12\n\x0eSOURCE_COMMENT\x10\x03\x12\x0e\n\nSOURCE_JOB\x10\x04\x12\x0f\n\x0bSOURCE_NOTE\x10\x05\x12\x14\n\x10SOURCE_KNOWLEDGE\x10\x06*l\n\x08\x46lagKind\x12\x19\n\x15\x46LAG_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x46LAG_KIND_WRONG\x10\x01\x12\x16\n\x12\x46LAG_KIND_OUTDATED\x10\x02\x12\x18\n\x14\x46LAG_KIND_UNVERIFIED\x10\x03*p\n\nAuthorKind\x12\x1b\n\x17\x41UTHOR_KIND_UNSPECIFIED\x10\x00\x12\x14\n\x10\x41UTHOR_KIND_USER\x10\x01\x12\x15\n\x11\x41UTHOR_KIND_AGENT\x10\x02\x12\x18\n\x14\x41UTHOR_KIND_UPSTREAM\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'memhive.v1.memory_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_MEMORYKIND']._serialized_start=1949
-  _globals['_MEMORYKIND']._serialized_end=2215
-  _globals['_SCOPE']._serialized_start=2217
-  _globals['_SCOPE']._serialized_end=2284
-  _globals['_VISIBILITY']._serialized_start=2286
-  _globals['_VISIBILITY']._serialized_end=2373
-  _globals['_SOURCE']._serialized_start=2376
-  _globals['_SOURCE']._serialized_end=2519
-  _globals['_FLAGKIND']._serialized_start=2521
-  _globals['_FLAGKIND']._serialized_end=2629
-  _globals['_AUTHORKIND']._serialized_start=2631
-  _globals['_AUTHORKIND']._serialized_end=2743
+  _globals['_MEMORYKIND']._serialized_start=2211
+  _globals['_MEMORYKIND']._serialized_end=2477
+  _globals['_SCOPE']._serialized_start=2479
+  _globals['_SCOPE']._serialized_end=2546
+  _globals['_VISIBILITY']._serialized_start=2548
+  _globals['_VISIBILITY']._serialized_end=2635
+  _globals['_SOURCE']._serialized_start=2638
+  _globals['_SOURCE']._serialized_end=2781
+  _globals['_FLAGKIND']._serialized_start=2783
+  _globals['_FLAGKIND']._serialized_end=2891
+  _globals['_AUTHORKIND']._serialized_start=2893
+  _globals['_AUTHORKIND']._serialized_end=3005
   _globals['_MEMORY']._serialized_start=97
-  _globals['_MEMORY']._serialized_end=872
-  _globals['_MEMORYFLAG']._serialized_start=875
-  _globals['_MEMORYFLAG']._serialized_end=1019
-  _globals['_MEMORYCURATION']._serialized_start=1022
-  _globals['_MEMORYCURATION']._serialized_end=1270
-  _globals['_TAGLIST']._serialized_start=1272
-  _globals['_TAGLIST']._serialized_end=1295
-  _globals['_MEMORYCHANGES']._serialized_start=1298
-  _globals['_MEMORYCHANGES']._serialized_end=1792
-  _globals['_EMBEDDING']._serialized_start=1794
-  _globals['_EMBEDDING']._serialized_end=1836
-  _globals['_MEMORYRECORD']._serialized_start=1838
-  _globals['_MEMORYRECORD']._serialized_end=1946
+  _globals['_MEMORY']._serialized_end=918
+  _globals['_TIMESPAN']._serialized_start=920
+  _globals['_TIMESPAN']._serialized_end=1017
+  _globals['_MEMORYMENTIONS']._serialized_start=1019
+  _globals['_MEMORYMENTIONS']._serialized_end=1134
+  _globals['_MEMORYFLAG']._serialized_start=1137
+  _globals['_MEMORYFLAG']._serialized_end=1281
+  _globals['_MEMORYCURATION']._serialized_start=1284
+  _globals['_MEMORYCURATION']._serialized_end=1532
+  _globals['_TAGLIST']._serialized_start=1534
+  _globals['_TAGLIST']._serialized_end=1557
+  _globals['_MEMORYCHANGES']._serialized_start=1560
+  _globals['_MEMORYCHANGES']._serialized_end=2054
+  _globals['_EMBEDDING']._serialized_start=2056
+  _globals['_EMBEDDING']._serialized_end=2098
+  _globals['_MEMORYRECORD']._serialized_start=2100
+  _globals['_MEMORYRECORD']._serialized_end=2208
 # @@protoc_insertion_point(module_scope)

@@ -92,7 +92,7 @@ AUTHOR_KIND_AGENT: AuthorKind
 AUTHOR_KIND_UPSTREAM: AuthorKind
 
 class Memory(_message.Message):
-    __slots__ = ("id", "workspace_id", "kind", "body", "importance", "pinned", "tags", "scope", "product_id", "visibility", "source", "source_ref", "created_by", "expires_at", "access_count", "last_accessed_at", "forgotten", "forgotten_at", "revision", "created_at", "updated_at", "team_id", "agent_id", "occurred_at", "curation")
+    __slots__ = ("id", "workspace_id", "kind", "body", "importance", "pinned", "tags", "scope", "product_id", "visibility", "source", "source_ref", "created_by", "expires_at", "access_count", "last_accessed_at", "forgotten", "forgotten_at", "revision", "created_at", "updated_at", "team_id", "agent_id", "occurred_at", "curation", "mentions")
     ID_FIELD_NUMBER: _ClassVar[int]
     WORKSPACE_ID_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -118,6 +118,7 @@ class Memory(_message.Message):
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
     CURATION_FIELD_NUMBER: _ClassVar[int]
+    MENTIONS_FIELD_NUMBER: _ClassVar[int]
     id: str
     workspace_id: str
     kind: MemoryKind
@@ -143,7 +144,30 @@ class Memory(_message.Message):
     agent_id: str
     occurred_at: _timestamp_pb2.Timestamp
     curation: MemoryCuration
-    def __init__(self, id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., body: _Optional[str] = ..., importance: _Optional[float] = ..., pinned: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ..., scope: _Optional[_Union[Scope, str]] = ..., product_id: _Optional[str] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., source: _Optional[_Union[Source, str]] = ..., source_ref: _Optional[str] = ..., created_by: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., access_count: _Optional[int] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forgotten: _Optional[bool] = ..., forgotten_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revision: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., team_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., curation: _Optional[_Union[MemoryCuration, _Mapping]] = ...) -> None: ...
+    mentions: MemoryMentions
+    def __init__(self, id: _Optional[str] = ..., workspace_id: _Optional[str] = ..., kind: _Optional[_Union[MemoryKind, str]] = ..., body: _Optional[str] = ..., importance: _Optional[float] = ..., pinned: _Optional[bool] = ..., tags: _Optional[_Iterable[str]] = ..., scope: _Optional[_Union[Scope, str]] = ..., product_id: _Optional[str] = ..., visibility: _Optional[_Union[Visibility, str]] = ..., source: _Optional[_Union[Source, str]] = ..., source_ref: _Optional[str] = ..., created_by: _Optional[str] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., access_count: _Optional[int] = ..., last_accessed_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., forgotten: _Optional[bool] = ..., forgotten_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., revision: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., team_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., curation: _Optional[_Union[MemoryCuration, _Mapping]] = ..., mentions: _Optional[_Union[MemoryMentions, _Mapping]] = ...) -> None: ...
+
+class TimeSpan(_message.Message):
+    __slots__ = ("after", "before")
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    BEFORE_FIELD_NUMBER: _ClassVar[int]
+    after: _timestamp_pb2.Timestamp
+    before: _timestamp_pb2.Timestamp
+    def __init__(self, after: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., before: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class MemoryMentions(_message.Message):
+    __slots__ = ("speaker", "people", "times", "dated", "asks")
+    SPEAKER_FIELD_NUMBER: _ClassVar[int]
+    PEOPLE_FIELD_NUMBER: _ClassVar[int]
+    TIMES_FIELD_NUMBER: _ClassVar[int]
+    DATED_FIELD_NUMBER: _ClassVar[int]
+    ASKS_FIELD_NUMBER: _ClassVar[int]
+    speaker: str
+    people: _containers.RepeatedScalarFieldContainer[str]
+    times: _containers.RepeatedCompositeFieldContainer[TimeSpan]
+    dated: bool
+    asks: bool
+    def __init__(self, speaker: _Optional[str] = ..., people: _Optional[_Iterable[str]] = ..., times: _Optional[_Iterable[_Union[TimeSpan, _Mapping]]] = ..., dated: _Optional[bool] = ..., asks: _Optional[bool] = ...) -> None: ...
 
 class MemoryFlag(_message.Message):
     __slots__ = ("id", "kind", "reason", "flagged_by", "flagged_at")

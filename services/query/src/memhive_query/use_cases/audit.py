@@ -7,7 +7,7 @@ refused) already.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 
 from memhive_application.audit_trail import AuditTrail
 from memhive_domain.audit import AuditAction
@@ -22,6 +22,8 @@ from memhive_ports import AuditLog, Clock
 
 from memhive_query.use_cases.conflicts import NearDuplicates
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
+from memhive_query.use_cases.exports import ExportMemories
+from memhive_query.use_cases.imports import ImportMemories, ImportRequest, ImportRun, ItemOutcome
 from memhive_query.use_cases.key_values import KeyValues, KvListing
 from memhive_query.use_cases.link import LinkMemories, LinkOutcome
 from memhive_query.use_cases.memories import ForgetMemory
@@ -160,3 +162,53 @@ def kv_target(scope: object, key: object) -> str:
     """As the caller named it (refusals too), made storable: valid Unicode, bounded."""
     text = f"kv:{scope}/{key}"[:700]
     return text.encode("utf-8", "replace").decode("utf-8")
+
+
+class AuditedImport:
+    """One entry per import: refused (with why) when its plan is, else when the run ends, with
+    what it created and skipped (a dry run says so; a run cut short is `failed`)."""
+
+    def __init__(self, imports: ImportMemories, trail: AuditTrail) -> None:
+        self._imports, self._trail = imports, trail
+
+    async def plan(self, principal: Principal, request: ImportRequest) -> ImportRun:
+        try:
+            return await self._imports.plan(principal, request)
+        except Exception:
+            async with self._trail.recording(principal, AuditAction.IMPORT, _file(request)):
+                raise  # recorded as denied, rejected or failed, then raised on
+
+    async def run(
+        self, principal: Principal, run: ImportRun, request: ImportRequest
+    ) -> AsyncIterator[ItemOutcome]:
+        async with self._trail.recording(principal, AuditAction.IMPORT, _file(request)) as note:
+            async for outcome in run:
+                yield outcome
+            dry = "dry run: would have " if request.dry_run else ""
+            note.detail = f"{request.form.value}: {dry}{run.tally.summary()}"
+
+
+def _file(request: ImportRequest) -> str:
+    return (request.path or f"({request.form.value})")[:300]
+
+
+class AuditedExport:
+    """Recorded when the export starts (a refusal too): what was asked, in which form."""
+
+    def __init__(self, export: ExportMemories, trail: AuditTrail) -> None:
+        self._export, self._trail = export, trail
+
+    async def jsonl(self, principal: Principal, scope_path: str | None) -> AsyncIterator[str]:
+        async with self._trail.recording(
+            principal, AuditAction.EXPORT, _asked("jsonl", scope_path)
+        ):
+            return self._export.jsonl(principal, scope_path)
+
+    async def markdown(self, principal: Principal, scope_path: str | None) -> dict[str, str]:
+        target = _asked("markdown", scope_path)
+        async with self._trail.recording(principal, AuditAction.EXPORT, target):
+            return await self._export.markdown(principal, scope_path)
+
+
+def _asked(form: str, scope_path: str | None) -> str:
+    return f"{form}:{scope_path or '*'}"[:300]

@@ -9,20 +9,24 @@ import logging
 import uuid
 from collections.abc import Mapping
 from dataclasses import replace
+from datetime import datetime
 
 from memhive.v1 import events_pb2
 from memhive_contracts import subjects
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.confidence import QueryWords, confidence
-from memhive_domain.fusion import FusionMethod, fuse
+from memhive_domain.following import DEFAULT_FOLLOW_TOP, names_to_follow, with_followed
+from memhive_domain.fusion import FusedHit, FusionMethod, fuse
 from memhive_domain.neighbours import DEFAULT_NEIGHBOUR_SHARE
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.query_time import DEFAULT_TIME_BOOST
-from memhive_domain.ranking import in_context, rank_recalled
+from memhive_domain.ranking import AnswerFit, in_context, rank_recalled
 from memhive_domain.recall import RecallQuery, SelectionRequest, plan_recall
+from memhive_domain.selection import is_selected
 from memhive_ports import Clock, Embedder, EventPublisher, LexicalIndex, MemoryStore, VectorIndex
 from memhive_ports.lanes import LaneHit
+from memhive_ports.store import StoredMemory
 
 from memhive_query.use_cases.supersession_resolver import RecalledMemory, SupersessionResolver
 
@@ -46,12 +50,15 @@ class RecallMemories:
         fusion: FusionMethod = FusionMethod.RELATIVE_SCORE,
         neighbour_share: float = DEFAULT_NEIGHBOUR_SHARE,
         time_boost: float = DEFAULT_TIME_BOOST,
+        fit: AnswerFit = AnswerFit(),  # noqa: B008 (frozen)
+        follow_top: int = DEFAULT_FOLLOW_TOP,
     ) -> None:
         self._store, self._vector, self._lexical = store, vector, lexical
         self._embedder, self._publisher, self._clock = embedder, publisher, clock
         self._weights, self._influence = dict(lane_weights), importance_influence
         self._fusion = fusion
         self._neighbour_share, self._time_boost = neighbour_share, time_boost
+        self._fit, self._follow_top = fit, follow_top
         self._supersession = SupersessionResolver(store, clock)
         self._background: set[asyncio.Task] = set()
 
@@ -80,20 +87,12 @@ class RecallMemories:
             min_confidence=min_confidence,
         )
         lane_hits = await self._search_lanes(query, lanes)
-        fused = fuse(
-            self._fusion,
-            {lane: [(h.memory_id, h.score) for h in hits] for lane, hits in lane_hits.items()},
-            weights=self._weights,
-        )
-        records = await self._store.get_many(principal.workspace_id, [h.memory_id for h in fused])
+        fused, records = await self._in_context(principal, query, lane_hits, {})
+        if LEXICAL_LANE in lanes:
+            fused, records = await self._follow_names(
+                principal, query, lane_hits, fused, records, now
+            )
         memories = {i: s.memory for i, s in records.items()}
-        fused = in_context(
-            fused,
-            memories,
-            named_times=query.named_times,
-            neighbour_share=self._neighbour_share,
-            time_boost=self._time_boost,
-        )
         # Every candidate is ranked: resolution may drop stale ones, and the limit comes after.
         ranked = rank_recalled(
             fused,
@@ -110,6 +109,63 @@ class RecallMemories:
         if record_hits:
             self._record_hits(principal, query.text, recalled)
         return recalled
+
+    async def _in_context(
+        self,
+        principal: Principal,
+        query: RecallQuery,
+        lane_hits: Mapping[str, list[LaneHit]],
+        known: Mapping[str, StoredMemory],
+    ) -> tuple[list[FusedHit], dict[str, StoredMemory]]:
+        """The lanes fused, the candidates' records read (those not `known` yet) and the
+        fused hits re-scored in context (`ranking.in_context`)."""
+        fused = fuse(
+            self._fusion,
+            {lane: [(h.memory_id, h.score) for h in hits] for lane, hits in lane_hits.items()},
+            weights=self._weights,
+        )
+        wanted = [h.memory_id for h in fused if h.memory_id not in known]
+        records = {**known, **await self._store.get_many(principal.workspace_id, wanted)}
+        in_context_hits = in_context(
+            fused,
+            {i: s.memory for i, s in records.items()},
+            named_times=query.named_times,
+            neighbour_share=self._neighbour_share,
+            time_boost=self._time_boost,
+            names=query.names,
+            wants_time=query.wants_time,
+            fit=self._fit,
+        )
+        return in_context_hits, records
+
+    async def _follow_names(
+        self,
+        principal: Principal,
+        query: RecallQuery,
+        lane_hits: dict[str, list[LaneHit]],
+        fused: list[FusedHit],
+        records: dict[str, StoredMemory],
+        now: datetime,
+    ) -> tuple[list[FusedHit], dict[str, StoredMemory]]:
+        """One more BM25 search for the names the best hits mention (`following.py`); what
+        it finds joins the lexical lane's candidates, and the whole is ranked again. Only
+        memories the caller may get count: a lane may still hold a forgotten one, whose
+        names must not steer the answer."""
+        said = {
+            i: s.memory.names
+            for i, s in records.items()
+            if is_selected(s.memory, query.filter, now)
+        }
+        names = names_to_follow([h.memory_id for h in fused], said, query.names, self._follow_top)
+        if not names or not lane_hits[LEXICAL_LANE]:
+            return fused, records
+        found = await self._lexical.search(" ".join(names), query.filter, query.candidates_per_lane)
+        merged = with_followed(
+            [(h.memory_id, h.score) for h in lane_hits[LEXICAL_LANE]],
+            [(h.memory_id, h.score) for h in found],
+        )
+        lane_hits[LEXICAL_LANE] = [LaneHit(i, score) for i, score in merged]
+        return await self._in_context(principal, query, lane_hits, records)
 
     @staticmethod
     def _confident(

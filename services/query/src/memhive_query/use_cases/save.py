@@ -71,6 +71,23 @@ class SaveMemory:
         force: bool = False,
         supersedes: Sequence[str] = (),
     ) -> SaveOutcome:
+        memory = await self.checked_memory(principal, draft)
+        stale = await self._superseded(principal, supersedes, memory.created_at)
+        vector = (await self._embedder.embed([memory.body]))[0]
+        if self._conflicts is not None:
+            forced = force or bool(stale)
+            similar = await self._conflicts.similar(principal, memory, vector, exact_only=forced)
+            if (existing := exact_duplicate(similar, memory)) is not None:
+                return await self._duplicate(existing, wait)
+            if similar and not forced:
+                raise self._conflicts.refusal(similar)
+        return await self.publish(principal, memory, vector, wait, stale)
+
+    async def checked_memory(
+        self, principal: Principal, draft: MemoryDraft, verb: str = "save"
+    ) -> Memory:
+        """The memory a draft makes, checked (InvalidInput), where the caller may write
+        (NotAllowed), its visibility inherited from its product's record when it gives none."""
         require(principal, Action.SAVE)
         now = self._clock.now()
         memory = create_memory(
@@ -81,17 +98,8 @@ class SaveMemory:
             product_visibility=await self._product_visibility(principal, draft),
         )
         if not can_write(principal, memory.scope_ref):
-            raise NotAllowed(f"cannot save: {write_refusal(principal, memory.scope_ref)}")
-        stale = await self._superseded(principal, supersedes, now)
-        vector = (await self._embedder.embed([memory.body]))[0]
-        if self._conflicts is not None:
-            forced = force or bool(stale)
-            similar = await self._conflicts.similar(principal, memory, vector, exact_only=forced)
-            if (existing := exact_duplicate(similar, memory)) is not None:
-                return await self._duplicate(existing, wait)
-            if similar and not forced:
-                raise self._conflicts.refusal(similar)
-        return await self.publish(principal, memory, vector, wait, stale)
+            raise NotAllowed(f"cannot {verb}: {write_refusal(principal, memory.scope_ref)}")
+        return memory
 
     async def _duplicate(self, existing: Memory, wait: Wait) -> SaveOutcome:
         """The vector lane is written before the lexical one: a duplicate it finds may not be

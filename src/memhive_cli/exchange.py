@@ -1,0 +1,175 @@
+"""`memhive export` and `memhive import`: a workspace's memories out and in, over the
+gateway's REST API (/v1/export, /v1/import) with a token, like any client.
+
+    memhive export -o memhive.jsonl                 # every field, edges, revisions
+    memhive export --format markdown -o memories/   # one file per node, for people
+    memhive import memhive.jsonl                    # restores it (ids, authors, times)
+    memhive import CLAUDE.md .cursor/rules/*.mdc --dry-run
+    memhive import mem0.json --format mem0 --scope-path product:shop
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import io
+import json
+import os
+import sys
+import zipfile
+from pathlib import Path
+
+DEFAULT_URL = "http://127.0.0.1:8080"
+IMPORT_FORMATS = ("memhive", "mem0", "markdown")
+
+
+def register(sub) -> None:
+    out = sub.add_parser("export", help="write the memories you may read to JSONL or Markdown")
+    out.add_argument("--format", choices=("jsonl", "markdown"), default="jsonl")
+    out.add_argument("--scope-path", default=None, help="one node only, e.g. product:ios")
+    out.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        help="a file (jsonl; default: stdout) or a directory (markdown)",
+    )
+    _connection(out)
+    out.set_defaults(command=_do_export)
+
+    into = sub.add_parser("import", help="bring memories in: memhive JSONL, mem0, Markdown")
+    into.add_argument("files", nargs="+", help="CLAUDE.md, AGENTS.md, *.mdc, export.jsonl, ...")
+    into.add_argument(
+        "--format",
+        choices=IMPORT_FORMATS,
+        default=None,
+        help="default: by name (.jsonl memhive, .json mem0, else markdown)",
+    )
+    into.add_argument(
+        "--scope-path",
+        default=None,
+        help="the node to import into (default: "
+        "your token's home; memhive exports keep their own nodes)",
+    )
+    into.add_argument("--dry-run", action="store_true", help="say what would happen, write nothing")
+    into.add_argument("--force", action="store_true", help="import near-duplicates too")
+    _connection(into)
+    into.set_defaults(command=_do_import)
+
+
+def _connection(p) -> None:
+    p.add_argument("--url", default=None, help=f"gateway URL (or MEMHIVE_URL; {DEFAULT_URL})")
+    p.add_argument("--token", default=None, help="bearer token (or MEMHIVE_TOKEN)")
+
+
+class Refused(Exception):
+    """The gateway said no: printed as it said it, exit 1."""
+
+
+def _client(args: argparse.Namespace):
+    import httpx
+
+    token = args.token or os.environ.get("MEMHIVE_TOKEN")
+    if not token:
+        raise Refused("a token is required: --token or MEMHIVE_TOKEN")
+    url = args.url or os.environ.get("MEMHIVE_URL") or DEFAULT_URL
+    headers = {"Authorization": f"Bearer {token}"}
+    return httpx.AsyncClient(base_url=url, headers=headers, timeout=httpx.Timeout(60, read=None))
+
+
+async def _do_export(args: argparse.Namespace) -> int:
+    params = {"format": args.format} | ({"scope_path": args.scope_path} if args.scope_path else {})
+    try:
+        async with _client(args) as http, http.stream("GET", "/v1/export", params=params) as answer:
+            await _refused(answer)
+            if args.format == "markdown":
+                files = _unzip(await answer.aread(), Path(args.output or "memhive-export"))
+                print(f"{len(files)} files in {args.output or 'memhive-export'}", file=sys.stderr)
+                return 0
+            await _write_lines(answer, args.output)
+    except Refused as refusal:
+        print(f"memhive: {refusal}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _write_lines(answer, output: str | None) -> None:
+    # The CLI's loop runs nothing else: a blocking write costs nobody a wait.
+    target = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115, ASYNC230
+    count = 0
+    try:
+        async for line in answer.aiter_lines():
+            target.write(line + "\n")
+            count += 1
+    finally:
+        if output:
+            target.close()
+    print(f"{max(count - 1, 0)} lines exported", file=sys.stderr)
+
+
+def _unzip(data: bytes, directory: Path) -> list[str]:
+    directory.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        names = archive.namelist()
+        for name in names:
+            (directory / Path(name).name).write_bytes(archive.read(name))
+    return names
+
+
+async def _do_import(args: argparse.Namespace) -> int:
+    from memhive_cli.import_report import ImportProgress
+
+    files = [Path(f) for f in args.files]
+    if missing := [str(f) for f in files if not f.is_file()]:
+        print(f"memhive: no such file: {', '.join(missing)}", file=sys.stderr)
+        return 1
+    try:
+        async with _client(args) as http:
+            if len(files) > 1 and not args.dry_run:  # all or none: every file checked first
+                for file in files:
+                    await _import_one(http, args, file, dry_run=True, progress=None)
+            for file in files:
+                await _import_one(http, args, file, args.dry_run, ImportProgress(str(file)))
+    except Refused as refusal:
+        print(f"memhive: {refusal}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _import_one(http, args, file: Path, dry_run: bool, progress) -> None:
+    params = {
+        "path": _shown(file),
+        "dry_run": str(dry_run).lower(),
+        "force": str(args.force).lower(),
+    }
+    params |= {k: v for k, v in (("format", args.format), ("scope_path", args.scope_path)) if v}
+    content = await asyncio.to_thread(file.read_bytes)
+    async with http.stream("POST", "/v1/import", params=params, content=content) as r:
+        await _refused(r, f"{file}: ", "nothing was imported")
+        async for line in r.aiter_lines():
+            if line.strip() and progress is not None:
+                progress.take(json.loads(line))
+    if progress is not None:
+        progress.close()
+
+
+def _shown(file: Path) -> str:
+    """The name the memories' source_ref keeps: relative to here when it is below it."""
+    try:
+        return file.resolve().relative_to(Path.cwd()).as_posix()
+    except ValueError:
+        return file.as_posix()
+
+
+async def _refused(answer, prefix: str = "", consequence: str = "refused") -> None:
+    if answer.status_code < 400:
+        return
+    await answer.aread()
+    try:
+        body = answer.json()
+    except ValueError:
+        raise Refused(f"{prefix}{answer.status_code}: {answer.text[:200]}") from None
+    problems = body.get("problems") or []
+    if problems:
+        lines = "\n".join(f"  {p['field']}: {p['message']}" for p in problems)
+        raise Refused(f"{prefix}{consequence}:\n{lines}")
+    raise Refused(f"{prefix}{body.get('detail', answer.status_code)}")

@@ -6,10 +6,17 @@ on the bus: `python -m bench.cost_accounting [memories]` (default 2,000) on a fr
   gateway, embed, the link classifier and bulletin, with the lanes), the ingest child,
   nats-server and the client itself, from /proc.
 - Save: 16 clients saving with `wait=indexed` and `force`
-  (`load_latency.gateway_throughput`); the same accounting per save.
-- Bus: one client saving in sequence while a bus-admin subscriber counts every message
-  per save, by subject (ids folded away) and, for record reads and writes, by the
-  service whose inbox asked.
+  (`load_latency.gateway_throughput`); the same accounting per save, beside the CPU of one
+  pass of the stack's encoder (measured here, on the same notes) and the stack's CPU
+  without it: the encoder's half and the stack's half of a save's cost.
+- One client saving in sequence with each `wait` (`load_latency.sequential_saves`).
+- Bus: one client saving in sequence with the default `wait` (indexed) while a bus-admin
+  subscriber counts every message per save, by subject (ids folded away) and, for record
+  reads and writes, by the service whose inbox asked.
+
+`MEMHIVE_BENCH_STACK_PYTHON` runs the stack with another checkout's interpreter (an A/B
+against a baseline; `bench.running_stack`). `--saves-only` leaves recall out and saves a
+third as much: for alternating A/B runs on a busy machine.
 """
 
 from __future__ import annotations
@@ -18,13 +25,15 @@ import asyncio
 import collections
 import os
 import re
+import statistics
 import sys
 import time
-import uuid
 from pathlib import Path
 
 from memhive_adapters.embedding.minilm import MiniLmEmbedder
 from memhive_adapters.process_lifetime import command_line
+from memhive_adapters.runtime.lane_builders import build_embedder
+from memhive_settings import MemhiveSettings
 
 from bench.corpus import base_sentences
 from bench.load_latency import (
@@ -32,8 +41,10 @@ from bench.load_latency import (
     QUERIES,
     WARM_UP,
     bulk_load,
+    fresh_notes,
     gateway_throughput,
     recall_latency,
+    sequential_saves,
     wait_for_hnsw_builds,
 )
 from bench.running_stack import RunningStack, children, running_stack
@@ -41,6 +52,8 @@ from bench.running_stack import RunningStack, children, running_stack
 TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 SAVES, CLIENTS = 1_000, 16
 TRAFFIC_SAVES = 100
+ENCODER_PASSES = 200
+WAITS = ("accepted", "persisted", "indexed")
 
 
 def cpu_by_process(pid: int) -> collections.Counter[str]:
@@ -94,10 +107,27 @@ async def recall_costs(stack: RunningStack, bases: list[str]) -> dict:
     return {"p50_ms": latency["p50"], "cpu_ms": meter.per_operation_ms(QUERIES + WARM_UP)}
 
 
-async def save_costs(stack: RunningStack) -> dict:
+async def save_costs(stack: RunningStack, saves: int = SAVES) -> dict:
     with CpuMeter(stack.pid) as meter:
-        per_s = await gateway_throughput(stack, SAVES, CLIENTS)
-    return {"per_s": per_s, "cpu_ms": meter.per_operation_ms(SAVES)}
+        per_s = await gateway_throughput(stack, saves, CLIENTS)
+    return {"per_s": per_s, "cpu_ms": meter.per_operation_ms(saves)}
+
+
+async def encoder_pass_ms(stack: RunningStack, passes: int = ENCODER_PASSES) -> float:
+    """CPU of one pass of the stack's default encoder over one note, median, in this
+    process (as the stack runs it; its graph cached in the stack's data dir)."""
+    embedder = build_embedder(MemhiveSettings(data_dir=stack.data_dir))
+    samples = []
+    for body in fresh_notes(passes + 10):
+        began = time.process_time()
+        await embedder.embed([body])
+        samples.append((time.process_time() - began) * 1000)
+    return statistics.median(samples[10:])
+
+
+async def sequential_rates(stack: RunningStack, count: int = 200) -> dict[str, float]:
+    async with stack.client() as client:
+        return {wait: (await sequential_saves(client, wait, count))["per_s"] for wait in WAITS}
 
 
 _FOLDS = (
@@ -112,7 +142,7 @@ def subject_class(subject: str, reply: str | None) -> str:
     folded = subject
     for pattern, replacement in _FOLDS:
         folded = pattern.sub(replacement, folded)
-    if reply and ("MSG.GET" in subject or subject.startswith("$KV.")):
+    if reply and ("MSG.GET" in subject or "DIRECT.GET" in subject or subject.startswith("$KV.")):
         folded += f" (by {reply.split('.')[0].removeprefix('_INBOX_') or 'client'})"
     return folded
 
@@ -128,12 +158,11 @@ async def bus_traffic(stack: RunningStack) -> dict[str, float]:
 
     await nc.subscribe(">", cb=count)
     async with stack.client() as client:
-        for n in range(20):  # warm up
-            await client.save("observation", f"warm {n} {uuid.uuid4().hex}", force=True)
+        for body in fresh_notes(20):  # warm up
+            await client.save("observation", body, force=True)
         await asyncio.sleep(2)
         counting = True
-        for n in range(TRAFFIC_SAVES):
-            body = f"Traffic probe {n}: the canary deploy {uuid.uuid4().hex[:8]} passed"
+        for body in fresh_notes(TRAFFIC_SAVES):
             await client.save("observation", body, force=True, wait="indexed")
         await asyncio.sleep(3)  # what the save set off after its answer (links, bulletins)
         counting = False
@@ -141,14 +170,18 @@ async def bus_traffic(stack: RunningStack) -> dict[str, float]:
     return {k: v / TRAFFIC_SAVES for k, v in counts.most_common() if v / TRAFFIC_SAVES >= 0.05}
 
 
-async def run(stack: RunningStack, size: int) -> dict:
+async def run(stack: RunningStack, size: int, *, saves_only: bool = False) -> dict:
     bases = base_sentences(BASES)
     await bulk_load(stack, size, 0, bases, MiniLmEmbedder().embed_sync(bases))
     await wait_for_hnsw_builds(stack.pid)
+    share = 3 if saves_only else 1
+    recall = {"p50_ms": 0.0, "cpu_ms": {}} if saves_only else await recall_costs(stack, bases)
     return {
         "size": size,
-        "recall": await recall_costs(stack, bases),
-        "save": await save_costs(stack),
+        "recall": recall,
+        "save": await save_costs(stack, SAVES // share),
+        "encoder_pass_ms": await encoder_pass_ms(stack),
+        "sequential": await sequential_rates(stack, 200 // share),
         "bus": await bus_traffic(stack),
     }
 
@@ -170,6 +203,17 @@ def render(report: dict) -> str:
     for name in dict.fromkeys([*recall["cpu_ms"], *save["cpu_ms"]]):
         r, s = recall["cpu_ms"].get(name, 0.0), save["cpu_ms"].get(name, 0.0)
         lines.append(f"| {name} | {r:.1f} | {s:.1f} |")
+    if "encoder_pass_ms" in report:
+        one_pass, stack = report["encoder_pass_ms"], save["cpu_ms"]["total (stack)"]
+        lines += [
+            "",
+            f"One encoder pass: {one_pass:.1f} ms of CPU. A save: {stack / one_pass:.2f} passes; "
+            f"the stack without its pass {stack - one_pass:.1f} ms "
+            f"({(stack - one_pass) / one_pass:.2f} passes).",
+        ]
+    if "sequential" in report:
+        rates = ", ".join(f"{w} {r:.0f}/s" for w, r in report["sequential"].items())
+        lines += ["", f"One client in sequence: {rates}."]
     bus = report["bus"]
     lines += [
         "",
@@ -183,6 +227,8 @@ def render(report: dict) -> str:
 
 
 if __name__ == "__main__":
-    size = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000
+    numbers = [a for a in sys.argv[1:] if a.isdigit()]
+    size = int(numbers[0]) if numbers else 2_000
     with running_stack() as stack:
-        print(asyncio.run(section(stack, size)))
+        report = asyncio.run(run(stack, size, saves_only="--saves-only" in sys.argv))
+        print(render(report))

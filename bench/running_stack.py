@@ -78,7 +78,7 @@ def running_stack(extra_env: dict[str, str] | None = None) -> Iterator[RunningSt
         )
         log = open(Path(tmp) / "memhive.log", "w")  # noqa: SIM115 - lives as long as the process
         process = subprocess.Popen(
-            [sys.executable, "-m", "memhive_cli.main", "run"], env=env, stdout=log, stderr=log
+            [stack_python(), "-m", "memhive_cli.main", "run"], env=env, stdout=log, stderr=log
         )
         url = f"http://127.0.0.1:{http_port}"
         try:
@@ -88,6 +88,12 @@ def running_stack(extra_env: dict[str, str] | None = None) -> Iterator[RunningSt
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=120)
             log.close()
+
+
+def stack_python() -> str:
+    """This interpreter, or MEMHIVE_BENCH_STACK_PYTHON's: another checkout's stack measured
+    by the same benchmark code (an A/B against a baseline)."""
+    return os.environ.get("MEMHIVE_BENCH_STACK_PYTHON") or sys.executable
 
 
 def _wait_healthy(url: str, process: subprocess.Popen, log: Path) -> None:

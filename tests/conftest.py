@@ -21,6 +21,13 @@ os.environ.setdefault(
     str(Path(tempfile.gettempdir()) / f"memhive-test-models-{os.getuid()}"),
 )
 
+# Where `memhive run` records itself for other commands (memhive_cli/instance.py) and where
+# `memhive login` keeps a token: this session's own directories, so tests neither see the
+# user's (or another run's) instances and token nor leave theirs behind.
+_USER_DIRS = Path(tempfile.mkdtemp(prefix="memhive-test-user-"))
+for _variable in ("XDG_RUNTIME_DIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME"):
+    os.environ[_variable] = str(_USER_DIRS / _variable.lower())
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:

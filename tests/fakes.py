@@ -25,6 +25,7 @@ from memhive_domain.products import Product
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.revisions import Revision
 from memhive_domain.scopes import ScopeRef
+from memhive_domain.selection import is_selected
 from memhive_domain.tokens import TokenDraft, TokenRecord
 from memhive_ports import AuditPage, LaneHit
 from memhive_ports.dead_letters import DeadLetter
@@ -165,6 +166,37 @@ class FakeLexicalIndex:
     async def count_matching(self, memory_filter: MemoryFilter) -> int:
         """Every scripted hit (the fake filters nothing)."""
         return len(self.hits)
+
+
+@dataclass
+class SelectingLexicalIndex:
+    """list_ids over a FakeStore's records, the filter applied as the lanes apply it (the
+    lane contract tests hold every engine to `is_selected`), newest first; `lagging` ids are
+    listed whatever their record says, as a lane behind a forget would."""
+
+    store: FakeStore
+    now: datetime
+    lagging: set[str] = field(default_factory=set)
+    listings: list[MemoryFilter] = field(default_factory=list)
+
+    async def list_ids(
+        self, memory_filter: MemoryFilter, after: ListPosition | None, limit: int
+    ) -> list[ListPosition]:
+        self.listings.append(memory_filter)
+        rows = [
+            s.memory for (ws, _), s in self.store.rows.items() if ws == memory_filter.workspace_id
+        ]
+        listed = [
+            ListPosition(m.created_at, m.id)
+            for m in rows
+            if m.id in self.lagging or is_selected(m, memory_filter, self.now)
+        ]
+        listed.sort(key=lambda p: (p.created_at, p.memory_id), reverse=True)
+        return [
+            p
+            for p in listed
+            if after is None or (p.created_at, p.memory_id) < (after.created_at, after.memory_id)
+        ][:limit]
 
 
 class FakeEmbedder:
@@ -335,6 +367,7 @@ class FakeBulletinStore:
 
     def __init__(self) -> None:
         self.held: dict[tuple[str, str, Audience], Bulletin] = {}
+        self.refusing: Exception | None = None  # set: every put raises it
 
     async def get(self, workspace_id: str, scope: ScopeRef, audience: Audience) -> Bulletin | None:
         return self.held.get((workspace_id, scope.key, audience))
@@ -342,6 +375,8 @@ class FakeBulletinStore:
     async def put(
         self, workspace_id: str, scope: ScopeRef, audience: Audience, bulletin: Bulletin
     ) -> None:
+        if self.refusing is not None:
+            raise self.refusing
         self.held[(workspace_id, scope.key, audience)] = bulletin
 
 

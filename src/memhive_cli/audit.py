@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from memhive_cli.load_settings import load_settings
+from memhive_cli.load_settings import instance_settings
 from memhive_cli.table import format_table
 
 if TYPE_CHECKING:
@@ -61,7 +61,7 @@ async def _do_list(args: argparse.Namespace) -> int:
     except (InvalidInput, ValueError) as exc:
         print(exc, file=sys.stderr)
         return 2
-    infra = await open_infrastructure(load_settings(), name="memhive-cli")
+    infra = await open_infrastructure(instance_settings(), name="memhive-cli")
     try:
         page = await JetStreamAuditLog(infra.js).read(args.workspace, query)
     finally:

@@ -13,7 +13,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memhive_cli.load_settings import load_settings
+from memhive_cli.load_settings import instance_settings
 
 if TYPE_CHECKING:
     from memhive_adapters.nats.backup import StreamCopy
@@ -36,7 +36,7 @@ def register(sub) -> None:
 async def _do_backup(args: argparse.Namespace) -> int:
     from memhive_adapters.nats.backup import BackupError, backup
 
-    async with _bus(load_settings()) as nc:
+    async with _bus(instance_settings()) as nc:
         try:
             copies = await backup(nc, args.directory)
         except BackupError as exc:
@@ -49,7 +49,7 @@ async def _do_backup(args: argparse.Namespace) -> int:
 async def _do_restore(args: argparse.Namespace) -> int:
     from memhive_adapters.nats.backup import BackupError, restore
 
-    async with _bus(load_settings()) as nc:
+    async with _bus(instance_settings()) as nc:
         try:
             copies = await restore(nc, args.directory, replace=args.replace)
         except BackupError as exc:

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 from typing import TYPE_CHECKING
 
-from memhive_cli.load_settings import load_settings
+from memhive_cli.load_settings import instance_settings
 
 if TYPE_CHECKING:
     from memhive_settings import MemhiveSettings
@@ -44,7 +44,7 @@ async def _do_hook_credentials(args: argparse.Namespace) -> int:
     if not is_valid_workspace_id(args.workspace):
         print("workspace: 1-64 of a-z 0-9 _ -")
         return 2
-    settings = load_settings()
+    settings = instance_settings()
     permissions = bus_permissions.hook(args.workspace)
     if not settings.nats.embedded:
         pair = new_user_nkey()
@@ -70,7 +70,7 @@ async def _revoke(public_key: str) -> int:
     from memhive_adapters.nats.credentials import bus_dir
     from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
 
-    settings = load_settings()
+    settings = instance_settings()
     if not settings.nats.embedded:
         print("remove the user with this nkey from your nats-server's config, then reload it")
         return 2
@@ -138,7 +138,7 @@ async def _do_declare_streams(args: argparse.Namespace) -> int:
     from memhive_adapters.nats.credentials import bus_credentials
     from memhive_contracts.bus_permissions import ADMIN
 
-    settings = load_settings()
+    settings = instance_settings()
     nc = await connect(
         settings.nats.url,
         name="memhive-declare-streams",

@@ -4,7 +4,18 @@ from __future__ import annotations
 
 import argparse
 
-from memhive_cli import audit, backup, bus, dead_letters, exchange, probe, reindex, tokens
+from memhive_cli import (
+    audit,
+    backup,
+    bus,
+    dead_letters,
+    exchange,
+    login,
+    memories,
+    probe,
+    reindex,
+    tokens,
+)
 from memhive_cli.load_settings import load_settings
 
 
@@ -43,30 +54,39 @@ def _mcp(sub) -> None:
     p = sub.add_parser(
         "mcp", help="serve memhive's MCP tools over stdio (for clients that launch a command)"
     )
-    p.add_argument("--url", default=None, help="gateway URL (or MEMHIVE_URL)")
     p.add_argument(
-        "--token", default=None, help="bearer token (or MEMHIVE_TOKEN); may start with '-'"
+        "--url", default=None, help="gateway URL (or MEMHIVE_URL; default: the running memhive)"
+    )
+    p.add_argument(
+        "--token",
+        default=None,
+        help="bearer token (or MEMHIVE_TOKEN, or `memhive login`'s); may start with '-'",
     )
     p.set_defaults(command=_do_mcp)
 
 
 async def _do_mcp(args: argparse.Namespace) -> int:
     import os
+    import sys
 
     from memhive_query.mcp.stdio import serve_stdio
 
-    url = args.url or os.environ.get("MEMHIVE_URL", "http://127.0.0.1:8080")
-    token = args.token or os.environ.get("MEMHIVE_TOKEN")
-    if not token:
-        print("a token is required: --token or MEMHIVE_TOKEN")
+    from memhive_cli.gateway_access import NoToken, bearer_token, gateway_url
+
+    try:
+        token = args.token or bearer_token(os.environ)
+    except NoToken as missing:
+        print(f"memhive: {missing}", file=sys.stderr)
         return 2
-    await serve_stdio(url, token)
+    await serve_stdio(args.url or gateway_url(os.environ), token)
     return 0
 
 
 REGISTRY = [
     _run,
     _serve,
+    memories.register,
+    login.register,
     tokens.register,
     _mcp,
     dead_letters.register,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
+from memhive_adapters.private_files import private_directory
 from memhive_adapters.process_lifetime import DirectoryLock
 from memhive_settings import MemhiveSettings
 
@@ -12,6 +13,8 @@ LOCK_FILE = "memhive.lock"
 
 
 def data_dir_lock(settings: MemhiveSettings) -> DirectoryLock:
+    """The data dir's lock; the directory is made (or made again) private on the way."""
+    private_directory(settings.data_dir)
     return DirectoryLock(settings.data_dir, LOCK_FILE, "memhive")
 
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
-from memhive_cli.load_settings import load_settings
+from memhive_cli.load_settings import instance_settings
 from memhive_cli.table import format_table
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ async def _jetstream():
     from memhive_adapters.nats.credentials import bus_credentials
     from memhive_contracts.bus_permissions import ADMIN
 
-    memhive = load_settings()
+    memhive = instance_settings()
     settings = memhive.nats
     nc = await connect(
         settings.url,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from pathlib import Path
 
+from memhive_adapters.private_files import private_directory, write_private
 from memhive_domain.principals import Principal, Role
 from memhive_domain.tokens import format_token
 from memhive_ports import TokenDirectory
@@ -25,7 +26,6 @@ def _configured_or_kept(settings: MemhiveSettings) -> str:
         return path.read_text().strip()
     # A memhive token (`mh_<id>_<secret>`): recognisable, listable, never starting with "-".
     token = format_token(secrets.token_hex(8), secrets.token_urlsafe(32))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(token + "\n")
-    path.chmod(0o600)
+    private_directory(path.parent)
+    write_private(path, token + "\n")
     return token

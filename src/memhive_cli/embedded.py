@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from contextlib import AsyncExitStack
 
+from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.nats.credentials import bus_dir
 from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
 from memhive_adapters.nats.embedded_server import EmbeddedNatsServer
+from memhive_adapters.nats.write_recovery import WriteRecovery
 from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_contracts.bus_permissions import QUERY
@@ -22,9 +24,11 @@ from memhive_query.app import create_app
 from memhive_settings import MemhiveSettings
 from memhive_telemetry import install_telemetry
 
+from memhive_cli.announce import instance_record
 from memhive_cli.data_dir import nats_port
 from memhive_cli.dev_token import ensure_dev_token
-from memhive_cli.http_server import http_server
+from memhive_cli.http_server import http_server, serve_announcing
+from memhive_cli.process_tree import ProcessTree
 from memhive_cli.service_process import ServiceProcess
 from memhive_cli.services import BACKGROUND_SERVICES
 from memhive_cli.signals import stop_on_signals
@@ -42,12 +46,18 @@ async def run_embedded(settings: MemhiveSettings) -> None:
         infra = await open_infrastructure(settings, name="memhive")
         stack.push_async_callback(infra.close)
         token = await ensure_dev_token(settings, infra.tokens)
-        await _start_background(infra, stack)
+        children = await _start_background(infra, stack)
         gateway = await _connect_service(infra, QUERY, stack)
-        server = http_server(await create_app(gateway), settings.http_host, settings.http_port)
+        app = await create_app(gateway, ProcessTree(children))
+        server = http_server(app, settings.http_host, settings.http_port)
         stop_on_signals(lambda: setattr(server, "should_exit", True))
-        print(banner(settings, token), flush=True)
-        await server.serve()
+        with instance_record(settings) as record:
+
+            def listening(port: int) -> None:  # the banner once it is true, port 0 resolved
+                record(port)
+                print(banner(settings, token, port), flush=True)
+
+            await serve_announcing(server, listening)
 
 
 async def _start_nats(settings: MemhiveSettings, stack: AsyncExitStack) -> None:
@@ -57,15 +67,20 @@ async def _start_nats(settings: MemhiveSettings, stack: AsyncExitStack) -> None:
     )
     await server.start()
     stack.push_async_callback(server.stop)
+    # After a full disk, the server writes again only once restarted: done when space is back.
+    recovery = WriteRecovery(server, FreeSpace(settings.data_dir, int(settings.storage.min_free)))
+    await recovery.start()
+    stack.push_async_callback(recovery.stop)
 
 
-async def _start_background(infra: Infrastructure, stack: AsyncExitStack) -> None:
+async def _start_background(infra: Infrastructure, stack: AsyncExitStack) -> list[ServiceProcess]:
+    """Starts every background service; returns those in processes of their own."""
     names = infra.settings.run_services or list(BACKGROUND_SERVICES)
     unknown = sorted(set(names) - set(BACKGROUND_SERVICES))
     if unknown:
         raise SystemExit(f"unknown service(s) {unknown}; choose from {sorted(BACKGROUND_SERVICES)}")
-    for name in (n for n in names if n in OWN_PROCESS):
-        child = ServiceProcess(name, infra.settings)
+    children = [ServiceProcess(name, infra.settings) for name in names if name in OWN_PROCESS]
+    for child in children:
         await child.start()
         stack.push_async_callback(child.stop)
     here = [n for n in names if n not in OWN_PROCESS]
@@ -73,6 +88,7 @@ async def _start_background(infra: Infrastructure, stack: AsyncExitStack) -> Non
     group = ServiceGroup([await make[n](await _connect_service(infra, n, stack)) for n in here])
     await group.start()
     stack.push_async_callback(group.stop)
+    return children
 
 
 async def _connect_service(infra: Infrastructure, user: str, stack: AsyncExitStack):
@@ -81,8 +97,8 @@ async def _connect_service(infra: Infrastructure, user: str, stack: AsyncExitSta
     return service
 
 
-def banner(settings: MemhiveSettings, token: str) -> str:
-    url = f"http://{settings.http_host}:{settings.http_port}"
+def banner(settings: MemhiveSettings, token: str, port: int) -> str:
+    url = f"http://{settings.http_host}:{port}"
     return f"""
 memhive is up: {url}  (API docs: {url}/docs, data: {settings.data_dir})
 dev workspace '{settings.dev_workspace}', token: {token}

@@ -19,7 +19,6 @@ import sys
 import zipfile
 from pathlib import Path
 
-DEFAULT_URL = "http://127.0.0.1:8080"
 IMPORT_FORMATS = ("memhive", "mem0", "markdown")
 
 
@@ -57,8 +56,12 @@ def register(sub) -> None:
 
 
 def _connection(p) -> None:
-    p.add_argument("--url", default=None, help=f"gateway URL (or MEMHIVE_URL; {DEFAULT_URL})")
-    p.add_argument("--token", default=None, help="bearer token (or MEMHIVE_TOKEN)")
+    p.add_argument(
+        "--url", default=None, help="gateway URL (or MEMHIVE_URL; default: the running memhive)"
+    )
+    p.add_argument(
+        "--token", default=None, help="bearer token (or MEMHIVE_TOKEN, or `memhive login`'s)"
+    )
 
 
 class Refused(Exception):
@@ -68,10 +71,13 @@ class Refused(Exception):
 def _client(args: argparse.Namespace):
     import httpx
 
-    token = args.token or os.environ.get("MEMHIVE_TOKEN")
-    if not token:
-        raise Refused("a token is required: --token or MEMHIVE_TOKEN")
-    url = args.url or os.environ.get("MEMHIVE_URL") or DEFAULT_URL
+    from memhive_cli.gateway_access import NoToken, bearer_token, gateway_url
+
+    try:
+        token = args.token or bearer_token(os.environ)
+    except NoToken as missing:
+        raise Refused(str(missing)) from None
+    url = args.url or gateway_url(os.environ)
     headers = {"Authorization": f"Bearer {token}"}
     return httpx.AsyncClient(base_url=url, headers=headers, timeout=httpx.Timeout(60, read=None))
 

@@ -15,7 +15,9 @@ def expected_failures() -> tuple[type[BaseException], ...]:
     from memhive_adapters.process_lifetime import DirectoryBusy
     from nats.errors import Error as NatsError
 
-    return (ConnectionError, NatsError, DirectoryBusy, EmbeddedServerError)
+    from memhive_cli.instance import SeveralInstances
+
+    return (ConnectionError, NatsError, DirectoryBusy, EmbeddedServerError, SeveralInstances)
 
 
 def report(exc: BaseException) -> int:
@@ -28,5 +30,5 @@ def report(exc: BaseException) -> int:
 def _reason(exc: BaseException) -> str:
     reason = str(exc).strip() or type(exc).__name__
     if isinstance(exc, ConnectionError) and "NATS" in reason:
-        reason += " (is `memhive run` up? MEMHIVE_NATS__URL says where to look)"
+        reason += " (is `memhive run` up? `memhive --verbose ...` says where it looked)"
     return reason.splitlines()[0] if isinstance(exc, ConnectionError) else reason

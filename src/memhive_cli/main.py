@@ -13,20 +13,27 @@ import os
 import sys
 from collections.abc import Sequence
 
+from memhive_adapters.private_files import PRIVATE_UMASK
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 # Options whose values may start with "-" (a token is opaque): `--token -x` is read as
 # `--token=-x`, which argparse would otherwise refuse as a missing value.
 OPAQUE_VALUE_OPTIONS = ("--token",)
+VERBOSE = "--verbose"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(attach_opaque_values(sys.argv[1:] if argv is None else argv))
+    os.umask(PRIVATE_UMASK)  # what memhive and its children create is its user's alone
+    given = attach_opaque_values(sys.argv[1:] if argv is None else argv)
+    args = _parser().parse_args(verbose_first(given))
     logging.basicConfig(
         level=os.environ.get("MEMHIVE_LOG_LEVEL", "INFO"),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # not a line per request
+    _say_what_verbose_says(args.verbose)
     from memhive_cli.failures import expected_failures, report
     from memhive_cli.lean_bus_client import hide_websocket_transport
 
@@ -51,11 +58,33 @@ def attach_opaque_values(argv: Sequence[str]) -> list[str]:
     return out
 
 
+def verbose_first(argv: Sequence[str]) -> list[str]:
+    """`--verbose` anywhere before `--` (`memhive recall q --verbose` reads naturally) moves
+    in front of the command, where the one parser that knows it reads it."""
+    end = argv.index("--") if "--" in argv else len(argv)
+    flags = [a for a in argv[:end] if a == VERBOSE]
+    return [*flags, *(a for a in argv[:end] if a != VERBOSE), *argv[end:]]
+
+
+def _say_what_verbose_says(verbose: bool) -> None:
+    """`--verbose`: which instance, gateway and token a command uses, one plain line each."""
+    from memhive_cli.load_settings import verbose as said
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("memhive: %(message)s"))
+    said.addHandler(handler)
+    said.propagate = False
+    said.setLevel(logging.INFO if verbose else logging.WARNING)
+
+
 def _parser() -> argparse.ArgumentParser:
     from memhive_cli import commands
 
     parser = argparse.ArgumentParser(
         prog="memhive", description="Shared long-term memory for AI agents"
+    )
+    parser.add_argument(
+        VERBOSE, action="store_true", help="say which memhive instance a command talks to"
     )
     sub = parser.add_subparsers(required=True, metavar="command")
     for register in commands.REGISTRY:

@@ -1,5 +1,6 @@
 """`memhive probe [live|ready]`: the container healthcheck (exit 0 when the service on this
-machine's MEMHIVE_HTTP_PORT answers /healthz or /readyz with 200). No curl in a slim image."""
+machine's MEMHIVE_HTTP_PORT answers /healthz or /readyz with 200; without that variable, the
+running `memhive run`'s). No curl in a slim image."""
 
 from __future__ import annotations
 
@@ -19,11 +20,23 @@ def register(sub) -> None:
 
 
 async def _do_probe(args: argparse.Namespace) -> int:
-    return probe(args.check, int(os.environ.get("MEMHIVE_HTTP_PORT", "8080")), args.timeout)
+    return probe(args.check, _where(), args.timeout)
 
 
-def probe(check: str, port: int, timeout_s: float) -> int:
-    url = f"http://127.0.0.1:{port}{PATHS[check]}"
+def _where() -> int | str:
+    """MEMHIVE_HTTP_PORT (a container's service), else the running `memhive run`'s URL."""
+    if "MEMHIVE_HTTP_PORT" in os.environ:
+        return int(os.environ["MEMHIVE_HTTP_PORT"])
+    from memhive_cli.instance import find_instance
+
+    found = find_instance(os.environ)
+    return found.http_url if found is not None else 8080
+
+
+def probe(check: str, where: int | str, timeout_s: float) -> int:
+    """`where`: a port on this machine, or a base URL."""
+    base = f"http://127.0.0.1:{where}" if isinstance(where, int) else where
+    url = f"{base}{PATHS[check]}"
     try:
         with urllib.request.urlopen(url, timeout=timeout_s) as answer:
             return 0 if answer.status == 200 else 1

@@ -47,9 +47,10 @@ async def _do_reindex(args: argparse.Namespace) -> int:
     from memhive_adapters.nats.connection import connect
     from memhive_adapters.nats.credentials import bus_credentials
     from memhive_contracts.bus_permissions import ADMIN
-    from memhive_settings import MemhiveSettings
 
-    settings = MemhiveSettings()
+    from memhive_cli.load_settings import instance_settings
+
+    settings = instance_settings()
     credentials = bus_credentials(settings, ADMIN)
     try:
         nc = await connect(

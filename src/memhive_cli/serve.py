@@ -13,7 +13,7 @@ from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrast
 from memhive_settings import MemhiveSettings, TelemetrySettings
 from memhive_telemetry import Telemetry, install_telemetry
 
-from memhive_cli.http_server import http_server
+from memhive_cli.http_server import http_server, local_url, serve_announcing
 from memhive_cli.services import BACKGROUND_SERVICES
 from memhive_cli.signals import stop_on_signals
 
@@ -45,8 +45,16 @@ async def serve(service: str, settings: MemhiveSettings) -> None:
         app = await _app_of(service, infra, stack)
         server = http_server(app, settings.http_host, settings.http_port)
         stop_on_signals(lambda: setattr(server, "should_exit", True))
-        print(f"memhive {service} is running against {settings.nats.url}", flush=True)
-        await server.serve()
+        await serve_announcing(
+            server, lambda port: print(ready_line(service, settings, port), flush=True)
+        )
+
+
+def ready_line(service: str, settings: MemhiveSettings, port: int) -> str:
+    """Once it serves: `memhive run`, its parent when it is a child, reads its probes' URL
+    here (`service_process.py`); an operator reads where it runs."""
+    probes = local_url(settings.http_host, port)
+    return f"memhive {service} is running against {settings.nats.url} (probes: {probes})"
 
 
 async def _app_of(service: str, infra: Infrastructure, stack: AsyncExitStack) -> FastAPI:

@@ -7,7 +7,11 @@ same embedded bus with its own generated credentials: its KV writes, events and 
 counts no longer share the gateway's event loop.
 
 - The child gets SIGTERM when `memhive run` dies, even on kill -9 (`die_with_parent`).
-- `start()` returns once the child said its services are running (its first stdout line).
+- `start()` returns once the child said its services are running (its first stdout line,
+  which names the URL of its probes: `probe_url`, read for the parent's /readyz and /metrics).
+- One process tree to observe: the child logs to the parent's stderr (inherited), each line
+  naming its service (`memhive-ingest`); its stdout (console spans and metrics, one JSON
+  object per line) is relayed to the parent's, line by line.
 - A child that exits on its own is started again after a pause: unacked commands are
   redelivered to the new one, so nothing accepted is lost.
 - `stop()` sends SIGTERM (the child drains its in-flight batch) and waits; SIGKILL after
@@ -22,6 +26,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import sys
 
 from memhive_adapters.process_lifetime import die_with_parent
@@ -33,15 +38,18 @@ READY_TIMEOUT_S = 120.0
 RESTART_PAUSE_S = 1.0
 STOP_TIMEOUT_S = 30.0
 READY_LINE = b" is running against "  # what `memhive serve` prints once its services run
+PROBES = re.compile(rb"\(probes: (http://[^)\s]+)\)")
 
 
 class ServiceProcess:
     def __init__(self, service: str, settings: MemhiveSettings) -> None:
         self.service = service
+        self.service_name = child_service_name(service, settings)
         self._settings = settings
         self._process: asyncio.subprocess.Process | None = None
         self._supervisor: asyncio.Task | None = None
         self._stopping = False
+        self.probe_url: str | None = None  # the running child's /healthz, /readyz, /metrics
 
     async def start(self) -> None:
         self._process = await self._spawn()
@@ -68,6 +76,7 @@ class ServiceProcess:
         while True:
             assert self._process is not None
             code = await self._process.wait()
+            self.probe_url = None  # not ready until a new child says where it listens
             if self._stopping:
                 return
             log.error(
@@ -89,25 +98,34 @@ class ServiceProcess:
             "memhive_cli.main",
             "serve",
             self.service,
-            env=child_environment(self._settings),
+            env=child_environment(self.service, self._settings),
             stdout=asyncio.subprocess.PIPE,
             preexec_fn=die_with_parent(),  # forked from the event loop's (main) thread
             start_new_session=True,  # a terminal's Ctrl-C reaches memhive run, which stops it
         )
         try:
-            await asyncio.wait_for(_ready(process), READY_TIMEOUT_S)
+            ready = await asyncio.wait_for(_ready(process), READY_TIMEOUT_S)
         except BaseException:
             if process.returncode is None:
                 process.kill()
                 await process.wait()
             raise
+        found = PROBES.search(ready)
+        self.probe_url = found.group(1).decode() if found else None
         return process
 
 
-def child_environment(settings: MemhiveSettings) -> dict[str, str]:
+def child_service_name(service: str, settings: MemhiveSettings) -> str:
+    """What the child's logs, spans and metrics call it: `memhive-ingest` (the parent is
+    `memhive`), or the operator's service name with the service appended."""
+    return f"{settings.telemetry.service_name}-{service.replace('_', '-')}"
+
+
+def child_environment(service: str, settings: MemhiveSettings) -> dict[str, str]:
     """This process's environment (so the same settings), on the bus it started; the
     streams are declared already, and the probes listen on a port of the system's choice."""
     return os.environ | {
+        "MEMHIVE_TELEMETRY__SERVICE_NAME": child_service_name(service, settings),
         "MEMHIVE_DATA_DIR": str(settings.data_dir),
         "MEMHIVE_NATS__URL": settings.nats.url,
         "MEMHIVE_NATS__DECLARE_STREAMS": "false",
@@ -116,24 +134,35 @@ def child_environment(settings: MemhiveSettings) -> dict[str, str]:
     }
 
 
-async def _ready(process: asyncio.subprocess.Process) -> None:
-    """Until the child says it runs; then its stdout is drained in the background."""
+async def _ready(process: asyncio.subprocess.Process) -> bytes:
+    """Until the child says it runs (that line is returned; those before it are relayed);
+    then its stdout is relayed in the background."""
     assert process.stdout is not None
     while READY_LINE not in (line := await process.stdout.readline()):
         if not line:
             code = await process.wait()
             raise RuntimeError(f"memhive serve exited with code {code} before it was running")
-    _drain(process.stdout)
+        _write_out(line)
+    _relay(process.stdout)
+    return line
 
 
-def _drain(stdout: asyncio.StreamReader) -> None:
-    async def drain() -> None:
-        while await stdout.read(65536):
-            pass
+def _relay(stdout: asyncio.StreamReader) -> None:
+    async def relay() -> None:
+        while line := await stdout.readline():
+            _write_out(line)
 
-    task = asyncio.get_running_loop().create_task(drain())
-    _DRAINS.add(task)
-    task.add_done_callback(_DRAINS.discard)
+    task = asyncio.get_running_loop().create_task(relay())
+    _RELAYS.add(task)
+    task.add_done_callback(_RELAYS.discard)
 
 
-_DRAINS: set[asyncio.Task] = set()
+def _write_out(line: bytes) -> None:
+    # Whole lines only: what the parent printed first goes out first, and the parent's own
+    # records (one line each) never land inside one of the child's.
+    sys.stdout.flush()
+    sys.stdout.buffer.write(line)
+    sys.stdout.buffer.flush()
+
+
+_RELAYS: set[asyncio.Task] = set()

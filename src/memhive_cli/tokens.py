@@ -13,7 +13,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from memhive_cli.load_settings import load_settings
+from memhive_cli.load_settings import instance_settings
 from memhive_cli.operator import operator, operator_trail
 from memhive_cli.table import format_table
 
@@ -107,7 +107,7 @@ async def _do_create(args: argparse.Namespace) -> int:
 async def _do_list(args: argparse.Namespace) -> int:
     from memhive_adapters.runtime.infrastructure import open_infrastructure
 
-    infra = await open_infrastructure(load_settings(), name="memhive-cli")
+    infra = await open_infrastructure(instance_settings(), name="memhive-cli")
     try:
         print(format_tokens(await infra.tokens.list(args.workspace)))
     finally:
@@ -151,7 +151,7 @@ async def _admin():
     from memhive_adapters.runtime.infrastructure import open_infrastructure
     from memhive_application.tokens import TokenAdmin
 
-    infra = await open_infrastructure(load_settings(), name="memhive-cli")
+    infra = await open_infrastructure(instance_settings(), name="memhive-cli")
     try:
         yield TokenAdmin(infra.tokens, operator_trail(infra.js), infra.clock), infra
     finally:

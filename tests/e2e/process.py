@@ -24,31 +24,41 @@ class MemhiveProcess:
         http_port: int,
         nats_port: int,
         log_name: str,
+        *,
         env: dict[str, str] | None = None,
+        log_dir: Path | None = None,
+        umask: int | None = None,
     ) -> None:
+        """`env`: more settings; `log_dir`: where its output goes (default: beside the data
+        dir); `umask`: the one it starts with (the shell's, by default)."""
         self.data_dir, self.url = data_dir, f"http://127.0.0.1:{http_port}"
-        self.log = data_dir.parent / f"{data_dir.name}-{log_name}.log"
-        env = (
-            os.environ
-            | {
-                "MEMHIVE_DATA_DIR": str(data_dir),
-                "MEMHIVE_HTTP_PORT": str(http_port),
-                "MEMHIVE_NATS__URL": f"nats://127.0.0.1:{nats_port}",
-                "MEMHIVE_DEV_TOKEN": TOKEN,
-            }
-            | (env or {})
-        )
+        self.log = (log_dir or data_dir.parent) / f"{data_dir.name}-{log_name}.log"
+        settings = os.environ | {
+            "MEMHIVE_DATA_DIR": str(data_dir),
+            "MEMHIVE_HTTP_PORT": str(http_port),
+            "MEMHIVE_NATS__URL": f"nats://127.0.0.1:{nats_port}",
+            "MEMHIVE_DEV_TOKEN": TOKEN,
+        }
         with self.log.open("w") as out:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "memhive_cli.main", "run"],
-                env=env,
+                env=settings | (env or {}),
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group, like a shell job
+                preexec_fn=None if umask is None else lambda: os.umask(umask),
             )
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
+
+    def wait_until_ready(self, timeout_s: float = 120) -> None:
+        """Healthy, and /readyz says every check passes."""
+        self.wait_until_healthy(timeout_s)
+        deadline = time.monotonic() + timeout_s
+        while httpx.get(f"{self.url}/readyz", timeout=5).status_code != 200:
+            assert time.monotonic() < deadline, f"never ready:\n{self.output()}"
+            time.sleep(0.2)
 
     def wait_until_healthy(self, timeout_s: float = 120) -> None:
         deadline = time.monotonic() + timeout_s
@@ -105,11 +115,14 @@ def client(url: str, retry: RetryPolicy = RETRIES) -> MemhiveClient:
     return MemhiveClient(url, TOKEN, timeout_s=30, retry=retry)
 
 
-def memhive_command(data_dir: Path, nats_port: int, *args: str) -> subprocess.CompletedProcess:
+def memhive_command(
+    data_dir: Path, nats_port: int, *args: str, umask: int | None = None
+) -> subprocess.CompletedProcess:
     """A short `memhive ...` command (backup, restore, reindex) against that data dir."""
     env = os.environ | {
         "MEMHIVE_DATA_DIR": str(data_dir),
         "MEMHIVE_NATS__URL": f"nats://127.0.0.1:{nats_port}",
     }
     command = [sys.executable, "-m", "memhive_cli.main", *args]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300,
+                          preexec_fn=None if umask is None else lambda: os.umask(umask))  # fmt: skip

@@ -32,7 +32,7 @@ def _pointer(data_dir: Path) -> dict:
 
 
 def _build_fp32_store(data_dir: Path, ports: tuple[int, int]) -> str:
-    fp32 = MemhiveProcess(data_dir, *ports, "fp32", {"MEMHIVE_EMBEDDING__MODEL": FP32_MINILM})
+    fp32 = MemhiveProcess(data_dir, *ports, "fp32", env={"MEMHIVE_EMBEDDING__MODEL": FP32_MINILM})
     try:
         fp32.wait_until_healthy()
         with client(fp32.url) as memhive:
@@ -64,7 +64,7 @@ def test_an_fp32_store_migrates_to_the_configured_encoder_by_itself(tmp_path: Pa
     probe = _build_fp32_store(data_dir, ports)
     building = data_dir / "qdrant-edge.gen-1"
 
-    killed = MemhiveProcess(data_dir, *ports, "killed", MOVE)
+    killed = MemhiveProcess(data_dir, *ports, "killed", env=MOVE)
     try:
         killed.wait_until_healthy()
         _wait_for(building.exists)

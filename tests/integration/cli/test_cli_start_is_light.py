@@ -54,13 +54,14 @@ with open(sys.argv[1], "w") as out:
 
 
 def _imported_by(
-    tmp_path: Path, nats_url: str, bus: EmbeddedBusAuth, *argv: str
+    tmp_path: Path, nats_url: str, bus: EmbeddedBusAuth, *argv: str, **env_more: str
 ) -> tuple[int, list[str]]:
     report = tmp_path / "modules.json"
     env = os.environ | {
         "MEMHIVE_NATS__URL": nats_url,
         "MEMHIVE_NATS__CREDENTIALS_DIR": str(bus.directory),
         "MEMHIVE_DATA_DIR": str(tmp_path),
+        **env_more,
     }
     command = [sys.executable, "-c", RUN_AND_LIST_MODULES, str(report), *argv]
     subprocess.run(command, env=env, capture_output=True, timeout=120, check=False)
@@ -96,3 +97,18 @@ def test_help_loads_neither_settings_nor_the_bus_client(
     assert code == 0
     loaded = {m.split(".")[0] for m in modules}
     assert not loaded & {"pydantic_settings", "nats", "aiohttp", "memhive_settings"}, loaded
+
+
+def test_a_memory_command_loads_the_client_and_nothing_heavy(
+    tmp_path: Path, nats_url: str, bus_auth: EmbeddedBusAuth
+) -> None:
+    """`memhive recall` talks HTTP through memhive_client: httpx and pydantic, no web stack,
+    no model (here with no gateway to answer: exit 2, one line)."""
+    from tests.integration.conftest import free_port
+
+    gateway = {"MEMHIVE_URL": f"http://127.0.0.1:{free_port()}", "MEMHIVE_TOKEN": "mh_x_y"}
+    code, modules = _imported_by(tmp_path, nats_url, bus_auth, "recall", "q", **gateway)
+    assert code == 2
+    heavy = sorted({h for h in HEAVY for m in modules if m == h or m.startswith(f"{h}.")})
+    assert heavy == [], heavy
+    assert "memhive_client" in modules and len(modules) < MAX_MODULES, len(modules)

@@ -123,14 +123,47 @@ async def _opensearch(url: str, index: str) -> OpenSearchLexicalIndex:
     )
 
 
-async def _tantivy(path: Path) -> TantivyLexicalIndex:
-    return TantivyLexicalIndex(path)
+class CommittedWrites:
+    """A tantivy lane whose every write is committed before it returns: the contract holds
+    for what the index holds as for what it still keeps uncommitted."""
+
+    def __init__(self, index: TantivyLexicalIndex) -> None:
+        self._index = index
+
+    async def upsert(self, memories) -> None:
+        await self._index.upsert(memories)
+        await self._index.persisted()
+
+    async def delete(self, workspace_id, memory_ids) -> None:
+        await self._index.delete(workspace_id, memory_ids)
+        await self._index.persisted()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._index, name)
 
 
-@pytest.fixture(params=["tantivy", "opensearch"])
+# Group commits as configured (a test's writes stay uncommitted), every write committed,
+# or a commit after every second write, while the test reads (a mix of both).
+TANTIVY_COMMITS = {
+    "tantivy": lambda path: TantivyLexicalIndex(path),
+    "tantivy-committed": lambda path: CommittedWrites(
+        TantivyLexicalIndex(path, commit_interval_s=0)
+    ),
+    "tantivy-mixed": lambda path: TantivyLexicalIndex(
+        path, commit_interval_s=60, commit_max_writes=2
+    ),
+}
+
+
+async def _tantivy(path: Path, commits: str) -> Any:
+    return TANTIVY_COMMITS[commits](path)
+
+
+@pytest.fixture(params=[*TANTIVY_COMMITS, "opensearch"])
 async def lexical_backend(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Backend]:
-    if request.param == "tantivy":
-        backend = Backend("tantivy", lambda: _tantivy(tmp_path / "tantivy"), persistent=True)
+    if request.param in TANTIVY_COMMITS:
+        name = request.param
+        backend = Backend(name, lambda: _tantivy(tmp_path / "tantivy", name), persistent=True)
     else:
         url = request.getfixturevalue("opensearch_url")
         if not url:

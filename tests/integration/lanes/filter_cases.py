@@ -108,6 +108,23 @@ FILTER_CASES = [
     _case("scope-global", AT_ROOT | {"ops", "carl"}, scope=Scope.GLOBAL),
     _case("scope-product", {"alpha", "beta", "mobile", "bob", "eve"}, scope=Scope.PRODUCT),
     _case("product", {"alpha", "mobile", "bob", "eve"}, scope=Scope.PRODUCT, product_id="alpha"),
+    _case(
+        "products-but-one",
+        {"beta"},
+        scope=Scope.PRODUCT,
+        excluded_products=frozenset({"alpha"}),
+    ),
+    _case(
+        "products-but-all",
+        set(),
+        excluded_products=frozenset({"alpha", "beta"}),
+        scope=Scope.PRODUCT,
+    ),
+    _case(
+        "but-a-product",
+        MINE - {"alpha", "mobile", "bob", "eve"},
+        excluded_products=frozenset({"alpha"}),
+    ),
     _case("node-global", AT_ROOT, node=node_at("global")),
     _case("node-product", {"alpha"}, node=node_at("product:alpha")),
     _case("node-team", {"mobile"}, node=node_at("product:alpha/team:mobile")),

@@ -66,9 +66,9 @@ def build_rest_gateway(api: FakeMemoryApi) -> FastAPI:
     async def skill_file(memory_id: str) -> PlainTextResponse:
         return PlainTextResponse(await api.skill_file(memory_id), media_type="text/markdown")
 
-    @app.get("/v1/products")
-    async def products() -> dict:
-        return await api.products()
+    @app.get("/v1/scopes")
+    async def scopes() -> dict:
+        return await api.scopes()
 
     @app.get("/v1/skills")
     async def skills(limit: int = 20, cursor: str | None = None) -> dict:

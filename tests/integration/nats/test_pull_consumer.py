@@ -12,6 +12,7 @@ from memhive_adapters.nats.consumer import PullConsumer
 from memhive_adapters.nats.dead_letters import DeadLetters
 from memhive_contracts import streams
 from memhive_contracts.codec import decode
+from memhive_ports import BusUnavailable, InsufficientStorage
 from memhive_ports.poison import Poison
 from memhive_telemetry.logs import JsonLogFormatter
 from nats.aio.msg import Msg
@@ -146,6 +147,29 @@ async def test_a_message_failing_every_delivery_is_dead_lettered_at_the_limit(
     assert letter.reason == "gave up after 3 deliveries: RuntimeError: always down"
 
 
+@pytest.mark.parametrize(
+    "fault",
+    [BusUnavailable("the bus did not answer"), InsufficientStorage("the disk is nearly full")],
+)
+async def test_a_fault_that_heals_by_itself_is_retried_past_the_limit_never_dead_lettered(
+    js: JetStreamContext, running, durable: str, subject: str, fault: Exception
+) -> None:
+    """A stalled bus or a full disk can outlast any number of deliveries: the message waits
+    it out instead of landing in the dead letters (where nobody would apply it)."""
+
+    def until_healed(msg: Msg) -> Exception | None:
+        return fault if msg.metadata.num_delivered <= 4 else None
+
+    handler = ScriptedHandler(fail=until_healed)
+    await running(durable, [subject], handler, max_deliveries=2, backoff_s=FAST_BACKOFF)
+    await publish_all(js, subject, [b"waits"])
+    await drained(js, durable)
+
+    assert handler.handled == [b"waits"]
+    assert len(handler.calls) == 5
+    assert await DeadLetters(js).list(consumer=durable) == []
+
+
 async def test_a_failed_batch_is_retried_one_message_at_a_time(
     js: JetStreamContext, running, durable: str, subject: str
 ) -> None:
@@ -207,6 +231,109 @@ async def test_stop_lets_the_batch_in_flight_finish_and_be_acked(
     await drained(js, durable)
 
 
+async def until(condition, timeout_s: float = WAIT_S) -> None:
+    async def poll() -> None:
+        while not condition():  # noqa: ASYNC110 - the consumer's own task moves on
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout_s)
+
+
+async def test_one_pull_request_serves_many_messages(
+    js: JetStreamContext, nats_client, running, durable: str, subject: str
+) -> None:
+    """A message costs its delivery and its ack: not also a request and a status message,
+    as a fetch per message did (a save crosses several consumers one message at a time)."""
+    requests = 0
+
+    async def count(msg) -> None:
+        nonlocal requests
+        requests += 1
+
+    spy = await nats_client.subscribe(f"$JS.API.CONSUMER.MSG.NEXT.*.{durable}", cb=count)
+    handler = ScriptedHandler()
+    await running(durable, [subject], handler, batch_size=64)
+    for n in range(20):  # one at a time, each handled before the next is sent
+        await publish_all(js, subject, [f"m{n}".encode()])
+        await until(lambda n=n: len(handler.handled) == n + 1)
+    await drained(js, durable)
+    await spy.unsubscribe()
+
+    assert requests <= 2
+
+
+class LaterDurable:
+    """A handler whose writes become durable only when the test says so (a group commit):
+    it returns, for each batch, a future the test completes or fails."""
+
+    def __init__(self) -> None:
+        self.handled: list[bytes] = []
+        self.pending: list[asyncio.Future[None]] = []
+
+    async def __call__(self, msgs) -> asyncio.Future[None]:
+        self.handled.extend(m.data for m in msgs)
+        self.pending.append(asyncio.get_running_loop().create_future())
+        return self.pending[-1]
+
+    def commit(self, error: Exception | None = None) -> None:
+        for future in self.pending:
+            if error is None:
+                future.set_result(None)
+            else:
+                future.set_exception(error)
+        self.pending.clear()
+
+
+async def test_writes_durable_later_are_acked_then_while_the_loop_goes_on(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    handler = LaterDurable()
+    await running(durable, [subject], handler)
+
+    await publish_all(js, subject, [b"first"])
+    await until(lambda: handler.handled == [b"first"])
+    await publish_all(js, subject, [b"second"])
+    await until(lambda: handler.handled == [b"first", b"second"])  # not held up by the first
+
+    assert (await js.consumer_info(streams.LOG_STREAM, durable)).num_ack_pending == 2
+    handler.commit()
+    await drained(js, durable)
+    assert (await js.consumer_info(streams.LOG_STREAM, durable)).num_redelivered == 0
+
+
+async def test_writes_that_never_became_durable_come_back(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    handler = LaterDurable()
+    await running(durable, [subject], handler, backoff_s=FAST_BACKOFF)
+
+    await publish_all(js, subject, [b"lost in a crash"])
+    await until(lambda: len(handler.pending) == 1)
+    handler.commit(OSError("commit failed"))
+    await until(lambda: len(handler.pending) == 1)  # delivered again, handled again
+    handler.commit()
+    await drained(js, durable)
+
+    assert handler.handled == [b"lost in a crash", b"lost in a crash"]
+
+
+async def test_stop_waits_for_handled_batches_to_become_durable(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    handler = LaterDurable()
+    consumer = await running(durable, [subject], handler)
+    await publish_all(js, subject, [b"handled"])
+    await until(lambda: len(handler.pending) == 1)
+
+    stopping = asyncio.create_task(consumer.stop())
+    await asyncio.sleep(0.1)
+    assert not stopping.done()
+    handler.commit()
+    await asyncio.wait_for(stopping, WAIT_S)
+
+    await drained(js, durable)
+
+
 async def test_restarting_with_more_subjects_updates_the_durable(
     js: JetStreamContext, running, durable: str
 ) -> None:
@@ -223,23 +350,32 @@ async def test_restarting_with_more_subjects_updates_the_durable(
 
 
 async def test_lag_that_cannot_be_read_never_holds_up_the_work(
-    js: JetStreamContext, running, durable: str, subject: str, monkeypatch, caplog
+    js: JetStreamContext,
+    nats_url: str,
+    admin,
+    running,
+    durable: str,
+    subject: str,
+    monkeypatch,
+    caplog,
 ) -> None:
     """Consumer info refused (a permission, a leader election) is no loop error: the
     messages are handled and the loop never pauses to recover."""
     from memhive_adapters.nats import consumer_telemetry
 
     monkeypatch.setattr(consumer_telemetry, "LAG_REFRESH_S", 0.0)
-    handler = ScriptedHandler()
-    consumer = await running(durable, [subject], handler)
+    own = await connect(nats_url, name="refused-info", timeout_s=5, credentials=admin)
+    refusing = own.jetstream()
     refusals = 0
 
-    async def refuse():
+    async def refuse(*args, **kwargs):
         nonlocal refusals
         refusals += 1
         raise RuntimeError("permissions violation for consumer info")
 
-    monkeypatch.setattr(consumer._sub, "consumer_info", refuse)
+    monkeypatch.setattr(refusing, "consumer_info", refuse)
+    handler = ScriptedHandler()
+    consumer = await running(durable, [subject], handler, js=refusing)
     payloads = [f"m{i}".encode() for i in range(5)]
     await publish_all(js, subject, payloads)
     await drained(js, durable)
@@ -247,6 +383,8 @@ async def test_lag_that_cannot_be_read_never_holds_up_the_work(
     assert sorted(handler.handled) == payloads
     assert refusals >= 1
     assert not [r for r in caplog.records if "loop error" in r.getMessage()]
+    await consumer.stop()
+    await own.drain()
 
 
 class JsonLines(logging.Handler):

@@ -71,7 +71,14 @@ async def stack(
     nats_url: str, bus_auth: EmbeddedBusAuth, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Stack]:
     """As `memhive run` wires it: every service on the bus as its own user."""
-    data_dir: Path = tmp_path_factory.mktemp("stack")
+    async with running_stack(nats_url, bus_auth, tmp_path_factory.mktemp("stack")) as running:
+        yield running
+
+
+@asynccontextmanager
+async def running_stack(
+    nats_url: str, bus_auth: EmbeddedBusAuth, data_dir: Path
+) -> AsyncIterator[Stack]:
     nats = {"url": nats_url, "embedded": False, "credentials_dir": bus_auth.directory}
     # Expired memories are purged 4 s after their expiry here (30 days by default).
     ingest = {"expired_retention_days": PURGE_AFTER_S / 86400}

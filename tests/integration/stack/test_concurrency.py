@@ -22,7 +22,7 @@ async def test_identical_concurrent_saves_store_one_memory(workspace: Workspace)
     assert {r.status_code for r in responses} <= {200, 201}, [r.text for r in responses]
     assert len({r.json()["id"] for r in responses}) == 1
     statuses = sorted(r.json()["status"] for r in responses)
-    assert statuses == ["duplicate"] * (CLIENTS - 1) + ["persisted"]
+    assert statuses == ["duplicate"] * (CLIENTS - 1) + ["indexed"]  # the default wait
     # Indexed once: a later save with wait=indexed sees it, and recall returns it once.
     again = await workspace.member.post(
         "/v1/memories?wait=indexed", json={"kind": "fact", "body": body}

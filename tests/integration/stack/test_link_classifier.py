@@ -17,7 +17,8 @@ from nats.js import JetStreamContext
 from tests.integration.llm.chat_server import LITELLM_WARNINGS, Reply, running_chat_server
 from tests.integration.stack.conftest import Stack, Workspace, recall_ids, save
 
-# cosine 0.93 under all-MiniLM-L6-v2: above the fallback's 0.92
+# cosine 0.93 under all-MiniLM-L6-v2: above the save's conflict threshold (0.85), which the
+# fallback links at
 STAGING_DB = "Our staging database is Postgres 16 on port 5433"
 STAGING_DB_AGAIN = "The staging database is Postgres 16, listening on port 5433"
 UNRELATED = "Lunch is served on the fourth floor"
@@ -71,12 +72,38 @@ async def test_the_fallback_links_a_near_duplicate_as_related_to(
         second["id"], first["id"], edges_pb2.EDGE_KIND_RELATED_TO,
     )  # fmt: skip
     assert edge.creator_kind == edges_pb2.CREATOR_KIND_CLASSIFIER
-    assert 0.92 <= edge.weight <= 1.0
+    assert 0.85 <= edge.weight <= 1.0
     listed = (await workspace.member.get(f"/v1/memories/{first['id']}/edges")).json()["edges"]
     assert [(e["src_id"], e["dst_id"], e["kind"], e["creator_kind"]) for e in listed] == [
         (second["id"], first["id"], "related_to", "classifier")
     ]
     assert "near-duplicate" in listed[0]["rationale"]
+
+
+async def test_a_near_duplicate_saved_without_waiting_for_indexed_is_linked_not_refused(
+    stack: Stack, workspace: Workspace
+) -> None:
+    """No encoder pass before `persisted`, so no 409: the near-duplicate is saved, and the
+    classifier links it to the memory it duplicates, saying so."""
+    linked = subjects.for_workspace(subjects.MEMORIES_LINKED, workspace.id)
+    async with watching(stack.infra.js, linked) as applied:
+        first = await save(workspace.member, kind="fact", body=STAGING_DB)
+        answer = await workspace.member.post(
+            "/v1/memories?wait=persisted", json={"kind": "fact", "body": STAGING_DB_AGAIN}
+        )
+        assert (answer.status_code, answer.json()["status"]) == (201, "persisted"), answer.text
+        second = answer.json()["id"]
+        [edge] = classifier_edges(await next_where(applied, classifier_edges))
+
+    assert (edge.src_id, edge.dst_id, edge.kind) == (
+        second, first["id"], edges_pb2.EDGE_KIND_RELATED_TO,
+    )  # fmt: skip
+    assert edge.rationale.startswith("near-duplicate text (cosine 0.9")
+    assert edge.rationale.endswith(">= 0.85)")
+    refused = await workspace.member.post(  # the default wait would have refused it
+        "/v1/memories", json={"kind": "fact", "body": STAGING_DB_AGAIN + "."}
+    )
+    assert refused.status_code == 409, refused.text
 
 
 @LITELLM_WARNINGS

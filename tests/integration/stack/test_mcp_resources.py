@@ -77,3 +77,44 @@ async def test_an_agent_reads_no_bulletin_outside_its_tree(
     assert "scratchpad" not in refused.value.error.message
     assert "Invalid arguments (422)" in malformed.value.error.message
     assert own.contents[0].text.startswith("# Memory bulletin: product:ios/agent:eve")
+
+
+async def test_products_without_a_record_are_listed_from_the_memories_naming_them(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    await save(
+        workspace.member, kind="fact", body="Android builds use Gradle 8", product_id="android"
+    )
+    await save(
+        workspace.member,
+        kind="fact",
+        body="The web app is public",
+        product_id="web",
+        visibility="public",
+    )
+    answer = await workspace.member.get("/v1/scopes")
+    async with session(gateway_url, await stack.token(workspace.id)) as member:
+        listed = [r.uri for r in (await member.list_resources()).resources]
+    async with session(gateway_url, await stack.token(workspace.id, member=False)) as viewer:
+        seen = [r.uri for r in (await viewer.list_resources()).resources]
+
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == {
+        "items": [
+            {"scope_path": "global"},
+            {
+                "scope_path": "product:android",
+                "product_id": "android",
+                "name": None,
+                "recorded": False,
+            },
+            {"scope_path": "product:web", "product_id": "web", "name": None, "recorded": False},
+        ],
+        "complete": True,
+    }
+    assert listed == [
+        "memhive://bulletins/global",
+        "memhive://bulletins/product:android",
+        "memhive://bulletins/product:web",
+    ]
+    assert seen == ["memhive://bulletins/global", "memhive://bulletins/product:web"]

@@ -34,7 +34,7 @@ def spans(stack: Stack) -> Iterator[InMemorySpanExporter]:
     exporter.shutdown()  # the provider keeps the processor; it exports nowhere from now on
 
 
-async def test_liveness_and_readiness_report_bus_lanes_and_model(stack: Stack) -> None:
+async def test_liveness_and_readiness_report_bus_disk_lanes_and_model(stack: Stack) -> None:
     async with stack.client(None) as anonymous:
         live = await anonymous.get("/healthz")
         ready = await anonymous.get("/readyz")
@@ -44,6 +44,7 @@ async def test_liveness_and_readiness_report_bus_lanes_and_model(stack: Stack) -
     assert ready.json() == {
         "status": "ready",
         "nats": True,
+        "disk": True,
         "lanes": True,
         "model": True,
         "generation": True,
@@ -125,6 +126,7 @@ def _total(text: str, counter: str) -> float:
 async def test_one_save_is_one_trace_from_the_gateway_through_every_service(
     stack: Stack, workspace: Workspace, spans: InMemorySpanExporter
 ) -> None:
+    refreshed = await stack.infra.nats.subscribe(f"memhive.evt.bulletin.refreshed.{workspace.id}")
     saved = await save(workspace.member, kind="decision", body="Releases are cut on Tuesdays")
 
     [request] = [
@@ -142,6 +144,17 @@ async def test_one_save_is_one_trace_from_the_gateway_through_every_service(
         assert by_name[child].parent.span_id == by_name[parent].context.span_id, child
         assert by_name[child].kind == SpanKind.CONSUMER
     assert saved["id"]
+
+    # The bulletin's refresh, debounced after the save's events, is in the same trace (a child
+    # of the span that published the first of them, like the bulletin's handling of it), and
+    # so is the event that announces it.
+    trace = await _trace_until(spans, trace_id, "bulletin refresh")
+    [refresh] = [s for s in trace if s.name == "bulletin refresh"]
+    handled = [s for s in trace if s.name == "bulletin process"]
+    assert refresh.parent.span_id in {s.parent.span_id for s in handled}
+    event = await refreshed.next_msg(timeout=WAIT_S)
+    assert f"-{trace_id:032x}-" in event.headers["traceparent"], event.headers
+    await refreshed.unsubscribe()
 
 
 async def _metrics_until(client, pattern: str) -> str:

@@ -269,6 +269,14 @@ async def test_products_tokens_and_the_audit_log(stack: Stack) -> None:
             ("save", "", "bot-1", "denied"),
             ("save", saved.id, "root", "ok"),
         ]
+        await admin.save("fact", "The depot opens at 6", product_id="depot", wait="indexed")
+        scopes = await admin.scopes()
+        assert [(s.scope_path, s.name, s.recorded) for s in scopes.items] == [
+            ("global", None, None),
+            ("product:depot", None, False),
+            ("product:shop", "The shop", True),
+        ]
+        assert scopes.complete
     async with await client_for(stack, await stack.token(workspace)) as member:
         with pytest.raises(Forbidden):
             await member.tokens()

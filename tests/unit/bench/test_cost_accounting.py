@@ -18,6 +18,8 @@ def test_ids_inboxes_and_keys_fold_into_one_class_each() -> None:
 def test_record_reads_and_writes_name_the_service_that_asked() -> None:
     read = "$JS.API.STREAM.MSG.GET.KV_memhive_memories"
     assert subject_class(read, "_INBOX_bulletin.x.y") == f"{read} (by bulletin)"
+    many = "$JS.API.DIRECT.GET.KV_memhive_memories"  # a batch of keys in one request
+    assert subject_class(many, "_INBOX_gateway.x.7") == f"{many} (by gateway)"
     write = subject_class("$KV.memhive_memories.dev.0193", "_INBOX_ingest.z")
     assert write == "$KV.memhive_memories.<key> (by ingest)"
 

@@ -25,6 +25,7 @@ from tests.unit.query.memories import memory
 class Msg:
     subject: str
     data: bytes
+    headers: dict[str, str] | None = None
 
 
 class Clock:

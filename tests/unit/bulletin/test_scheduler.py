@@ -7,9 +7,11 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 from memhive_bulletin.refresher import Refresh
-from memhive_bulletin.scheduler import BulletinScheduler
+from memhive_bulletin.scheduler import MAX_CAUSES, BulletinScheduler
 from memhive_domain.bulletin_schedule import BulletinSchedule
 from memhive_domain.scopes import Scope, ScopeRef
+from opentelemetry import trace
+from opentelemetry.trace import SpanContext, TraceFlags
 
 from tests.fakes import FixedClock
 
@@ -24,9 +26,11 @@ class RecordingRefresh:
         self.calls: list[tuple[str, str, datetime]] = []
         self.expiry: datetime | None = None
         self.fail = False
+        self.traces: list[int] = []  # the trace each refresh ran in
 
     async def __call__(self, workspace_id: str, scope: ScopeRef) -> Refresh:
         self.calls.append((workspace_id, scope.key, self.clock.now()))
+        self.traces.append(trace.get_current_span().get_span_context().trace_id)
         if self.fail:
             raise RuntimeError("store down")
         return Refresh(True, self.expiry)
@@ -140,3 +144,64 @@ async def test_stopping_while_a_change_wakes_the_loop_still_stops(scheduler) -> 
         assert not [
             t for t in asyncio.all_tasks() if t.get_name() == "bulletin-scheduler" and not t.done()
         ]
+
+
+def cause(trace_id: int) -> SpanContext:
+    return SpanContext(trace_id, 1, is_remote=True, trace_flags=TraceFlags(TraceFlags.SAMPLED))
+
+
+async def test_a_refresh_runs_in_the_trace_of_the_first_change_behind_it(
+    scheduler, clock, refresh
+) -> None:
+    scheduler.mark_changed("ws", GLOBAL, [cause(11), cause(12)])
+    scheduler.mark_changed("ws", GLOBAL, [cause(13)])
+    scheduler.mark_changed("ws", PRODUCT)  # no event behind it (an expiry): a trace of its own
+    await run_for(scheduler, clock, 3)
+    assert dict(zip([c[1] for c in refresh.calls], refresh.traces, strict=True))["global"] == 11
+    scheduler.mark_changed("ws", GLOBAL, [cause(21)])  # the next refresh, the next causes
+    await run_for(scheduler, clock, 3)
+    assert refresh.traces[-1] == 21
+
+
+async def test_a_failed_refresh_keeps_its_causes_for_the_retry(scheduler, clock, refresh) -> None:
+    refresh.fail = True
+    scheduler.mark_changed("ws", GLOBAL, [cause(31)])
+    await run_for(scheduler, clock, 3)
+    refresh.fail = False
+    await run_for(scheduler, clock, 3)
+    assert refresh.traces[-2:] == [31, 31]
+
+
+async def test_the_first_cause_stays_the_parent_past_the_bound(scheduler, clock, refresh) -> None:
+    for n in range(1, 3 * MAX_CAUSES):
+        scheduler.mark_changed("ws", GLOBAL, [cause(n)])
+    await run_for(scheduler, clock, 3)
+    assert refresh.traces == [1]
+
+
+async def test_stopping_during_a_refresh_that_swallows_the_cancellation_still_stops(
+    clock, refresh
+) -> None:
+    """Python 3.11's asyncio.wait_for (nats-py's requests use it) returns a result that
+    arrived in the same tick as a cancellation and drops the cancellation: the refresh then
+    goes on as if never cancelled. stop() must end the loop all the same; it held the test
+    stack's shutdown for minutes after a stalled bus."""
+    release = asyncio.Event()
+
+    async def swallowing(workspace_id: str, scope: ScopeRef) -> Refresh:
+        try:
+            await release.wait()
+        except asyncio.CancelledError:
+            asyncio.current_task().uncancel()  # as wait_for's bug leaves it
+        return Refresh(True, None)
+
+    schedule = BulletinSchedule(timedelta(seconds=0.01), timedelta(seconds=0.02))
+    scheduler = BulletinScheduler(swallowing, schedule, clock)
+    await scheduler.start()
+    scheduler.mark_changed("ws", GLOBAL)
+    clock.advance(1)
+    scheduler.mark_changed("ws", GLOBAL)  # due now: the loop is in the refresh
+    await asyncio.sleep(0.05)
+    stopping = asyncio.create_task(scheduler.stop())
+    done, _ = await asyncio.wait({stopping}, timeout=1)
+    assert stopping in done, "stop() hung"

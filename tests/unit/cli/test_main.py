@@ -55,3 +55,12 @@ def test_only_operator_commands_hide_the_websocket_transport(monkeypatch) -> Non
         sys.modules.pop("aiohttp", None)
         if saved is not None:
             sys.modules["aiohttp"] = saved
+
+
+def test_verbose_is_read_wherever_it_is_given_before_a_double_dash() -> None:
+    from memhive_cli.main import verbose_first
+
+    assert verbose_first(["recall", "q", "--verbose"]) == ["--verbose", "recall", "q"]
+    assert verbose_first(["save", "fact", "--", "--verbose"]) == ["save", "fact", "--", "--verbose"]
+    args = cli._parser().parse_args(verbose_first(["token", "list", "--verbose"]))
+    assert args.verbose is True

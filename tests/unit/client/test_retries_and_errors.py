@@ -62,7 +62,7 @@ def test_a_4xx_is_final_and_carries_the_problems() -> None:
         client.save("rumour", "x")
     assert len(seen) == 1
     assert caught.value.problems[0].field == "kind"
-    assert seen[0].url.params["wait"] == "persisted"
+    assert seen[0].url.params["wait"] == "indexed"  # the default: read-your-writes, 409s
 
 
 def test_retry_after_is_honoured_within_the_cap() -> None:

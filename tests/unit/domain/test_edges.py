@@ -223,6 +223,19 @@ def test_uniqueness_is_per_source_target_and_kind(other: Edge) -> None:
     assert add_edge(existing, other) == (existing[0], other)
 
 
+def test_a_classifier_guess_yields_to_an_authors_edge_on_the_pair_either_way() -> None:
+    """The classifier may see a new memory before the `updates` its save links: the
+    author's word stands alone whichever edge came first."""
+    guess = edge("a", "b", EdgeKind.RELATED_TO, creator_kind=CreatorKind.CLASSIFIER)
+    authored = edge("a", "b", EdgeKind.UPDATES)
+    elsewhere = edge("a", "c", EdgeKind.RELATED_TO, creator_kind=CreatorKind.CLASSIFIER)
+
+    assert add_edge((guess, elsewhere), authored) == (elsewhere, authored)
+    existing = (authored,)
+    assert add_edge(existing, replace(guess, src_id="b", dst_id="a")) is existing
+    assert add_edge((elsewhere,), guess) == (elsewhere, guess)  # no author on the pair
+
+
 def test_an_edge_knows_its_key_and_ends() -> None:
     e = edge("a", "b", EdgeKind.CONTRADICTS)
 

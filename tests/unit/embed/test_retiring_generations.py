@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 import pytest
+from memhive_adapters.lexical.group_commit import completed
 from memhive_adapters.runtime.generation_follower import GenerationFollower
 from memhive_adapters.runtime.lane_generations import GenerationSpec, LaneGeneration
 from memhive_adapters.runtime.lane_set import LaneSet
@@ -57,6 +58,10 @@ class ClientLane:
         for item in items:
             memory = item[0] if isinstance(item, tuple) else item
             self.collection.held[memory.id] = memory.revision
+
+    def persisted(self) -> asyncio.Future[None]:
+        self._check()
+        return completed()
 
     async def search(self, query, memory_filter, limit) -> list[LaneHit]:
         await self.gate.wait()

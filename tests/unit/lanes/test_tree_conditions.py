@@ -5,14 +5,8 @@ from __future__ import annotations
 
 import pytest
 from memhive_adapters.lane_conditions import (
-    After,
-    AnyGroup,
-    AnyOf,
-    Between,
-    Condition,
-    Equals,
-    Excludes,
     conditions_of,
+    holds,
     stored_fields,
 )
 from memhive_domain.memory import Memory
@@ -20,34 +14,6 @@ from memhive_domain.selection import is_selected
 
 from tests.integration.lanes.filter_cases import FILTER_CASES, FilterCase, population
 from tests.integration.lanes.memories import NOW
-
-
-def holds(condition: Condition, fields: dict[str, object]) -> bool:
-    """A reference reading of each condition; every engine must agree with it."""
-    values = _values(fields.get(getattr(condition, "field", "")))
-    match condition:
-        case Equals(_, value):
-            return value in values
-        case AnyOf(_, wanted):
-            return not values.isdisjoint(wanted)
-        case After(_, moment):
-            return any(float(v) > moment for v in values)
-        case Between(_, lowest, highest):
-            return any(
-                (lowest is None or float(v) >= lowest) and (highest is None or float(v) < highest)
-                for v in values
-            )
-        case Excludes(_, unwanted):
-            return values.isdisjoint(unwanted)
-        case AnyGroup(groups):
-            return any(all(holds(c, fields) for c in group) for group in groups)
-    raise TypeError(condition)
-
-
-def _values(value: object) -> set:
-    if value is None:
-        return set()
-    return set(value) if isinstance(value, list) else {value}
 
 
 def selected(case: FilterCase, fields_of) -> set[str]:

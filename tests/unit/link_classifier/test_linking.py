@@ -19,7 +19,9 @@ NEW = memory("new", "Release trains leave every other Tuesday", product_id="app"
 
 
 class Rig:
-    def __init__(self, *hits: tuple[str, float], k: int = 5) -> None:
+    def __init__(
+        self, *hits: tuple[str, float], k: int = 5, min_similarity: float | None = None
+    ) -> None:
         self.store, self.publisher, self.metrics = (
             FakeStore(),
             FakePublisher(),
@@ -30,11 +32,12 @@ class Rig:
         counters = ClassifierMetrics(self.metrics.provider.get_meter(METER_NAME))
         self.link = LinkNewMemory(
             self.store, self.index, NearDuplicateClassifier(0.92), self.publisher,
-            FixedClock(), counters, neighbours=k,
+            FixedClock(), counters, neighbours=k, min_similarity=min_similarity,
         )  # fmt: skip
 
     async def run(self, revision: int = 1):
-        return await self.link(IndexedMemory("evt-1", WORKSPACE, "new", revision, [0.1, 0.2]))
+        indexed = IndexedMemory("evt-1", WORKSPACE, "new", revision, [0.1, 0.2], NEW.scope_ref)
+        return await self.link(indexed)
 
 
 def twin(memory_id: str, **fields):
@@ -103,7 +106,7 @@ async def test_a_memory_forgotten_or_revised_since_it_was_indexed_is_skipped() -
 
     rig.store.put(forget(NEW, T0))
     assert await rig.run(revision=2) == []
-    assert rig.index.searches == []
+    assert rig.publisher.sent == []
 
 
 async def test_at_most_k_neighbours_are_classified() -> None:
@@ -112,3 +115,18 @@ async def test_at_most_k_neighbours_are_classified() -> None:
         rig.store.put(twin(memory_id))
 
     assert [p.dst_id for p in await rig.run()] == ["a", "b"]
+
+
+async def test_records_are_read_once_together_and_only_with_a_neighbour_to_classify() -> None:
+    """Without an LLM only near-duplicates can be linked: neighbours below the threshold
+    are never read, and with none above it the new memory's record is not read either."""
+    rig = Rig(("new", 1.0), ("far", 0.6), k=5, min_similarity=0.92)
+    rig.store.put(memory("far", "Hotfixes skip the train", product_id="app"))
+
+    assert await rig.run() == []
+    assert (rig.store.reads, rig.store.gets) == ([], [])
+
+    rig.index.hits.append(LaneHit("a", 0.95))
+    rig.store.put(twin("a"))
+    assert [p.dst_id for p in await rig.run()] == ["a"]
+    assert (rig.store.reads, rig.store.gets) == ([["new", "a"]], [])

@@ -30,10 +30,23 @@ async def test_one_call_covers_every_neighbour() -> None:
 
     proposals = await classifier(chat, metrics).classify(NEW, NEIGHBOURS)
 
-    assert [(p.src_id, p.dst_id, p.kind) for p in proposals] == [("new", "old", EdgeKind.UPDATES)]
+    assert [(p.src_id, p.dst_id, p.kind) for p in proposals] == [
+        ("new", "old", EdgeKind.UPDATES),
+        ("new", "twin", EdgeKind.RELATED_TO),  # unanswered, but a near-duplicate: linked
+    ]
+    assert proposals[1].rationale.startswith("near-duplicate text (cosine 0.970")
     assert len(chat.questions) == 1
     assert "[1]" in chat.questions[0][1] and "[2]" in chat.questions[0][1]
     assert metrics.totals() == {"llm_calls": 1, "llm_tokens": 150}
+
+
+async def test_the_models_relation_for_a_near_duplicate_stands_alone() -> None:
+    twin_updated = {"links": [{"memory": 1, "relation": "updates", "confidence": 0.8}]}
+    chat, metrics = ScriptedChat([twin_updated]), Metrics.collecting()
+
+    proposals = await classifier(chat, metrics).classify(NEW, NEIGHBOURS)
+
+    assert [(p.src_id, p.dst_id, p.kind) for p in proposals] == [("new", "twin", EdgeKind.UPDATES)]
 
 
 async def test_no_neighbours_make_no_call() -> None:

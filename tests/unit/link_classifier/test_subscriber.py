@@ -6,8 +6,12 @@ import pytest
 from memhive.v1 import events_pb2
 from memhive.v1 import memory_pb2 as pb
 from memhive_contracts.codec import UndecodableMessage, encode
+from memhive_contracts.mapping import memory_to_pb
+from memhive_domain.scopes import Scope, ScopeRef
 from memhive_link_classifier.subscribers import MemoryIndexedSubscriber
 from memhive_ports.poison import Poison
+
+from tests.unit.link_classifier.fakes import memory, with_revision
 
 SUBJECT = "memhive.evt.memory.indexed.ws-1"
 
@@ -28,9 +32,10 @@ class Recorder:
 
 
 def indexed_event(values: list[float]) -> bytes:
+    indexed = with_revision(memory("m-1", "Trains leave on Tuesdays", product_id="app"), 3)
     event = events_pb2.MemoryIndexed(
         event_id="e-1",
-        memory=pb.Memory(id="m-1", revision=3),
+        memory=memory_to_pb(indexed),
         embedding=pb.Embedding(model="minilm", values=values),
     )
     return encode(event)
@@ -46,6 +51,7 @@ async def test_each_event_becomes_one_request_with_its_vector() -> None:
         "e-1", "ws-1", "m-1", 3,
     )  # fmt: skip
     assert list(request.vector) == [0.5, 0.25]
+    assert request.scope == ScopeRef(Scope.PRODUCT, "app")  # its neighbours are looked for there
 
 
 @pytest.mark.parametrize(

@@ -199,9 +199,13 @@ class FakeMemoryApi:
         more = "v1.more" if len(items) > limit else None
         return {"scope": fields["scope"], "items": items[:limit], "next_cursor": more}
 
-    async def products(self) -> Json:
-        self._enter("products", None)
-        return {"items": [{"product_id": p, "visibility": "public"} for p in self.product_ids]}
+    async def scopes(self) -> Json:
+        self._enter("scopes", None)
+        products = [
+            {"scope_path": f"product:{p}", "product_id": p, "name": None, "recorded": True}
+            for p in self.product_ids
+        ]
+        return {"items": [{"scope_path": "global"}, *products], "complete": True}
 
     async def skills(self, fields: Json) -> Json:
         self._enter("skills", fields)

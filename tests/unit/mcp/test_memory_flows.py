@@ -179,3 +179,16 @@ async def test_bulletin_and_context_return_their_text(
     assert "Ship the beta" in text_of(pack)
     assert pack.structured_content["tokens_used"] == 3
     assert fake_api.calls[-1] == ("context", {"query": "beta", "token_budget": 50})
+
+
+async def test_counts_read_right_for_one(connect: Connect) -> None:
+    async with connect() as client:
+        await call(client, "save_memory", kind="decision", body="We deploy on Fridays")
+        recalled = await call(client, "recall_memory", query="when do we deploy")
+        listed = await call(client, "list_memories")
+        await call(client, "set_state", scope="team:ops", key="plan", value=1)
+        keys = await call(client, "list_state", scope="team:ops")
+
+    assert text_of(recalled).startswith("1 memory, best first:")
+    assert text_of(listed).startswith("1 memory:")
+    assert text_of(keys).startswith("1 key at team:ops:")

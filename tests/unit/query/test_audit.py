@@ -89,8 +89,8 @@ async def test_a_save_is_recorded_with_the_new_memory_and_who_saved_it() -> None
 
 async def test_a_near_duplicate_refusal_is_recorded_as_rejected() -> None:
     rig = Rig((1, 0.9))
-    with pytest.raises(NearDuplicates):
-        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted")
+    with pytest.raises(NearDuplicates):  # only a save waiting for indexed looks for them
+        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
     [(action, target, outcome)] = rig.recorded()
     assert (action, target, outcome) == (AuditAction.SAVE, "", Outcome.REJECTED)
     assert "near-duplicates" in rig.log.entries[0].detail

@@ -11,7 +11,7 @@ from memhive_domain.bulletin_audience import Audience
 from memhive_domain.errors import InvalidInput, NotAllowed
 from memhive_domain.principals import Principal
 from memhive_domain.scopes import ROOT, Scope, ScopeRef
-from memhive_ports import LaneHit
+from memhive_ports import InsufficientStorage, LaneHit
 from memhive_query.use_cases.bulletins import ReadBulletin, parse_scope
 
 from tests.fakes import FakeBulletinStore, FakeLexicalIndex, FakeStore, FakeTokenCounter, FixedClock
@@ -52,6 +52,16 @@ async def test_a_scope_without_a_bulletin_is_rendered_once_and_kept() -> None:
     rig.lexical.hits.append(LaneHit(mid(3), 1.0))
     again = await rig.read(MEMBER, None, None)
     assert again.bulletin == first.bulletin  # the stored one: refreshing is the service's job
+
+
+async def test_a_bulletin_is_still_read_when_the_store_takes_no_writes() -> None:
+    """Reads keep working on a full disk: the render is answered, kept by a later read."""
+    rig = Rig(1)
+    rig.store.put(public(1))
+    rig.kept.refusing = InsufficientStorage("memhive's disk is nearly full")
+    read = await rig.read(MEMBER, None, None)
+    assert read.bulletin.shown_ids == (mid(1),)
+    assert rig.kept.held == {}
 
 
 async def test_a_product_bulletin_shows_that_product_only() -> None:

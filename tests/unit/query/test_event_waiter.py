@@ -66,3 +66,21 @@ async def test_a_one_shot_waiter_gets_the_first_event_and_is_gone() -> None:
     event = await waiter.event(future, 1.0)
     assert event.event_id == "first:indexed"
     assert waiter._waiting == {}  # noqa: SLF001
+
+
+async def test_a_wait_ends_as_soon_as_the_bus_stalls() -> None:
+    """No event can come from a stalled bus; the command is durable, so the caller hears
+    'accepted' now instead of after the whole wait."""
+    stalled = asyncio.Event()
+    waiter = EventWaiter(nc=None, bus_stalled=stalled.wait)
+    future = waiter.expect(MEMORY, "indexed")
+    waiting = asyncio.ensure_future(waiter.wait(future, 60))
+    await asyncio.sleep(0.01)
+    assert not waiting.done()
+    stalled.set()
+    async with asyncio.timeout(1):
+        assert await waiting is False
+    assert waiter._waiting == {}  # noqa: SLF001 - the waiter was discarded
+    with waiter.following(MEMORY, "indexed") as following:
+        async with asyncio.timeout(1):
+            assert await waiter.next_event(following, 60) is None

@@ -9,9 +9,23 @@ from memhive_query.routes import health
 from tests.fakes import FakeHealthProbe
 
 
-def client(probe: FakeHealthProbe) -> httpx.AsyncClient:
+class FakeChildren:
+    """ServiceProcesses: the children `memhive run` started, as their probes answer."""
+
+    def __init__(self, ready: dict[str, bool]) -> None:
+        self.ready = ready
+
+    async def readiness(self) -> dict[str, bool]:
+        return dict(self.ready)
+
+    async def metrics(self) -> dict[str, bytes]:
+        return {}
+
+
+def client(probe: FakeHealthProbe, children: FakeChildren | None = None) -> httpx.AsyncClient:
     app = FastAPI()
     app.state.health_probe = probe
+    app.state.service_processes = children
     app.include_router(health.router)
     return httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://test")
 
@@ -36,3 +50,16 @@ async def test_liveness_asks_the_probe_nothing() -> None:
         live = await http.get("/healthz")
     assert (live.status_code, live.json()) == (200, {"status": "ok"})
     assert probe.lane_sizes_recorded == 0
+
+
+async def test_under_memhive_run_each_child_service_is_a_readiness_check() -> None:
+    children = FakeChildren({"ingest": True})
+    async with client(FakeHealthProbe({"nats": True}), children) as http:
+        ready = await http.get("/readyz")
+        children.ready["ingest"] = False  # it died, or is starting again
+        unready = await http.get("/readyz")
+    assert (ready.status_code, ready.json()) == (
+        200,
+        {"status": "ready", "nats": True, "ingest": True},
+    )
+    assert (unready.status_code, unready.json()["ingest"]) == (503, False)

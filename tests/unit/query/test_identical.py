@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
+from memhive.v1 import events_pb2
+from memhive_contracts.mapping import memory_to_pb
 from memhive_domain.ids import content_id
 from memhive_domain.memory import Memory, forget
 from memhive_ports import LaneHit
@@ -100,3 +102,22 @@ async def test_the_winner_is_whoever_created_the_record() -> None:
     store.rows.clear()
     await store.create(theirs, "cmd-theirs")
     assert await saves.winner(ours, "cmd-ours") == theirs
+
+
+async def test_the_event_that_ended_the_wait_names_the_winner_without_a_read() -> None:
+    store = FakeStore()
+    saves = IdenticalSaves(store, FakeWaiter())
+    ours = replace(new_save(), id=slot(0))
+    theirs = replace(ours, created_at=NOW - timedelta(seconds=1), created_by="u2")
+
+    def saved(memory, command_id):
+        return events_pb2.MemorySaved(memory=memory_to_pb(memory), command_id=command_id)
+
+    def indexed(memory):
+        return events_pb2.MemoryIndexed(memory=memory_to_pb(memory))
+
+    assert await saves.winner(ours, "cmd-ours", saved(ours, "cmd-ours")) is None
+    assert await saves.winner(ours, "cmd-ours", saved(theirs, "cmd-theirs")) == theirs
+    assert await saves.winner(ours, "cmd-ours", indexed(replace(ours, revision=2))) is None
+    assert await saves.winner(ours, "cmd-ours", indexed(theirs)) == theirs
+    assert store.gets == []

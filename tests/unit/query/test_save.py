@@ -1,11 +1,14 @@
 """SaveMemory over fakes: what a save publishes, and how it treats duplicates, near-duplicates
-and the memories it supersedes."""
+and the memories it supersedes; only a save waiting for `indexed` embeds before it answers."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 from memhive.v1 import commands_pb2, edges_pb2
 from memhive_domain.errors import NotAllowed, NotFound
+from memhive_domain.ids import content_id
 from memhive_domain.memory import MemoryDraft
 from memhive_ports import LaneHit
 from memhive_query.use_cases.conflicts import ConflictCheck, NearDuplicates
@@ -34,9 +37,9 @@ class Rig:
             FakeVectorIndex([LaneHit(mid(n), s) for n, s in similar]),
             FakeWaiter(arrives=arrives),
         )
-        self.lexical = FakeLexicalIndex()
+        self.lexical, self.embedder = FakeLexicalIndex(), FakeEmbedder()
         self.save = SaveMemory(
-            FakeEmbedder(), self.publisher, self.waiter, FixedClock(NOW), 1.0,
+            self.embedder, self.publisher, self.waiter, FixedClock(NOW), 1.0,
             conflicts=ConflictCheck(self.vector, self.store, 0.85),
             edges=EdgeCommands(self.publisher, self.waiter, 1.0),
             identical=IdenticalSaves(self.store, self.waiter, self.lexical),
@@ -46,16 +49,32 @@ class Rig:
         return [type(message).__name__ for _, message, _ in self.publisher.sent]
 
 
-async def test_a_save_publishes_the_command_with_its_vector_and_waits() -> None:
+async def test_a_save_waiting_for_indexed_publishes_the_command_with_its_vector_and_waits() -> None:
     rig = Rig()
-    outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted")
-    assert outcome.status == "persisted" and outcome.memory.created_at == NOW
+    outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
+    assert outcome.status == "indexed" and outcome.memory.created_at == NOW
     [(subject, command, msg_id)] = rig.publisher.sent
     assert isinstance(command, commands_pb2.SaveMemory)
     assert (subject, msg_id) == ("memhive.cmd.memory.save.ws", command.command_id)
     assert command.memory.id == outcome.memory.id and command.embedding.model == "fake-embedder"
     assert list(command.embedding.values) == [1.0, 0.0, 0.0]
-    assert rig.waiter.expected == [(outcome.memory.id, "persisted")]
+    assert rig.embedder.texts == [BODY]  # one pass
+    assert rig.waiter.expected == [(outcome.memory.id, "indexed")]
+
+
+@pytest.mark.parametrize("wait", ["persisted", "accepted"])
+async def test_a_save_not_waiting_for_indexed_publishes_no_vector_and_embeds_nothing(
+    wait: str,
+) -> None:
+    """The vector is embed's to compute: the pass costs more than such a save's answer."""
+    rig = Rig((1, 0.9))  # a near-duplicate: not looked for, not refused
+    rig.store.put(memory(1, body="Release trains leave every second Tuesday"))
+    outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), wait)
+    assert outcome.status == wait
+    [(_, command, _)] = rig.publisher.sent
+    assert isinstance(command, commands_pb2.SaveMemory)
+    assert not command.HasField("embedding")
+    assert rig.embedder.texts == [] and rig.vector.searches == []
 
 
 async def test_past_the_wait_the_save_is_accepted() -> None:
@@ -66,9 +85,20 @@ async def test_past_the_wait_the_save_is_accepted() -> None:
 async def test_the_same_body_in_the_scope_returns_the_existing_memory() -> None:
     rig = Rig((1, 0.99))
     rig.store.put(memory(1, body=BODY))
-    outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted")
+    rig.lexical.hits.append(LaneHit(mid(1), 1.0))
+    outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
     assert (outcome.status, outcome.memory.id) == ("duplicate", mid(1))
     assert rig.publisher.sent == []
+
+
+@pytest.mark.parametrize("wait", ["persisted", "accepted"])
+async def test_without_a_vector_the_same_body_is_still_found_by_its_content_id(wait: str) -> None:
+    rig = Rig()
+    held = replace(memory(1, body=BODY), id=content_id("ws", "global", BODY, 0))
+    rig.store.put(held)
+    outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), wait)
+    assert (outcome.status, outcome.memory.id) == ("duplicate", held.id)
+    assert rig.publisher.sent == [] and rig.embedder.texts == []
 
 
 async def test_a_duplicate_the_lexical_lane_lacks_yet_is_answered_once_indexed() -> None:
@@ -91,11 +121,11 @@ async def test_a_near_duplicate_is_refused_unless_forced() -> None:
     rig = Rig((1, 0.9))
     rig.store.put(memory(1, body="Release trains leave every second Tuesday"))
     with pytest.raises(NearDuplicates) as refused:
-        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted")
+        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
     assert [s.memory.id for s in refused.value.similar] == [mid(1)]
     assert rig.publisher.sent == []
-    forced = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted", force=True)
-    assert forced.status == "persisted" and rig.commands() == ["SaveMemory"]
+    forced = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed", force=True)
+    assert forced.status == "indexed" and rig.commands() == ["SaveMemory"]
 
 
 async def test_supersedes_saves_then_links_an_updates_edge() -> None:

@@ -52,3 +52,15 @@ def test_spans_leave_the_global_random_state_alone() -> None:
 
     assert random.getstate() == before
     assert len(ids) == 50 and all(t and s for t, s in ids)
+
+
+def test_log_lines_name_their_service_in_text_and_in_json() -> None:
+    from memhive_telemetry.logs import text_log_formatter
+
+    record = logging.LogRecord("memhive.x", logging.ERROR, __file__, 1, "dead-lettered", (), None)
+    assert " ERROR [memhive-ingest] memhive.x: dead-lettered" in text_log_formatter(
+        "memhive-ingest"
+    ).format(record)
+    assert json.loads(JsonLogFormatter("memhive-ingest").format(record))["service"] == (
+        "memhive-ingest"
+    )

@@ -156,6 +156,10 @@ def products() -> Call[list[m.Product]]:
     return Call("GET", "/v1/products", _model(list[m.Product], "items"))
 
 
+def scopes() -> Call[m.Scopes]:
+    return Call("GET", "/v1/scopes", _model(m.Scopes))
+
+
 def create_token(request: m.CreateTokenRequest) -> Call[m.IssuedToken]:
     return Call("POST", "/v1/admin/tokens", _model(m.IssuedToken), json=request.as_json())
 

@@ -79,10 +79,13 @@ class MemhiveClient:
             time.sleep(self._retry.delay(attempt, response))
 
     def save(
-        self, kind: str, body: str, *, wait: m.Wait = "persisted", **fields: Any
+        self, kind: str, body: str, *, wait: m.Wait = "indexed", **fields: Any
     ) -> m.SaveResult:
         """Fields as in `SaveRequest` (tags, scope, product_id, visibility, supersedes, ...).
-        -> SaveResult; `wait="indexed"` returns once recall can find it."""
+        -> SaveResult. `wait="indexed"` (the default) returns once recall can find it and
+        refuses near-duplicates (NearDuplicates, 409); "persisted" and "accepted" answer
+        sooner, without that check (exact duplicates are still found; near-duplicates
+        are linked to the new memory afterwards)."""
         return self._run(calls.save(_save_request(kind, body, fields), wait))
 
     def get(self, memory_id: str) -> m.Memory:
@@ -228,6 +231,10 @@ class MemhiveClient:
     def products(self) -> list[m.Product]:
         return self._run(calls.products())
 
+    def scopes(self) -> m.Scopes:
+        """`global` and every product this token may see (recorded or named by its memories)."""
+        return self._run(calls.scopes())
+
     def create_token(self, user: str, **fields: Any) -> m.IssuedToken:
         """Admins. Fields as in `CreateTokenRequest` (role, name, home, acting_for,
         expires_in or expires_at); the secret is in `.token` of this answer only."""
@@ -372,8 +379,9 @@ class AsyncMemhiveClient:
             await asyncio.sleep(self._retry.delay(attempt, response))
 
     async def save(
-        self, kind: str, body: str, *, wait: m.Wait = "persisted", **fields: Any
+        self, kind: str, body: str, *, wait: m.Wait = "indexed", **fields: Any
     ) -> m.SaveResult:
+        """As `MemhiveClient.save`."""
         return await self._run(calls.save(_save_request(kind, body, fields), wait))
 
     async def get(self, memory_id: str) -> m.Memory:
@@ -524,6 +532,9 @@ class AsyncMemhiveClient:
 
     async def products(self) -> list[m.Product]:
         return await self._run(calls.products())
+
+    async def scopes(self) -> m.Scopes:
+        return await self._run(calls.scopes())
 
     async def create_token(self, user: str, **fields: Any) -> m.IssuedToken:
         """Admins. Fields as in `CreateTokenRequest` (role, name, home, acting_for,

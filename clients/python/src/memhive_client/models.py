@@ -270,6 +270,18 @@ class Product(_Answer):
     updated_at: datetime
 
 
+class ScopeInfo(_Answer):
+    scope_path: str  # "global" or "product:<id>"
+    product_id: str | None = None
+    name: str | None = None
+    recorded: bool | None = None  # a product: it has a PUT /v1/products record
+
+
+class Scopes(_Answer):
+    items: list[ScopeInfo]
+    complete: bool  # False: more products may exist than were found from memories
+
+
 class TokenInfo(_Answer):
     """A token's metadata (never its secret); `status` is "revoked" after revoke_token."""
 

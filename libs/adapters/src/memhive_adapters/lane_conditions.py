@@ -112,6 +112,8 @@ def conditions_of(memory_filter: MemoryFilter) -> list[Condition]:
         conditions.append(Equals("scope", f.scope.value))
     if f.product_id:
         conditions.append(Equals("product_id", f.product_id))
+    if f.excluded_products:
+        conditions.append(Excludes("product_id", tuple(sorted(f.excluded_products))))
     if f.node is not None:
         conditions += at_node(f.node)
     if f.view is not None:
@@ -129,6 +131,36 @@ def conditions_of(memory_filter: MemoryFilter) -> list[Condition]:
     if f.occurred is not None:
         conditions.append(_between("occurred_at", f.occurred))
     return conditions
+
+
+def holds(condition: Condition, fields: dict[str, object]) -> bool:
+    """Whether a memory's `stored_fields` meet one condition: the reading every engine's
+    translation must agree with, and the one the tantivy lane applies to the writes it has
+    not committed yet (`lexical/uncommitted.py`)."""
+    values = _values(fields.get(getattr(condition, "field", "")))
+    match condition:
+        case Equals(_, value):
+            return value in values
+        case AnyOf(_, wanted):
+            return not values.isdisjoint(wanted)
+        case After(_, moment):
+            return any(float(v) > moment for v in values)
+        case Between(_, lowest, highest):
+            return any(
+                (lowest is None or float(v) >= lowest) and (highest is None or float(v) < highest)
+                for v in values
+            )
+        case Excludes(_, unwanted):
+            return values.isdisjoint(unwanted)
+        case AnyGroup(groups):
+            return any(all(holds(c, fields) for c in group) for group in groups)
+    raise TypeError(f"unknown condition {condition!r}")
+
+
+def _values(value: object) -> set:
+    if value is None:
+        return set()
+    return set(value) if isinstance(value, list) else {value}
 
 
 def _between(field: str, window: TimeRange) -> Between:

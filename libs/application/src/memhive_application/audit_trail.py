@@ -13,7 +13,7 @@ from memhive_domain.audit import AuditAction, AuditEntry, AuditQuery, Outcome
 from memhive_domain.errors import DomainError, NotAllowed
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
-from memhive_ports import AuditLog, AuditPage, Clock
+from memhive_ports import AuditLog, AuditPage, Clock, RetryLater
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +70,8 @@ class AuditTrail:
         )
         try:
             await self._log.append(entry)
+        except RetryLater as exc:  # the bus or its disk, for now: one line, not a traceback
+            log.warning("could not append audit entry %s %s: %s", action, target, exc)
         except Exception:
             log.exception("could not append audit entry %s %s", action, target)
 

@@ -111,7 +111,17 @@ def add_edge(existing: tuple[Edge, ...], edge: Edge) -> tuple[Edge, ...]:
     Proposing an edge that is already there changes only its weight and rationale,
     and returns `existing` itself when neither changed, so callers can tell "no change"
     by identity and skip the write and the event.
+    A classifier's edge is a guess and yields to an author's on the same pair, whichever
+    comes first: it is not added beside one, and an author's edge replaces it. (A save with
+    `supersedes` links after it is indexed, and the classifier may see it in between.)
     """
+    pair = {edge.src_id, edge.dst_id}
+    others = [e for e in existing if {e.src_id, e.dst_id} == pair and e.kind != edge.kind]
+    if edge.creator_kind is CreatorKind.CLASSIFIER:
+        if any(e.creator_kind is not CreatorKind.CLASSIFIER for e in others):
+            return existing
+    elif guesses := [e for e in others if e.creator_kind is CreatorKind.CLASSIFIER]:
+        existing = tuple(e for e in existing if e not in guesses)
     for index, current in enumerate(existing):
         if current.key == edge.key:
             if (current.weight, current.rationale) == (edge.weight, edge.rationale):

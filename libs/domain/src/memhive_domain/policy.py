@@ -145,6 +145,7 @@ REACHED_FROM: Mapping[Action, tuple[str, ...]] = {
     Action.READ_PRODUCTS: (
         "GET /v1/products",
         "GET /v1/products/{id} (a viewer: public products only)",
+        "GET /v1/scopes (also the products its readable memories name)",
     ),
     Action.DEFINE_PRODUCT: ("PUT /v1/products/{id} (a product in the principal's tree)",),
     Action.LIST_DEAD_LETTERS: (

@@ -47,6 +47,8 @@ class MemoryFilter:
     created: TimeRange | None = None  # saved within this range
     occurred: TimeRange | None = None  # happened within it (occurred_at, else created_at)
     include_expired: bool = False  # audits by members: expired memories too
+    # None of these products' memories: the next product of a view, found one at a time.
+    excluded_products: frozenset[str] | None = None
 
 
 def view_of(principal: Principal, node: ScopeRef | None = None) -> MemoryFilter:

@@ -22,6 +22,7 @@ def is_selected(memory: Memory, memory_filter: MemoryFilter, now: datetime) -> b
         and not (f.public_only and memory.visibility.value != "public")
         and (f.scope is None or memory.scope is f.scope)
         and (f.product_id is None or memory.product_id == f.product_id)
+        and not (f.excluded_products and memory.product_id in f.excluded_products)
         and (f.node is None or memory.scope_ref == f.node)
         and (f.view is None or f.view.admits(memory.scope_ref))
         and (f.kinds is None or memory.kind in f.kinds)

@@ -4,7 +4,8 @@ fakes in tests/fakes.py implement them for unit tests."""
 from memhive_ports.audit import AuditLog, AuditPage
 from memhive_ports.clock import Clock
 from memhive_ports.embedder import Embedder, EncodedVector
-from memhive_ports.health import HealthProbe
+from memhive_ports.faults import BusUnavailable, InsufficientStorage, RetryLater
+from memhive_ports.health import HealthProbe, ServiceProcesses
 from memhive_ports.identity import (
     CodeRefused,
     IdentityProvider,
@@ -17,7 +18,7 @@ from memhive_ports.lanes import LaneHit, LexicalIndex, VectorIndex
 from memhive_ports.link_classifier import EdgeProposal, LinkClassifier
 from memhive_ports.llm import JsonChat, JsonReply, LlmUnavailable, MalformedOutput
 from memhive_ports.poison import Poison
-from memhive_ports.publisher import BusUnavailable, EventPublisher
+from memhive_ports.publisher import EventPublisher
 from memhive_ports.scheduler import CommandScheduler
 from memhive_ports.spend import SpendCounters
 from memhive_ports.store import MemoryReader, MemoryStore, StoredMemory
@@ -37,9 +38,11 @@ __all__ = [
     "CodeRefused",
     "HealthProbe",
     "IdentityProvider",
+    "InsufficientStorage",
     "IdentityVerifier",
     "ProviderEndpoints",
     "ProviderUnavailable",
+    "ServiceProcesses",
     "SignInRejected",
     "EventPublisher",
     "JsonChat",
@@ -52,6 +55,7 @@ __all__ = [
     "MemoryReader",
     "MemoryStore",
     "Poison",
+    "RetryLater",
     "SpendCounters",
     "StoredMemory",
     "TokenCommands",

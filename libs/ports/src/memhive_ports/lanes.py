@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -70,10 +70,20 @@ class LexicalIndex(Protocol):
     async def ensure_ready(self) -> None: ...
 
     async def upsert(self, memories: Sequence[Memory]) -> None:
-        """Insert or replace; searchable and durable when this returns."""
+        """Insert or replace; searchable when this returns, durable once `persisted()`
+        completes (an engine may commit writes in groups)."""
         ...
 
-    async def delete(self, workspace_id: str, memory_ids: Sequence[str]) -> None: ...
+    async def delete(self, workspace_id: str, memory_ids: Sequence[str]) -> None:
+        """Remove these memories from this workspace; like upsert, visible at once and
+        durable once `persisted()` completes."""
+        ...
+
+    def persisted(self) -> Awaitable[None]:
+        """Completes once every write that returned before this call is durable (at once
+        for an engine that commits each write); fails if the commit holding them failed.
+        Whoever acknowledges a write to the log waits for it first."""
+        ...
 
     async def search(self, text: str, memory_filter: MemoryFilter, limit: int) -> list[LaneHit]:
         """At most `limit` hits, best first. Any text is accepted: query syntax is not parsed."""

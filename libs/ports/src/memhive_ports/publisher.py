@@ -4,10 +4,9 @@ from typing import Protocol
 
 from google.protobuf.message import Message
 
+from memhive_ports.faults import BusUnavailable, InsufficientStorage
 
-class BusUnavailable(Exception):
-    """The bus did not store the message, even after retries (no stream leader during an
-    election, the connection down). Nothing was lost: the caller may try again later."""
+__all__ = ["BusUnavailable", "EventPublisher", "InsufficientStorage"]
 
 
 class EventPublisher(Protocol):
@@ -16,5 +15,6 @@ class EventPublisher(Protocol):
     async def publish(self, subject: str, message: Message, *, msg_id: str) -> None:
         """Returns once the stream has stored the message. The same msg_id within the
         stream's duplicate window is stored once, so a retried publish is safe. Raises
-        BusUnavailable when the bus cannot take it for now."""
+        BusUnavailable when the bus cannot take it for now, InsufficientStorage when the
+        store is (nearly) out of space."""
         ...

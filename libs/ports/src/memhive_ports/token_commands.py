@@ -13,8 +13,10 @@ from typing import Protocol
 
 from memhive_domain.tokens import TokenRecord
 
+from memhive_ports.faults import RetryLater
 
-class TokenServiceUnavailable(Exception):
+
+class TokenServiceUnavailable(RetryLater):
     """No token service answered in time (none running, or the bus is down)."""
 
 

@@ -11,6 +11,7 @@ from memhive_settings.settings import (
     NatsSettings,
     OidcSettings,
     QuerySettings,
+    StorageSettings,
     TelemetrySettings,
     VectorSettings,
 )
@@ -26,6 +27,7 @@ __all__ = [
     "NatsSettings",
     "OidcSettings",
     "QuerySettings",
+    "StorageSettings",
     "TelemetrySettings",
     "VectorSettings",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, ByteSize, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -20,6 +20,10 @@ class NatsSettings(BaseModel):
     embedded: bool = True
     replicas: int = Field(1, ge=1, le=5)
     connect_timeout_s: float = 5.0
+    # How long one request to the bus (a record read, a JetStream call, a publish's ack)
+    # may take. One unanswered for a second asks the bus whether it answers at all; a bus
+    # that does not is "unavailable" (503 with Retry-After) until it answers again.
+    request_timeout_s: float = Field(4.0, gt=0, le=30)
     # Declare streams and buckets at start (needs the admin user). Services with
     # least-privilege users only check them: `memhive declare-streams` declares them.
     declare_streams: bool = True
@@ -35,6 +39,17 @@ class NatsSettings(BaseModel):
     tls_ca_file: Path | None = None
     tls_cert_file: Path | None = None
     tls_key_file: Path | None = None
+
+
+class StorageSettings(BaseModel):
+    """The data dir's disk (embedded bus and lanes): below `min_free` free bytes the
+    gateway refuses writes (507) and the lanes take no index writes, so what is stored
+    never meets a full disk; both resume by themselves once space is freed."""
+
+    min_free: ByteSize = Field(
+        ByteSize(256 * 2**20),
+        description="the low-space watermark, e.g. 256MiB or 2GB; 0 turns it off",
+    )
 
 
 class VectorSettings(BaseModel):
@@ -54,6 +69,11 @@ class LexicalSettings(BaseModel):
     password: SecretStr | None = None
     verify_certs: bool = True
     index: str = "memhive-memories"
+    # tantivy commits in groups (a commit costs ~11 ms of CPU however much it holds): at
+    # most this long after a write, or once this many writes wait. Writes are searchable at
+    # once either way; the embed service acknowledges its events once they are committed.
+    commit_interval_s: float = Field(0.5, ge=0, le=30)
+    commit_max_writes: int = Field(500, ge=1, le=100_000)
 
 
 class EmbeddingSettings(BaseModel):
@@ -193,8 +213,10 @@ class LinkClassifierSettings(BaseModel):
     """The link classifier: proposes edges between a new memory and its nearest neighbours."""
 
     neighbours: int = Field(5, ge=1, le=50)
-    # Without an LLM only near-duplicates (cosine at or above this) are linked, as related_to.
-    fallback_threshold: float = Field(0.92, ge=0, le=1)
+    # Near-duplicates (cosine at or above this) are linked as related_to, with an LLM or
+    # without one (then nothing else is). None: the save's query.conflict_threshold, so
+    # what a save waiting for `indexed` would refuse (409) is linked when it is saved anyway.
+    fallback_threshold: float | None = Field(None, ge=0, le=1)
     batch_size: int = Field(8, ge=1, le=1000)
     max_deliveries: int = Field(5, ge=1)
 
@@ -274,6 +296,7 @@ class MemhiveSettings(BaseSettings):
     run_services: list[str] | None = None
 
     nats: NatsSettings = NatsSettings()
+    storage: StorageSettings = StorageSettings()
     vector: VectorSettings = VectorSettings()
     lexical: LexicalSettings = LexicalSettings()
     embedding: EmbeddingSettings = EmbeddingSettings()

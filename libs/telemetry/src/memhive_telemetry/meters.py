@@ -7,6 +7,7 @@ and read what was counted. A process's composition root installs one through
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from memhive_settings import TelemetrySettings
@@ -46,9 +47,17 @@ def meter(name: str, provider: MeterProvider | None = None) -> Meter:
     return source.get_meter(name)
 
 
+def one_line_json(item) -> str:
+    """A console exporter's record as one JSON object on one line (the SDK indents it over
+    many): a log shipper reads it, and under `memhive run` a child's records, relayed line by
+    line, never interleave with the parent's."""
+    return item.to_json(indent=None) + os.linesep
+
+
 def _exporting_readers(settings: TelemetrySettings) -> list[MetricReader]:
     if settings.exporter == "console":
-        return [PeriodicExportingMetricReader(ConsoleMetricExporter())]
+        exporter = ConsoleMetricExporter(formatter=one_line_json)
+        return [PeriodicExportingMetricReader(exporter)]
     if settings.exporter == "otlp":
         return [PeriodicExportingMetricReader(_otlp_exporter(settings.otlp_endpoint))]
     return []

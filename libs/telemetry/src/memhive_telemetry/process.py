@@ -7,6 +7,7 @@ the Prometheus reader keeps its own registry, which /metrics renders.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from memhive_settings import TelemetrySettings
@@ -16,7 +17,8 @@ from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.trace import TracerProvider
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 
-from memhive_telemetry.logs import use_json_logs
+from memhive_telemetry.exposition import merged_by_service
+from memhive_telemetry.logs import use_service_logs
 from memhive_telemetry.meters import build_meter_provider
 from memhive_telemetry.tracing import build_tracer_provider
 
@@ -33,6 +35,12 @@ class Telemetry:
     def prometheus_text(self) -> bytes:
         """Every instrument of the process, in Prometheus text exposition format."""
         return generate_latest(self.registry)
+
+    def prometheus_text_with(self, others: Mapping[str, bytes]) -> bytes:
+        """The same, with other processes' exposition text by service name (`memhive run`'s
+        children), every sample labelled with its service."""
+        own = self.registry.collect()
+        return merged_by_service(self.settings.service_name, own, others)
 
     def shutdown(self) -> None:
         self.tracer_provider.shutdown()
@@ -54,8 +62,7 @@ def install_telemetry(settings: TelemetrySettings) -> Telemetry:
     tracer_provider = build_tracer_provider(settings)
     metrics.set_meter_provider(meter_provider)
     trace.set_tracer_provider(tracer_provider)
-    if settings.log_format == "json":
-        use_json_logs()
+    use_service_logs(settings.service_name, settings.log_format)
     _installed = Telemetry(settings, meter_provider, tracer_provider, registry)
     return _installed
 

@@ -9,14 +9,20 @@ CLI commands included, pays only for the API.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Iterator, Mapping, MutableMapping, Sequence
+from contextlib import contextmanager
+from functools import cache
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
-from opentelemetry.trace import Tracer
+from opentelemetry.trace import Link, NonRecordingSpan, SpanContext, SpanKind, Tracer
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+from opentelemetry.util.types import Attributes
 
 _PROPAGATOR = TraceContextTextMapPropagator()
+
+# The span some work is done for (a message's publisher, a request), kept to join it later.
+TraceCause = SpanContext
 
 
 def tracer(name: str) -> Tracer:
@@ -41,3 +47,35 @@ def current_trace_ids() -> tuple[str, str] | None:
     if not span_context.is_valid:
         return None
     return format(span_context.trace_id, "032x"), format(span_context.span_id, "016x")
+
+
+def cause_of(headers: Mapping[str, str] | None) -> TraceCause | None:
+    """The span that published a message, when its headers carry one."""
+    span_context = trace.get_current_span(extract_trace(headers)).get_span_context()
+    return span_context if span_context.is_valid else None
+
+
+@contextmanager
+def span_caused_by(
+    name: str,
+    causes: Sequence[TraceCause],
+    *,
+    source: str,
+    kind: SpanKind = SpanKind.INTERNAL,
+    attributes: Attributes = None,
+) -> Iterator[None]:
+    """Work done for several causes at once (a batch of messages, a debounced refresh): a
+    child of the first cause's span, linked to the others; with none, a trace of its own.
+    `source` names the tracer (the instrumentation scope)."""
+    parent = trace.set_span_in_context(NonRecordingSpan(causes[0])) if causes else None
+    links = [Link(cause) for cause in causes[1:]]
+    with _tracer_of(source).start_as_current_span(
+        name, context=parent, kind=kind, links=links, attributes=attributes
+    ):
+        yield
+
+
+@cache
+def _tracer_of(source: str) -> Tracer:
+    # Once per source, not per batch (a proxy until the process installs its provider).
+    return tracer(source)

@@ -11,7 +11,13 @@ from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 
-from memhive_telemetry.meters import OTLP_PACKAGE, TelemetryUnavailable, _signal_url, resource_of
+from memhive_telemetry.meters import (
+    OTLP_PACKAGE,
+    TelemetryUnavailable,
+    _signal_url,
+    one_line_json,
+    resource_of,
+)
 
 
 class OwnRandomIds(IdGenerator):
@@ -43,7 +49,7 @@ def build_tracer_provider(settings: TelemetrySettings) -> TracerProvider:
 
 def _exporting_processors(settings: TelemetrySettings) -> list[SpanProcessor]:
     if settings.exporter == "console":
-        return [BatchSpanProcessor(ConsoleSpanExporter())]
+        return [BatchSpanProcessor(ConsoleSpanExporter(formatter=one_line_json))]
     if settings.exporter == "otlp":
         return [BatchSpanProcessor(_otlp_span_exporter(settings.otlp_endpoint))]
     return []

@@ -1,6 +1,10 @@
 """When scopes are re-rendered: debounced on change (BulletinSchedule), and at input expiry.
 
 Nothing pending means no timer at all: the loop waits for the next change.
+
+A refresh runs in the trace of the first change that called for it, linked to the others (at
+most MAX_CAUSES kept per scope), so its `bulletin.refreshed` event carries the trace of a save
+like every other event; a refresh at an expiry, which no event caused, starts a trace of its own.
 """
 
 from __future__ import annotations
@@ -8,16 +12,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 
 from memhive_domain.bulletin_schedule import BulletinSchedule
 from memhive_domain.scopes import ScopeRef
-from memhive_ports import Clock
+from memhive_ports import Clock, RetryLater
+from memhive_telemetry.propagation import TraceCause, span_caused_by
 
 from memhive_bulletin.refresher import Refresh
 
 log = logging.getLogger(__name__)
+
+MAX_CAUSES = 16
 
 RefreshScope = Callable[[str, ScopeRef], Awaitable[Refresh]]
 ScopeId = tuple[str, ScopeRef]  # (workspace id, scope)
@@ -28,12 +35,19 @@ class BulletinScheduler:
         self._refresh, self._schedule, self._clock = refresh, schedule, clock
         self._scopes: dict[str, ScopeId] = {}
         self._expiries: dict[str, datetime] = {}
+        self._causes: dict[str, list[TraceCause]] = {}
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
-    def mark_changed(self, workspace_id: str, scope: ScopeRef) -> None:
+    def mark_changed(
+        self, workspace_id: str, scope: ScopeRef, causes: Sequence[TraceCause] = ()
+    ) -> None:
+        """`causes`: the traces of the events that changed it (its refresh joins them)."""
         key = _key(workspace_id, scope)
         self._scopes[key] = (workspace_id, scope)
+        kept = self._causes.setdefault(key, [])
+        kept += causes[: MAX_CAUSES - len(kept)]
         self._schedule.mark_changed(key, self._clock.now())
         self._changed.set()
 
@@ -50,17 +64,23 @@ class BulletinScheduler:
         return len(due)
 
     async def start(self) -> None:
+        self._stopping = False
         self._task = asyncio.create_task(self._run(), name="bulletin-scheduler")
 
     async def stop(self) -> None:
+        """Cancels the loop, and tells it too: a cancellation can be lost on the way (Python
+        3.11's asyncio.wait_for, inside nats-py's requests, drops one that arrives with a
+        result), and the loop would then wait for a change forever."""
         task, self._task = self._task, None
         if task is not None:
+            self._stopping = True
+            self._changed.set()
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             self._changed.clear()
             await self.run_due()
             await self._sleep_until(self.next_wakeup())
@@ -77,18 +97,29 @@ class BulletinScheduler:
     async def _refresh_one(self, key: str) -> None:
         started = self._clock.now()
         workspace_id, scope = self._scopes[key]
+        causes = self._causes.pop(key, [])
         try:
-            outcome = await self._refresh(workspace_id, scope)
+            with span_caused_by("bulletin refresh", causes, source=__name__,
+                                attributes={"memhive.scope": key}):  # fmt: skip
+                outcome = await self._refresh(workspace_id, scope)
+        except RetryLater as exc:  # the bus or its disk, for now: one line
+            log.warning("bulletin %s: refresh failed; will retry: %s", key, exc)
+            self._retry_later(key, started, causes)
+            return
         except Exception:
-            # The scope stays changed: retried after another quiet period.
             log.exception("bulletin %s: refresh failed; will retry", key)
-            self._schedule.mark_rendered(key, started)
-            self._schedule.mark_changed(key, self._clock.now())
+            self._retry_later(key, started, causes)
             return
         self._schedule.mark_rendered(key, started)
         self._expiries.pop(key, None)
         if outcome.next_expiry is not None:
             self._expiries[key] = outcome.next_expiry
+
+    def _retry_later(self, key: str, started: datetime, causes: list[TraceCause]) -> None:
+        """The scope stays changed: retried after another quiet period, for the same causes."""
+        self._causes[key] = [*causes, *self._causes.get(key, [])][:MAX_CAUSES]
+        self._schedule.mark_rendered(key, started)
+        self._schedule.mark_changed(key, self._clock.now())
 
     def _mark_expired(self, now: datetime) -> None:
         for key, moment in list(self._expiries.items()):

@@ -1,8 +1,11 @@
 """Thin subscriber: which scopes each memory event changed, handed to the scheduler, and
 which records it changed, dropped from the bulletin's copies first.
 
-MemoryIndexed counts as well as MemorySaved: the bulletin reads a scope's ids from the
-lexical lane, so a scope is only complete once its new memory is indexed there.
+It follows MemoryIndexed, not MemorySaved: the bulletin reads a scope's ids from the
+lexical lane, so a scope is complete only once its new memory is indexed there, and every
+MemorySaved is followed by a MemoryIndexed (or, forgotten meanwhile, a MemoryForgotten).
+One delivery per save instead of two. A MemorySaved delivered by a durable still
+subscribed to it is handled the same way.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from memhive_contracts.codec import decode
 from memhive_contracts.mapping import memory_from_pb
 from memhive_domain.scopes import ScopeRef
 from memhive_ports.poison import Poison
+from memhive_telemetry.propagation import TraceCause, cause_of
 from nats.aio.msg import Msg
 
 from memhive_bulletin.record_cache import EventFreshRecords
@@ -25,7 +29,7 @@ MEMORY_EVENTS = {
     subjects.MEMORY_INDEXED: events_pb2.MemoryIndexed,
     subjects.MEMORY_FORGOTTEN: events_pb2.MemoryForgotten,
 }
-EVENT_SUBJECTS = (*MEMORY_EVENTS, subjects.MEMORIES_LINKED)
+EVENT_SUBJECTS = (subjects.MEMORY_INDEXED, subjects.MEMORY_FORGOTTEN, subjects.MEMORIES_LINKED)
 
 
 class ScopeChangeSubscriber:
@@ -33,11 +37,14 @@ class ScopeChangeSubscriber:
         self._scheduler, self._records = scheduler, records
 
     async def handle_batch(self, msgs: Sequence[Msg]) -> None:
-        changed: set[tuple[str, ScopeRef]] = set()
+        # Each scope with the trace of every message that changed it (a batch mixes saves).
+        changed: dict[tuple[str, ScopeRef], list[TraceCause]] = {}
         for msg in msgs:
-            changed.update(await self._scopes_of(msg))
-        for workspace_id, scope in sorted(changed, key=lambda c: (c[0], c[1].key)):
-            self._scheduler.mark_changed(workspace_id, scope)
+            cause = cause_of(msg.headers)
+            for scope_id in await self._scopes_of(msg):
+                changed.setdefault(scope_id, []).extend([cause] if cause else [])
+        for (workspace_id, scope), causes in sorted(changed.items(), key=_by_scope):
+            self._scheduler.mark_changed(workspace_id, scope, causes)
 
     async def _scopes_of(self, msg: Msg) -> Iterable[tuple[str, ScopeRef]]:
         prefix, workspace_id = msg.subject.rsplit(".", 1)
@@ -58,3 +65,8 @@ class ScopeChangeSubscriber:
         self._records.drop(workspace_id, ends)  # their edges changed
         records = await self._records.get_many(workspace_id, ends)
         return [(workspace_id, r.memory.scope_ref) for r in records.values()]
+
+
+def _by_scope(item: tuple[tuple[str, ScopeRef], list[TraceCause]]) -> tuple[str, str]:
+    (workspace_id, scope), _ = item
+    return workspace_id, scope.key

@@ -8,7 +8,7 @@ A memory with no record any more (purged) leaves both lanes.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 
 from memhive.v1 import events_pb2
@@ -51,7 +51,10 @@ class LaneIndexer:
         self._store, self._vector, self._lexical = store, vector, lexical
         self._embedder, self._publisher, self._clock = embedder, publisher, clock
 
-    async def index(self, requests: Sequence[IndexRequest]) -> None:
+    async def index(self, requests: Sequence[IndexRequest]) -> Awaitable[None]:
+        """Both lanes written and MemoryIndexed announced (the memory is recallable); the
+        awaitable returned completes once the lexical lane's writes are durable too (its
+        commits are grouped): only then may the events be acknowledged."""
         latest = await self._current_records(requests)
         live = {k: m for k, m in latest.items() if not m.forgotten}
         gone = [(m.workspace_id, m.id) for m in latest.values() if m.forgotten]
@@ -59,6 +62,7 @@ class LaneIndexer:
         vectors = await self._vectors_for(requests, live)
         await self._write_lanes(live, vectors, gone)
         await self._announce(requests, latest, vectors)
+        return self._lexical.persisted()
 
     async def _current_records(self, requests: Sequence[IndexRequest]) -> dict[str, Memory]:
         by_workspace: dict[str, set[str]] = {}

@@ -83,6 +83,7 @@ class Reindexer:
             await generation.open()
             self._lanes.begin_build(generation)
             done, total, sequence = await self._fill(generation, report)
+            await generation.lexical.persisted()  # on disk before any pointer names it
             if self._pointer is not None:  # every other process now moves to it
                 await self._pointer.advance(spec)
         except BaseException:
@@ -128,6 +129,7 @@ class Reindexer:
             await _rewrite(current, batch.memories)
             done, total = batch.read, batch.total
             await report(self._progress("running", done, total))
+        await current.lexical.persisted()
         return self._progress("done", done, total)
 
     async def _fill(self, generation: LaneGeneration, report: Report) -> tuple[int, int, int]:
@@ -154,6 +156,7 @@ class Reindexer:
             latest.update((m.id, m) for m in batch.memories)
         if latest:
             await _rewrite(self._lanes.current, list(latest.values()))
+            await self._lanes.current.lexical.persisted()
             log.info("reindex caught up %d memories written during the rebuild", len(latest))
 
     async def _retire(self, old: LaneGeneration) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 
 from memhive.v1 import events_pb2
 from memhive_contracts import subjects
@@ -23,8 +23,9 @@ class MemoryEventSubscriber:
     def __init__(self, indexer: LaneIndexer) -> None:
         self._indexer = indexer
 
-    async def handle_batch(self, msgs: Sequence[Msg]) -> None:
-        await self._indexer.index([_request(m) for m in msgs])
+    async def handle_batch(self, msgs: Sequence[Msg]) -> Awaitable[None]:
+        """Acknowledged once the lanes' writes are durable (see LaneIndexer.index)."""
+        return await self._indexer.index([_request(m) for m in msgs])
 
 
 def _request(msg: Msg) -> IndexRequest:

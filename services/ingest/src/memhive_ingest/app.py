@@ -7,7 +7,7 @@ from datetime import timedelta
 from memhive_adapters.nats.audit_log import JetStreamAuditLog
 from memhive_adapters.nats.consumer import PullConsumer
 from memhive_adapters.nats.scheduler import JetStreamScheduler
-from memhive_adapters.oidc.jwks_verifier import JwksVerifier
+from memhive_adapters.oidc.identity import oidc_identity
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_application.audit_trail import AuditTrail
@@ -29,6 +29,9 @@ from memhive_ingest.upstream_events import UpstreamEventHandler, UpstreamEventSu
 COMMANDS_DURABLE = "ingest"
 ACTIVITY_DURABLE = "ingest-activity"
 UPSTREAM_DURABLE = "ingest-upstream"
+# Recall events folded per fetch, and at most one fold per window (ActivitySubscriber).
+ACTIVITY_BATCH = 256
+ACTIVITY_WINDOW_S = 1.0
 
 
 def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> ServiceGroup:
@@ -56,8 +59,10 @@ def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> Se
         stream=streams.ACTIVITY_STREAM,
         durable=ACTIVITY_DURABLE,
         subjects=[subjects.any_workspace(subjects.MEMORIES_RECALLED)],
-        handle_batch=ActivitySubscriber(AccessCounter(infra.store)).handle_batch,
-        batch_size=256,
+        handle_batch=ActivitySubscriber(
+            AccessCounter(infra.store), ACTIVITY_BATCH, ACTIVITY_WINDOW_S
+        ).handle_batch,
+        batch_size=ACTIVITY_BATCH,
         max_deliveries=settings.max_deliveries,
     )
     upstream = PullConsumer(
@@ -78,10 +83,8 @@ def token_responder(infra: Infrastructure) -> TokenResponder:
     """Ingest, the record writer, is also the only token writer: the gateway forwards
     token changes with the caller's credential, which is checked again here (no cache, so
     a revoked admin token stops at once)."""
-    oidc = infra.settings.oidc
-    auth = Authenticator(
-        infra.tokens, infra.clock, ttl_s=0, identity=JwksVerifier(oidc) if oidc.issuer else None
-    )
+    identity = oidc_identity(infra.settings.oidc).verifier  # people's JWTs, as the gateway's
+    auth = Authenticator(infra.tokens, infra.clock, ttl_s=0, identity=identity)
     trail = AuditTrail(JetStreamAuditLog(infra.js), infra.clock)
     admin = TokenAdmin(infra.tokens, trail, infra.clock)
     return TokenResponder(infra.nats, AuthenticatedTokenAdmin(auth, admin, infra.clock))

@@ -7,6 +7,7 @@ memories run concurrently, so a save and a forget of one memory never race.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -59,11 +60,35 @@ def _first_src(command: Message) -> str:
 
 
 class ActivitySubscriber:
-    def __init__(self, counter: AccessCounter) -> None:
-        self._counter = counter
+    """Folds recall events at most once per `window_s`: after a batch that did not fill
+    `batch_size` it waits out the rest of the window, so the recalls made meanwhile come
+    in the next fetch, together (a memory recalled often costs one write per window, not
+    one per recall). A full batch means a backlog: the next is taken at once. The counts
+    lag by at most the window; its messages are acked after it. When a batch fails, the
+    consumer retries each of its messages alone: those retries do not wait."""
+
+    def __init__(
+        self,
+        counter: AccessCounter,
+        batch_size: int,
+        window_s: float,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        self._counter, self._batch_size, self._window_s = counter, batch_size, window_s
+        self._sleep = sleep
+        self._retries_left = 0  # single-message retries of a failed batch still to come
 
     async def handle_batch(self, msgs: Sequence[Msg]) -> None:
-        await self._counter([decode(m.data, events_pb2.MemoriesRecalled) for m in msgs])
+        began, retry = time.monotonic(), self._retries_left > 0
+        self._retries_left = max(0, self._retries_left - 1)
+        try:
+            await self._counter([decode(m.data, events_pb2.MemoriesRecalled) for m in msgs])
+        except Exception:
+            if len(msgs) > 1:
+                self._retries_left = len(msgs)
+            raise
+        if not retry and len(msgs) < self._batch_size:
+            await self._sleep(max(0.0, self._window_s - (time.monotonic() - began)))
 
 
 def command_routes(

@@ -50,6 +50,8 @@ async def create_link_classifier(
         infra.clock,
         metrics,
         neighbours=settings.link_classifier.neighbours,
+        # Without an LLM only near-duplicates can be linked: the others are never read.
+        min_similarity=None if settings.llm.model else near_duplicate_threshold(settings),
     )
     indexed = subjects.MEMORY_INDEXED
     return PullConsumer(
@@ -67,6 +69,13 @@ async def create_link_classifier(
     )
 
 
+def near_duplicate_threshold(settings: MemhiveSettings) -> float:
+    """The link classifier's own, or else the save's conflict threshold: what a save waiting
+    for `indexed` would have refused is what gets linked as a near-duplicate."""
+    own = settings.link_classifier.fallback_threshold
+    return settings.query.conflict_threshold if own is None else own
+
+
 def build_link_classifier(
     settings: MemhiveSettings,
     clock: Clock,
@@ -75,7 +84,7 @@ def build_link_classifier(
 ) -> LinkClassifier:
     """With no LLM configured, the near-duplicate fallback alone. spend: this process's own
     bound unless given (the service passes the one its replicas share)."""
-    fallback = NearDuplicateClassifier(settings.link_classifier.fallback_threshold)
+    fallback = NearDuplicateClassifier(near_duplicate_threshold(settings))
     chat = build_chat_model(settings.llm)
     if chat is None:
         return fallback

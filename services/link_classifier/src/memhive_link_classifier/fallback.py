@@ -1,7 +1,10 @@
 """The classifier without an LLM: links only what it is sure of, and never guesses more.
 
 Near-identical text is surely related; whether one replaces or contradicts the other
-cannot be read off a cosine, so this never proposes updates or contradicts.
+cannot be read off a cosine, so this never proposes updates or contradicts. Its threshold
+is by default the save's own conflict threshold: a near-duplicate saved without the 409
+(a save that did not wait for `indexed`, a forced one, a hook's) is linked to what it
+duplicates, and the rationale says so.
 """
 
 from __future__ import annotations
@@ -14,6 +17,9 @@ from memhive_ports import EdgeProposal
 
 from memhive_link_classifier.orientation import newer_first
 
+# How a near-duplicate link's rationale begins, whichever classifier proposed it.
+NEAR_DUPLICATE = "near-duplicate text"
+
 
 class NearDuplicateClassifier:
     def __init__(self, threshold: float) -> None:
@@ -23,13 +29,16 @@ class NearDuplicateClassifier:
         self, new: Memory, neighbours: Sequence[tuple[Memory, float]]
     ) -> list[EdgeProposal]:
         return [
-            _near_duplicate(new, neighbour, score)
+            self.near_duplicate(new, neighbour, score)
             for neighbour, score in neighbours
             if score >= self._threshold
         ]
 
+    @property
+    def threshold(self) -> float:
+        return self._threshold
 
-def _near_duplicate(new: Memory, neighbour: Memory, score: float) -> EdgeProposal:
-    src, dst = newer_first(new, neighbour)
-    rationale = f"near-duplicate text (cosine {score:.3f})"
-    return EdgeProposal(src.id, dst.id, EdgeKind.RELATED_TO, min(score, 1.0), rationale)
+    def near_duplicate(self, new: Memory, neighbour: Memory, score: float) -> EdgeProposal:
+        src, dst = newer_first(new, neighbour)
+        rationale = f"{NEAR_DUPLICATE} (cosine {score:.3f} >= {self._threshold:g})"
+        return EdgeProposal(src.id, dst.id, EdgeKind.RELATED_TO, min(score, 1.0), rationale)

@@ -3,6 +3,12 @@
 The record decides, not the event: a memory forgotten or revised since it was indexed is
 skipped (a newer MemoryIndexed follows a revision). Pairs that already share an edge are
 not asked about again, so an agent's own `updates` is never second-guessed.
+
+Records are read only when there is something to classify: the neighbours come from the
+vector lane (the event's vector, its scope), those below `min_similarity` (what the
+classifier cannot link: without an LLM, anything short of a near-duplicate) are dropped
+first, and the new memory's record and the rest are read together, once. Most saves have
+no near-duplicate, and cost no read at all.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from memhive_contracts.mapping import to_timestamp
 from memhive_domain.edges import EdgeKind
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
-from memhive_domain.scopes import Visibility
+from memhive_domain.scopes import ScopeRef, Visibility
 from memhive_ports import (
     Clock,
     EdgeProposal,
@@ -43,6 +49,8 @@ class IndexedMemory:
     memory_id: str
     revision: int
     vector: Sequence[float]
+    scope: ScopeRef  # where its neighbours are looked for (the event's; the record decides)
+    body: str = ""  # the event's body: a lane of another encoder embeds it again
     encoder: str = ""  # the vector's encoder, as the event names it ("": the lanes')
 
 
@@ -57,39 +65,40 @@ class LinkNewMemory:
         metrics: ClassifierMetrics,
         *,
         neighbours: int,
+        min_similarity: float | None = None,
     ) -> None:
+        """min_similarity: the lowest cosine the classifier can link (None: any)."""
         self._store, self._index, self._classifier = store, vector_index, classifier
         self._publisher, self._clock, self._metrics = publisher, clock, metrics
-        self._k = neighbours
+        self._k, self._floor = neighbours, min_similarity
 
     async def __call__(self, indexed: IndexedMemory) -> list[EdgeProposal]:
         now = self._clock.now()
-        stored = await self._store.get(indexed.workspace_id, indexed.memory_id)
+        scores = await self._candidates(indexed, now)
+        if not scores:
+            return []
+        found = await self._store.get_many(indexed.workspace_id, [indexed.memory_id, *scores])
+        stored = found.get(indexed.memory_id)
         if stored is None or _outdated(stored, indexed, now):
             return []
-        vector = indexed.vector
-        if indexed.encoder:  # a lane of another encoder embeds the body again (encoder_match)
-            vector = EncodedVector(vector, indexed.encoder, stored.memory.body)
-        neighbours = await self._neighbours(stored, vector, now)
+        neighbours = _neighbours(stored, scores, found, now)[: self._k]
         proposals = await self._classifier.classify(stored.memory, neighbours) if neighbours else []
         if proposals:
             await self._publish(indexed, proposals, now)
         return proposals
 
-    async def _neighbours(
-        self, stored: StoredMemory, vector: Sequence[float], now: datetime
-    ) -> list[tuple[Memory, float]]:
-        new = stored.memory
-        same_scope = MemoryFilter(new.workspace_id, node=new.scope_ref, live_at=now)
+    async def _candidates(self, indexed: IndexedMemory, now: datetime) -> dict[str, float]:
+        """Cosine by id of the nearest memories of its scope the classifier could link."""
+        same_scope = MemoryFilter(indexed.workspace_id, node=indexed.scope, live_at=now)
+        vector = indexed.vector
+        if indexed.encoder:  # a lane of another encoder embeds the body again (encoder_match)
+            vector = EncodedVector(vector, indexed.encoder, indexed.body or None)
         hits = await self._index.search(vector, same_scope, self._k + 1)
-        linked = {e.other_end(new.id) for e in stored.edges} | {new.id}
-        scores = {h.memory_id: h.score for h in hits if h.memory_id not in linked}
-        found = await self._store.get_many(new.workspace_id, list(scores))
-        return [
-            (found[i].memory, scores[i])
-            for i in scores
-            if i in found and found[i].memory.is_live(now) and _may_link(new, found[i].memory)
-        ][: self._k]
+        return {
+            h.memory_id: h.score
+            for h in hits
+            if h.memory_id != indexed.memory_id and (self._floor is None or h.score >= self._floor)
+        }
 
     async def _publish(
         self, indexed: IndexedMemory, proposals: list[EdgeProposal], now: datetime
@@ -106,6 +115,22 @@ class LinkNewMemory:
         await self._publisher.publish(subject, command, msg_id=command_id)
         for p in proposals:
             self._metrics.edges_proposed.add(1, {"kind": p.kind.value})
+
+
+def _neighbours(
+    stored: StoredMemory, scores: dict[str, float], found: dict[str, StoredMemory], now: datetime
+) -> list[tuple[Memory, float]]:
+    """Live neighbours it may link to and is not linked to yet, most similar first."""
+    new = stored.memory
+    linked = {e.other_end(new.id) for e in stored.edges}
+    return [
+        (found[i].memory, score)
+        for i, score in scores.items()
+        if i in found
+        and i not in linked
+        and found[i].memory.is_live(now)
+        and _may_link(new, found[i].memory)
+    ]
 
 
 def _outdated(stored: StoredMemory, indexed: IndexedMemory, now: datetime) -> bool:

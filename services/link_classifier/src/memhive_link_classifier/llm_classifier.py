@@ -2,6 +2,8 @@
 
 Over the spend bound it answers with the fallback instead and counts the refusal; a
 failed call (unavailable, malformed answer) raises, so the message is retried later.
+What the fallback is sure of (near-duplicates) is linked even when the model answers
+"none" for it: a near-duplicate saved without the save's 409 is always linked.
 """
 
 from __future__ import annotations
@@ -44,10 +46,11 @@ class LlmLinkClassifier:
             self._metrics.budget_refusals.add(1)
             return await self._fallback.classify(new, neighbours)
         try:
-            return await self._ask(question, new, neighbours)
+            proposals = await self._ask(question, new, neighbours)
         except (LlmUnavailable, MalformedOutput) as failure:
             self._metrics.llm_failures.add(1, {"reason": _reason(failure)})
             raise
+        return _with_unlinked(proposals, await self._fallback.classify(new, neighbours))
 
     async def _ask(
         self, question: str, new: Memory, neighbours: Sequence[tuple[Memory, float]]
@@ -64,6 +67,12 @@ class LlmLinkClassifier:
     async def _spent(self, tokens: int) -> None:
         await self._guard.record(tokens)
         self._metrics.llm_tokens.add(tokens)
+
+
+def _with_unlinked(proposals: list[EdgeProposal], sure: list[EdgeProposal]) -> list[EdgeProposal]:
+    """The model's proposals, plus the sure ones for pairs it left unlinked."""
+    pairs = {frozenset((p.src_id, p.dst_id)) for p in proposals}
+    return proposals + [p for p in sure if frozenset((p.src_id, p.dst_id)) not in pairs]
 
 
 def _reason(failure: Exception) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from memhive.v1 import events_pb2
 from memhive_contracts import subjects
 from memhive_contracts.codec import decode
+from memhive_contracts.mapping import memory_from_pb
 from memhive_ports.poison import Poison
 from nats.aio.msg import Msg
 
@@ -29,11 +30,14 @@ def _indexed(msg: Msg) -> IndexedMemory:
     event = decode(msg.data, events_pb2.MemoryIndexed)
     if not event.embedding.values:
         raise Poison("MemoryIndexed without an embedding: nothing to find neighbours with")
+    memory = memory_from_pb(event.memory)
     return IndexedMemory(
         event_id=event.event_id,
         workspace_id=subjects.workspace_of(msg.subject),
-        memory_id=event.memory.id,
-        revision=event.memory.revision,
+        memory_id=memory.id,
+        revision=memory.revision,
         vector=list(event.embedding.values),
+        scope=memory.scope_ref,
+        body=memory.body,
         encoder=event.embedding.model,
     )

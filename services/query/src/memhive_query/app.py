@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.probes import InfrastructureProbe
+from memhive_ports import ServiceProcesses
 from memhive_telemetry import install_telemetry
 
 from memhive_query.api_docs import install_api_docs
@@ -32,12 +33,17 @@ from memhive_query.routes import (
     products,
     recall,
     revisions,
+    scopes,
     skills,
     tokens,
 )
 
 
-async def create_app(infra: Infrastructure) -> FastAPI:
+async def create_app(
+    infra: Infrastructure, service_processes: ServiceProcesses | None = None
+) -> FastAPI:
+    """`service_processes`: the children a `memhive run` started, whose probes and metrics
+    this app's /readyz and /metrics include."""
     install_telemetry(infra.settings.telemetry)  # once per process; /metrics renders it
     gateway = await build_gateway(infra)
 
@@ -58,11 +64,13 @@ async def create_app(infra: Infrastructure) -> FastAPI:
         telemetry=http_telemetry(),
         docs_url=None,  # served offline by install_api_docs
         redoc_url=None,
-        # Every request passes the body-size guard (request_guards.py) before its route.
-        responses=errors(413),
+        # Every request passes the body-size guard (request_guards.py) before its route, and
+        # may find the bus unavailable (503) or, for a write, the disk nearly full (507).
+        responses=errors(413, 503, 507),
     )
     app.state.gateway = gateway
     app.state.health_probe = InfrastructureProbe(infra)
+    app.state.service_processes = service_processes
     install_error_handlers(app)
     routers = (
         consolidation,
@@ -76,6 +84,7 @@ async def create_app(infra: Infrastructure) -> FastAPI:
         edges,
         bulletins,
         products,
+        scopes,
         kv,
         activity,
         exchange,

@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse
 from memhive_application.authentication import Unauthenticated
 from memhive_domain.errors import ConcurrentUpdate, InvalidInput, NotAllowed, NotFound
 from memhive_domain.kv import RevisionMismatch
-from memhive_ports import BusUnavailable, TokenServiceUnavailable
+from memhive_ports import BusUnavailable, InsufficientStorage, RetryLater
 from starlette.exceptions import HTTPException
 
 from memhive_query.schemas import memory_json
@@ -47,8 +47,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(NearDuplicates, _near_duplicates)
     app.add_exception_handler(RevisionMismatch, _revision_mismatch)
     app.add_exception_handler(SummaryUnavailable, _status(503))
-    app.add_exception_handler(TokenServiceUnavailable, _status(503))
-    app.add_exception_handler(BusUnavailable, _bus_unavailable)
+    app.add_exception_handler(RetryLater, _retry_later)
 
 
 def error_response(
@@ -102,11 +101,21 @@ async def _revision_mismatch(_: Request, exc: RevisionMismatch) -> JSONResponse:
     return error_response(409, str(exc), current_revision=exc.current)
 
 
-async def _bus_unavailable(_: Request, exc: BusUnavailable) -> JSONResponse:
-    # Nothing was stored: the same request, retried, is safe (a save may then answer 200
-    # with the id of an identical body that did land).
-    response = error_response(503, f"memhive's bus cannot take this right now: {exc}")
-    response.headers["Retry-After"] = "1"
+async def _retry_later(_: Request, exc: RetryLater) -> JSONResponse:
+    return retry_later_response(exc)
+
+
+def retry_later_response(exc: RetryLater) -> JSONResponse:
+    """503 (507 for a full disk) with Retry-After. Nothing was stored: the same request,
+    retried, is safe (a save may then answer 200 with the id of an identical body that did
+    land)."""
+    if isinstance(exc, InsufficientStorage):
+        response = error_response(507, str(exc))
+    elif isinstance(exc, BusUnavailable):
+        response = error_response(503, f"memhive's bus cannot take this right now: {exc}")
+    else:
+        response = error_response(503, str(exc))
+    response.headers["Retry-After"] = str(exc.retry_after_s)
     return response
 
 

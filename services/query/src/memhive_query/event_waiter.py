@@ -6,6 +6,10 @@ for one event; `follow` (or the block `following`) keeps every event of a memory
 until cancelled, for a write that must wait past events of other writes in flight
 (`settling_event`): events can arrive back to back, before a one-shot waiter could be
 registered again.
+
+A wait ends early when the bus stalls (`bus_stalled` returns): no event can come, and the
+command is durable already, so the caller is answered "accepted" at once rather than after
+the whole wait.
 """
 
 from __future__ import annotations
@@ -13,8 +17,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import defaultdict
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
 
 from memhive.v1 import edges_pb2, events_pb2
 from memhive_contracts import subjects
@@ -33,9 +37,14 @@ EVENTS = {
 }
 
 
+T = TypeVar("T")
+
+
 class EventWaiter:
-    def __init__(self, nc: NatsClient) -> None:
-        self._nc = nc
+    def __init__(
+        self, nc: NatsClient, bus_stalled: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
+        self._nc, self._bus_stalled = nc, bus_stalled
         self._waiting: dict[tuple[str, str], list[asyncio.Future]] = defaultdict(list)
         self._following: dict[tuple[str, str], list[asyncio.Queue]] = defaultdict(list)
         self._key_of: dict[int, tuple[str, str]] = {}
@@ -63,10 +72,7 @@ class EventWaiter:
 
     async def next_event(self, following: asyncio.Queue, timeout_s: float):
         """The next event `following` received, or None when none comes in time."""
-        try:
-            return await asyncio.wait_for(following.get(), timeout_s)
-        except TimeoutError:
-            return None
+        return await self._within(following.get(), timeout_s)
 
     async def wait(self, future: asyncio.Future, timeout_s: float) -> bool:
         """True when the stage was reached in time; the caller answers 'accepted' otherwise."""
@@ -75,11 +81,22 @@ class EventWaiter:
     async def event(self, future: asyncio.Future, timeout_s: float):
         """The event that completed the stage, or None when none came in time."""
         try:
-            return await asyncio.wait_for(asyncio.shield(future), timeout_s)
-        except TimeoutError:
-            return None
+            return await self._within(asyncio.shield(future), timeout_s)
         finally:
             self._discard(future)
+
+    async def _within(self, awaited: Awaitable[T], timeout_s: float) -> T | None:
+        """What `awaited` gives, or None past `timeout_s` or once the bus stalls."""
+        waiting = asyncio.ensure_future(awaited)
+        watches = {waiting}
+        if self._bus_stalled is not None:
+            watches.add(asyncio.ensure_future(self._bus_stalled()))
+        try:
+            await asyncio.wait(watches, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in watches:
+                task.cancel()
+        return waiting.result() if waiting.done() and not waiting.cancelled() else None
 
     def cancel(self, waiting: asyncio.Future | asyncio.Queue) -> None:
         """Stop waiting on a future that will not be awaited, or stop following."""

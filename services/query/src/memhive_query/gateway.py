@@ -9,10 +9,10 @@ from memhive_adapters.nats.activity_log import JetStreamActivityLog
 from memhive_adapters.nats.audit_log import JetStreamAuditLog
 from memhive_adapters.nats.dead_letters import DeadLetters
 from memhive_adapters.nats.kv_key_value_store import KvKeyValueStore
+from memhive_adapters.nats.publisher import JetStreamPublisher
 from memhive_adapters.nats.revision_log import JetStreamRevisionLog
 from memhive_adapters.nats.token_requests import BusTokenCommands
-from memhive_adapters.oidc.jwks_verifier import JwksVerifier
-from memhive_adapters.oidc.provider import HttpIdentityProvider
+from memhive_adapters.oidc.identity import oidc_identity
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.llm import build_chat_model, open_shared_spend_guard
@@ -21,7 +21,14 @@ from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
 from memhive_domain.fusion import FusionMethod
 from memhive_domain.ranking import AnswerFit
-from memhive_ports import IdentityProvider, IdentityVerifier
+from memhive_ports import (
+    Clock,
+    Embedder,
+    EventPublisher,
+    IdentityProvider,
+    IdentityVerifier,
+    MemoryStore,
+)
 
 from memhive_query.event_waiter import EventWaiter
 from memhive_query.use_cases.activity import RecentActivity
@@ -52,9 +59,21 @@ from memhive_query.use_cases.products import Products
 from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
 from memhive_query.use_cases.revisions import MemoryRevisions
 from memhive_query.use_cases.save import SaveMemory
+from memhive_query.use_cases.scopes import ScopesOfPrincipal
 from memhive_query.use_cases.skills import Skills
 from memhive_query.use_cases.tokens import GatewayTokens
 from memhive_query.use_cases.update import UpdateMemory
+
+
+@dataclass(frozen=True, slots=True)
+class ImportPorts:
+    """An import's restores are writes asked for: they take the guarded command publisher."""
+
+    embedder: Embedder
+    store: MemoryStore
+    publisher: EventPublisher
+    clock: Clock
+
 
 SPEND_CONSUMER = "consolidation"  # the gateway replicas' summaries share one LLM spend bound
 
@@ -74,6 +93,7 @@ class Gateway:
     edges: EdgeReader
     bulletin: ReadBulletin
     products: AuditedProducts
+    scopes: ScopesOfPrincipal
     audit: AuditTrail
     tokens: GatewayTokens
     update: AuditedUpdate
@@ -129,18 +149,19 @@ async def open_summarizer(infra: Infrastructure) -> Summarizer | None:
 async def build_gateway(infra: Infrastructure) -> Gateway:
     settings = infra.settings.query
     vector, lexical = await infra.lanes()
-    waiter = EventWaiter(infra.nats)
+    waiter = EventWaiter(infra.nats, bus_stalled=infra.nats.liveness.until_stalled)
     timeout = settings.save_wait_timeout_s
     reader = MemoryReader(infra.store, lexical, infra.clock)
-    edge_commands = EdgeCommands(infra.publisher, waiter, timeout)
+    # Writes asked for: refused below the data dir's low-space watermark (507). The audit
+    # trail and recall hits keep `infra.publisher`: the room kept free is for them too.
+    commands = JetStreamPublisher(infra.js, space=infra.space)
+    edge_commands = EdgeCommands(commands, waiter, timeout)
     trail = gateway_trail(JetStreamAuditLog(infra.js), infra.clock)
     conflicts = ConflictCheck(vector, infra.store, settings.conflict_threshold)
-    oidc = infra.settings.oidc
-    provider = HttpIdentityProvider(oidc) if oidc.dashboard_sign_in else None
-    identity = JwksVerifier(oidc, provider) if oidc.issuer else None
+    oidc = oidc_identity(infra.settings.oidc)
     save = SaveMemory(
         infra.embedder,
-        infra.publisher,
+        commands,
         waiter,
         infra.clock,
         timeout,
@@ -149,16 +170,17 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         identical=IdenticalSaves(infra.store, waiter, lexical),
         products=infra.products,
     )
-    key_values = KeyValues(KvKeyValueStore(infra.js, infra.clock), infra.clock)
+    key_values = KeyValues(KvKeyValueStore(infra.js, infra.clock, infra.space), infra.clock)
+    ports = ImportPorts(infra.embedder, infra.store, commands, infra.clock)
     imports = ImportMemories(
-        save, conflicts, edge_commands, key_values, waiter, infra=infra, wait_timeout_s=timeout
+        save, conflicts, edge_commands, key_values, waiter, infra=ports, wait_timeout_s=timeout
     )
     export = ExportMemories(reader, infra.store, JetStreamRevisionLog(infra.js), infra.clock)
     return Gateway(
         infra=infra,
-        auth=Authenticator(infra.tokens, infra.clock, identity=identity),
-        identity=identity,
-        identity_provider=provider,
+        auth=Authenticator(infra.tokens, infra.clock, identity=oidc.verifier),
+        identity=oidc.verifier,
+        identity_provider=oidc.provider,
         summarizer=await open_summarizer(infra),
         waiter=waiter,
         save=AuditedSave(save, trail),
@@ -186,23 +208,25 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             follow_top=settings.follow_top,
         ),
         reader=reader,
-        forget=AuditedForget(
-            ForgetMemory(reader, infra.publisher, waiter, infra.clock, timeout), trail
-        ),
+        forget=AuditedForget(ForgetMemory(reader, commands, waiter, infra.clock, timeout), trail),
         revisions=MemoryRevisions(infra.store, JetStreamRevisionLog(infra.js), infra.clock),
         dead_letters=AuditedDeadLetters(WorkspaceDeadLetters(DeadLetters(infra.js)), trail),
         link=AuditedLink(LinkMemories(infra.store, edge_commands, infra.clock), trail),
         edges=EdgeReader(infra.store, infra.clock),
         bulletin=ReadBulletin(await open_scope_bulletins(infra)),
         products=AuditedProducts(Products(infra.products, infra.clock), trail),
+        scopes=ScopesOfPrincipal(
+            Products(infra.products, infra.clock), lexical, infra.store, infra.clock
+        ),
         audit=trail,
         tokens=GatewayTokens(
-            infra.tokens, BusTokenCommands(infra.nats, settings.token_request_timeout_s)
+            infra.tokens,
+            BusTokenCommands(infra.nats, settings.token_request_timeout_s, infra.space),
         ),
         update=AuditedUpdate(
             UpdateMemory(
                 reader,
-                infra.publisher,
+                commands,
                 waiter,
                 infra.clock,
                 timeout,

@@ -12,9 +12,11 @@ from contextvars import ContextVar
 import httpx
 from fastapi import FastAPI
 from memhive_application.authentication import Authenticator, Unauthenticated
+from memhive_ports import RetryLater
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from memhive_query.errors import retry_later_response
 from memhive_query.mcp.api import MemoryApi
 from memhive_query.mcp.rest_api import RestMemoryApi
 from memhive_query.mcp.server import build_mcp_server, mcp_asgi_app
@@ -39,6 +41,8 @@ class McpAuth:
         except Unauthenticated as exc:
             response = JSONResponse({"detail": str(exc)}, 401, {"WWW-Authenticate": "Bearer"})
             return await response(scope, receive, send)
+        except RetryLater as exc:  # the token could not be looked up: the bus is unavailable
+            return await retry_later_response(exc)(scope, receive, send)
         token = header.partition(" ")[2].strip()
         _caller_api.set(RestMemoryApi("http://memhive", token, client=self._loopback))
         await self._app(scope, receive, send)

@@ -46,8 +46,11 @@ _MEANING = {
     413: "the request body is larger than the gateway accepts",
     422: "invalid input: `problems` names each field",
     503: "a service behind the gateway did not answer in time (tokens: the ingest service), "
-    "or the bus cannot take writes for now (a stream electing its leader): retry after "
-    "`Retry-After` seconds",
+    "or the bus does not answer or cannot take writes for now (stalled, reconnecting, a "
+    "stream electing its leader): nothing was done; retry after `Retry-After` seconds",
+    507: "a write refused because memhive's disk is nearly full (below its low-space "
+    "watermark): nothing was stored; reads still work, and writes resume by themselves once "
+    "space is freed",
 }
 
 

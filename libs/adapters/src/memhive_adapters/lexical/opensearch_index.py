@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
@@ -12,13 +12,17 @@ from memhive_ports.lanes import LaneHit
 from opensearchpy import AsyncOpenSearch
 
 from memhive_adapters.lexical import opensearch_queries as dsl
+from memhive_adapters.lexical.group_commit import completed
 
 
 class OpenSearchLexicalIndex:
     """BM25 over memory bodies in one OpenSearch index.
 
-    Writes refresh before returning (searchable on return) and are serialised by an
-    asyncio.Lock; reads may overlap. close() closes the client it was given.
+    Writes wait for the index's next refresh before returning (`refresh=wait_for`:
+    searchable on return, no segment forced per write; a write waits up to the index's
+    refresh_interval, 1 s by default) and are serialised by an asyncio.Lock; reads may
+    overlap. An acknowledged write is durable (OpenSearch's translog). close() closes the
+    client it was given.
     """
 
     def __init__(self, client: AsyncOpenSearch, index: str) -> None:
@@ -61,6 +65,9 @@ class OpenSearchLexicalIndex:
                 body=dsl.bulk_actions(self._index, memories), refresh="wait_for"
             )
         _raise_on_bulk_errors(response)
+
+    def persisted(self) -> Awaitable[None]:
+        return completed()  # each write is durable when OpenSearch acknowledges it
 
     async def delete(self, workspace_id: str, memory_ids: Sequence[str]) -> None:
         if not memory_ids:

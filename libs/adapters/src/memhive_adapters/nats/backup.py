@@ -8,7 +8,8 @@ rebuilds them.
 
 A backup directory holds `manifest.json` (each stream's config and state at the
 snapshot) and one `<stream>.snapshot` file per stream (the server's compressed tar).
-Each stream is consistent in itself; streams are taken one after another.
+Each stream is consistent in itself; streams are taken one after another. It holds every
+private memory and the token digests, so the directory is 0700 and its files 0600.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from pathlib import Path
 from memhive_contracts import streams
 from nats.aio.client import Client
 from nats.aio.msg import Msg
+
+from memhive_adapters.private_files import open_private, private_directory, write_private
 
 MANIFEST = "manifest.json"
 FORMAT_VERSION = 1
@@ -57,7 +60,7 @@ async def backup(nc: Client, directory: Path) -> list[StreamCopy]:
     directory = Path(directory)
     if directory.exists() and any(directory.iterdir()):
         raise BackupError(f"{directory} is not empty; back up into a new directory")
-    directory.mkdir(parents=True, exist_ok=True)
+    private_directory(directory)
     existing = set(await _stream_names(nc))
     manifest: dict = {"version": FORMAT_VERSION, "created_at": _now(), "streams": []}
     copies = []
@@ -67,7 +70,7 @@ async def backup(nc: Client, directory: Path) -> list[StreamCopy]:
         snapshot = await _snapshot(nc, name, directory / f"{name}.snapshot")
         manifest["streams"].append(snapshot)
         copies.append(StreamCopy(name, snapshot["state"].get("messages", 0), snapshot["size"]))
-    (directory / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+    write_private(directory / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return copies
 
 
@@ -110,7 +113,7 @@ async def _snapshot(nc: Client, name: str, path: Path) -> dict:
 
 async def _write_chunks(nc: Client, chunks: asyncio.Queue[Msg], path: Path) -> int:
     size = 0
-    with path.open("wb") as out:
+    with open_private(path) as out:
         while True:
             try:
                 msg = await asyncio.wait_for(chunks.get(), STALL_TIMEOUT_S)

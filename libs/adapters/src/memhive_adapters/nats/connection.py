@@ -7,11 +7,11 @@ import logging
 
 from memhive_contracts import streams
 from memhive_contracts.streams import StreamSpec
-from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.api import KeyValueConfig, StorageType, StreamConfig
 from nats.js.errors import BucketNotFoundError, NotFoundError
 
+from memhive_adapters.nats.bus_client import DEFAULT_REQUEST_TIMEOUT_S, BusClient
 from memhive_adapters.nats.credentials import BusCredentials
 from memhive_adapters.nats.refusal import CredentialsRefused, Refusal, UntrustedServer
 
@@ -22,12 +22,18 @@ TOKENS_HISTORY = 1
 
 
 async def connect(
-    url: str, *, name: str, timeout_s: float, credentials: BusCredentials | None = None
-) -> Client:
+    url: str,
+    *,
+    name: str,
+    timeout_s: float,
+    credentials: BusCredentials | None = None,
+    request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
+) -> BusClient:
     """A client that reconnects forever once connected (services outlive a NATS restart),
     but gives up on the first connection after `timeout_s`. Without credentials it connects
-    anonymously (a server without authorization)."""
-    client = Client()
+    anonymously (a server without authorization). Its requests fail as the ports say
+    (`bus_client.py`) and wait at most `request_timeout_s` unless told otherwise."""
+    client = BusClient(request_timeout_s)
     options = (
         _options(url, name, timeout_s)
         | _lifecycle_callbacks(client)
@@ -66,7 +72,7 @@ def _options(url: str, name: str, timeout_s: float) -> dict:
     }
 
 
-def _lifecycle_callbacks(client: Client) -> dict:
+def _lifecycle_callbacks(client: BusClient) -> dict:
     """Log losing the server, but not our own close (nats-py calls the same callback)."""
 
     async def disconnected() -> None:
@@ -93,6 +99,7 @@ async def ensure_streams(js: JetStreamContext, replicas: int = 1) -> None:
     for spec in streams.STREAMS:
         await ensure_stream(js, spec, replicas)
     await ensure_bucket(js, streams.MEMORIES_BUCKET, streams.KV_HISTORY, replicas)
+    await allow_direct_reads(js, streams.MEMORIES_BUCKET)
     await ensure_bucket(js, streams.TOKENS_BUCKET, TOKENS_HISTORY, replicas)
     await ensure_bucket(js, streams.BULLETINS_BUCKET, streams.BULLETINS_HISTORY, replicas)
     await ensure_bucket(js, streams.PRODUCTS_BUCKET, streams.KV_HISTORY, replicas)
@@ -173,3 +180,14 @@ async def ensure_bucket(
         )
         await js.create_key_value(config)
         log.info("created KV bucket %s", bucket)
+
+
+async def allow_direct_reads(js: JetStreamContext, bucket: str) -> None:
+    """Direct gets on a bucket with one replica, where the single server that answers them
+    is the one that took every write (`kv_latest_many`); never on a replicated one, where a
+    follower could answer with an older value."""
+    config = (await js.stream_info(f"KV_{bucket}")).config
+    wanted = config.num_replicas == 1
+    if bool(config.allow_direct) != wanted:
+        await js.update_stream(config.evolve(allow_direct=wanted))
+        log.info("KV bucket %s: direct reads %s", bucket, "on" if wanted else "off")

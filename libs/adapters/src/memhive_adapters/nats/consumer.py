@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from memhive_contracts.codec import UndecodableMessage
 from memhive_domain.errors import InvalidInput
+from memhive_ports import RetryLater
 from memhive_ports.poison import Poison
 from nats.aio.msg import Msg
 from nats.errors import ConnectionClosedError
@@ -17,10 +18,13 @@ from nats.js.api import AckPolicy, ConsumerConfig
 
 from memhive_adapters.nats.consumer_telemetry import ConsumerTelemetry
 from memhive_adapters.nats.dead_letters import send_to_dead_letters
+from memhive_adapters.nats.pull_stream import PullStream
 
 log = logging.getLogger(__name__)
 
-BatchHandler = Callable[[Sequence[Msg]], Awaitable[None]]
+# A handler returns once its writes are done; when some become durable only later (the
+# lexical lane's group commits) it returns an awaitable that completes once they are.
+BatchHandler = Callable[[Sequence[Msg]], Awaitable[Awaitable[None] | None]]
 
 # An idle fetch long-polls this long; short enough that a stop is never held up for long.
 IDLE_FETCH_S = 2.0
@@ -47,15 +51,21 @@ def backoff_delay(backoff_s: Sequence[float], num_delivered: int) -> float:
 class PullConsumer:
     """Runs `handle_batch` over a durable JetStream pull consumer, with explicit acks.
 
-    - Fetches up to `batch_size` messages but never waits to fill a batch: it returns as
-      soon as any message is available; with none, one fetch long-polls for IDLE_FETCH_S.
+    - Takes up to `batch_size` messages but never waits to fill a batch: it handles what
+      has arrived as soon as anything has. One pull request stays open and is topped up
+      (`PullStream`), so a message costs its delivery and its ack on the bus, not also a
+      request and a status message per fetch.
     - `handle_batch(msgs)` returning means its writes are durable: every message is acked.
+      If it returns an awaitable, its writes are durable once that completes: the messages
+      are acked then, in the background, while the loop goes on with the next batch; if
+      it fails they are nak'ed and come back.
     - If it raises, each message is retried alone (`handle_batch([m])`), so one bad message
       cannot fail its neighbours, and the messages behind a poison one are still handled.
     - A single message that raises Poison, UndecodableMessage or InvalidInput is
-      dead-lettered at once. Any other exception naks it with `backoff_s` delay (by delivery
-      count, the last value repeating) until its `max_deliveries`-th delivery fails, which
-      dead-letters it.
+      dead-lettered at once. RetryLater (the bus unavailable, the disk full: faults that
+      heal by themselves) naks it with `backoff_s` delay for as long as it lasts, never
+      dead-lettering it. Any other exception naks it the same way until its
+      `max_deliveries`-th delivery fails, which dead-letters it.
     - Dead-lettering publishes the original payload and headers to
       `subjects.dead_letter(durable)` with the reason, original subject, consumer and
       delivery count, under a msg id derived from the stream sequence (dead-lettering the
@@ -93,11 +103,12 @@ class PullConsumer:
         self._handle_batch = handle_batch
         self._batch_size, self._max_deliveries = batch_size, max_deliveries
         self._ack_wait_s, self._backoff_s = ack_wait_s, tuple(backoff_s)
-        self._sub: JetStreamContext.PullSubscription | None = None
+        self._pulls: PullStream | None = None
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
         self._fetching = False
         self._telemetry = ConsumerTelemetry(durable)
+        self._acking: set[asyncio.Task[None]] = set()
 
     @property
     def durable(self) -> str:
@@ -120,7 +131,10 @@ class PullConsumer:
         if self._task is not None:
             raise RuntimeError(f"consumer {self._durable} already started")
         await self._js.add_consumer(self._stream, config=self._config())
-        self._sub = await self._js.pull_subscribe_bind(durable=self._durable, stream=self._stream)
+        # nats-py keeps the JetStream context's connection as `_nc`; the pull requests and
+        # their inbox are plain NATS on it.
+        self._pulls = PullStream(self._js._nc, self._stream, self._durable, self._batch_size)
+        await self._pulls.open()
         self._stopping.clear()
         self._task = asyncio.create_task(self._run(), name=f"pull-consumer:{self._durable}")
 
@@ -134,11 +148,11 @@ class PullConsumer:
             task.cancel()  # only an idle fetch is interrupted, never a handler
         with contextlib.suppress(asyncio.CancelledError):
             await task
-        sub, self._sub = self._sub, None
-        if sub is not None:
-            # The connection may already be closed; the server then forgot the inbox anyway.
-            with contextlib.suppress(ConnectionClosedError):
-                await sub.unsubscribe()
+        if self._acking:  # batches handled, waiting to be durable (a group commit away)
+            await asyncio.gather(*self._acking, return_exceptions=True)
+        pulls, self._pulls = self._pulls, None
+        if pulls is not None:
+            await pulls.close()
 
     async def _run(self) -> None:
         while not self._stopping.is_set():
@@ -155,20 +169,18 @@ class PullConsumer:
                 await self._recover()
 
     async def _fetch(self) -> list[Msg]:
-        assert self._sub is not None
+        assert self._pulls is not None
         self._fetching = True
         try:
-            return await self._sub.fetch(self._batch_size, timeout=IDLE_FETCH_S)
-        except TimeoutError:
-            return []
+            return await self._pulls.next_batch(IDLE_FETCH_S)
         finally:
             self._fetching = False
 
     async def _read_lag(self) -> None:
-        if self._sub is None or not self._telemetry.lag_due():
+        if self._pulls is None or not self._telemetry.lag_due():
             return
         try:
-            info = await self._sub.consumer_info()
+            info = await self._js.consumer_info(self._stream, self._durable)
         except Exception as exc:  # a metric never holds up the work; retried next period
             self._telemetry.lag_unread()
             log.debug("consumer %s: lag not read: %r", self._durable, exc)
@@ -184,10 +196,13 @@ class PullConsumer:
             await self._js.add_consumer(self._stream, config=self._config())
         except Exception as exc:
             log.warning("consumer %s: cannot re-declare yet: %r", self._durable, exc)
+            return
+        if self._pulls is not None:
+            self._pulls.restart()  # its open requests may have died with the consumer
 
     async def _process(self, msgs: Sequence[Msg]) -> None:
         try:
-            await self._handle_with_progress(msgs)
+            durable = await self._handle_with_progress(msgs)
         except Exception as exc:
             if len(msgs) == 1:
                 await self._settle_failure(msgs[0], exc)
@@ -199,24 +214,51 @@ class PullConsumer:
             for msg in msgs:
                 await self._process_one(msg)
             return
+        await self._ack_once_durable(msgs, durable)
+
+    async def _process_one(self, msg: Msg) -> None:
+        try:
+            durable = await self._handle_with_progress([msg])
+        except Exception as exc:
+            await self._settle_failure(msg, exc)
+        else:
+            await self._ack_once_durable([msg], durable)
+
+    async def _ack_once_durable(self, msgs: Sequence[Msg], durable: Awaitable[None] | None) -> None:
+        if durable is None:
+            await self._ack(msgs)
+            return
+        task = asyncio.create_task(self._ack_when(msgs, durable))
+        self._acking.add(task)
+        task.add_done_callback(self._acking.discard)
+
+    async def _ack_when(self, msgs: Sequence[Msg], durable: Awaitable[None]) -> None:
+        try:
+            await durable
+        except Exception as exc:
+            log.warning(
+                "consumer %s: %d handled messages did not become durable (%r); they come back",
+                self._durable, len(msgs), exc,
+            )  # fmt: skip
+            for msg in msgs:
+                await msg.nak(delay=backoff_delay(self._backoff_s, msg.metadata.num_delivered))
+            self._telemetry.settled("nak", len(msgs))
+            return
+        try:
+            await self._ack(msgs)
+        except Exception as exc:  # unacked, they come back after ack_wait: no loss
+            log.warning("consumer %s: acks not sent: %r", self._durable, exc)
+
+    async def _ack(self, msgs: Sequence[Msg]) -> None:
         for msg in msgs:
             await msg.ack()
         self._telemetry.settled("ack", len(msgs))
 
-    async def _process_one(self, msg: Msg) -> None:
-        try:
-            await self._handle_with_progress([msg])
-        except Exception as exc:
-            await self._settle_failure(msg, exc)
-        else:
-            await msg.ack()
-            self._telemetry.settled("ack")
-
-    async def _handle_with_progress(self, msgs: Sequence[Msg]) -> None:
+    async def _handle_with_progress(self, msgs: Sequence[Msg]) -> Awaitable[None] | None:
         ticker = asyncio.create_task(self._report_progress(msgs))
         try:
             with self._telemetry.batch_span(msgs):
-                await self._handle_batch(msgs)
+                return await self._handle_batch(msgs)
         finally:
             ticker.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -236,7 +278,8 @@ class PullConsumer:
     async def _retry_or_dead_letter(self, msg: Msg, exc: Exception) -> None:
         reason = poison_reason(exc)
         deliveries = msg.metadata.num_delivered
-        if reason is None and deliveries < self._max_deliveries:
+        waits_out = isinstance(exc, RetryLater)  # no count of deliveries makes it poison
+        if reason is None and (waits_out or deliveries < self._max_deliveries):
             delay = backoff_delay(self._backoff_s, deliveries)
             log.warning(
                 "consumer %s: %s seq %s failed (delivery %d of %d), retry in %ss: %r",

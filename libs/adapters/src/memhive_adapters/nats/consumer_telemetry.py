@@ -7,11 +7,11 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from memhive_telemetry.propagation import extract_trace, tracer
+from memhive_telemetry.propagation import cause_of, extract_trace, span_caused_by
 from nats.aio.msg import Msg
 from opentelemetry import context as otel_context
-from opentelemetry import metrics, trace
-from opentelemetry.trace import Link, SpanKind
+from opentelemetry import metrics
+from opentelemetry.trace import SpanKind
 
 # Consumer info is one request to the server: asked at most this often per consumer.
 LAG_REFRESH_S = 5.0
@@ -30,7 +30,6 @@ _pending = _meter.create_gauge(
 _ack_pending = _meter.create_gauge(
     "memhive.consumer.ack_pending", description="messages delivered but not yet acknowledged"
 )
-_tracer = tracer("memhive.consumer")
 
 
 class ConsumerTelemetry:
@@ -43,16 +42,12 @@ class ConsumerTelemetry:
     def batch_span(self, msgs: Sequence[Msg]) -> Iterator[None]:
         """The batch is handled in a child of its first message's trace, linked to the
         others' (one message: exactly the publisher's trace)."""
-        contexts = [extract_trace(m.headers) for m in msgs]
-        spans = [trace.get_current_span(c).get_span_context() for c in contexts]
-        traced = [i for i, s in enumerate(spans) if s.is_valid]
-        parent = contexts[traced[0]] if traced else None
-        links = [Link(spans[i]) for i in traced[1:]]
-        with _tracer.start_as_current_span(
+        causes = [c for c in (cause_of(m.headers) for m in msgs) if c is not None]
+        with span_caused_by(
             f"{self._durable} process",
-            context=parent,
+            causes,
+            source="memhive.consumer",
             kind=SpanKind.CONSUMER,
-            links=links,
             attributes={
                 "messaging.system": "nats",
                 "messaging.consumer.group.name": self._durable,

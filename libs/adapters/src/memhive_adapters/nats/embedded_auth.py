@@ -25,10 +25,16 @@ from memhive_contracts import bus_permissions
 
 from memhive_adapters.nats.credentials import SEED_SUFFIX
 from memhive_adapters.nats.server_config import ConfiguredUser, render_server_config
+from memhive_adapters.private_files import private_directory, write_private
 
 CONFIG_FILE = "nats-server.conf"
 PID_FILE = "nats-server.pid"
 HOOKS_FILE = "hooks.json"
+# JetStream's own default is 75% of the disk's free space when the server starts, fixed
+# until it restarts: space freed later stays refused, and the lanes' share of the disk is
+# not seen. memhive's low-space watermark (free_space.py) is checked on every write
+# instead, so the server gets no limit of its own.
+EMBEDDED_MAX_FILE_STORE = "1P"
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +70,10 @@ class EmbeddedBusAuth:
     def ensure(self) -> Path:
         """A seed for every service user (kept across restarts), and the config; returns
         the config's path."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.directory.chmod(0o700)
+        private_directory(self.directory)
         for user in bus_permissions.SERVICES:
             if not self.seed_path(user).is_file():
-                _write_private(self.seed_path(user), new_user_nkey().seed + "\n")
+                write_private(self.seed_path(user), new_user_nkey().seed + "\n")
         self.write_config()
         return self.config_path
 
@@ -84,8 +89,10 @@ class EmbeddedBusAuth:
             ConfiguredUser(bus_permissions.hook(h["workspace"]), nkey=h["public_key"])
             for h in self.hooks()
         ]
-        text = render_server_config(users, pid_file=self.pid_path)
-        _write_private(self.config_path, text)
+        text = render_server_config(
+            users, pid_file=self.pid_path, max_file_store=EMBEDDED_MAX_FILE_STORE
+        )
+        write_private(self.config_path, text)
 
     def hooks(self) -> list[dict]:
         path = self.directory / HOOKS_FILE
@@ -115,7 +122,7 @@ class EmbeddedBusAuth:
         return True
 
     def _write_hooks(self, hooks: list[dict]) -> None:
-        _write_private(self.directory / HOOKS_FILE, json.dumps(hooks, indent=1))
+        write_private(self.directory / HOOKS_FILE, json.dumps(hooks, indent=1))
         self.write_config()
 
     @contextlib.contextmanager
@@ -152,16 +159,3 @@ def _running_nats_server(pid_path: Path) -> int | None:
     except (ProcessLookupError, PermissionError):
         return None
     return pid
-
-
-def _write_private(path: Path, text: str) -> None:
-    """Written to a temporary file created 0600 and renamed, so the secret is never
-    readable by others, not even for a moment, and a reader never sees half a file."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.fchmod(fd, 0o600)  # a leftover temporary file keeps its mode through O_CREAT
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)

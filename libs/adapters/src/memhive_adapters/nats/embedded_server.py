@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import shutil
 import socket
 import sys
 from pathlib import Path
 from types import TracebackType
 
+from memhive_adapters.nats.server_log import ServerLog
 from memhive_adapters.process_lifetime import (
     DirectoryBusy,
     DirectoryLock,
@@ -92,8 +94,10 @@ class EmbeddedNatsServer:
     """One nats-server process with JetStream state in `store_dir` (kept across restarts),
     with the users and permissions of `config_file` (none: anyone may connect).
 
-    No monitoring port is opened. The server's own log goes to `store_dir/nats-server.log`,
-    and its tail is quoted when the server fails to start.
+    No monitoring port is opened. The server's own log is read by memhive (`server_log.py`)
+    and kept in `store_dir/nats-server.log`; its tail is quoted when the server fails to
+    start, and `write_failed` is set once it could not write for lack of space: `restart`
+    (same store, port and lock) is then the only way to make it write again.
     """
 
     def __init__(
@@ -114,6 +118,12 @@ class EmbeddedNatsServer:
         self._ready_timeout_s, self._stop_timeout_s = ready_timeout_s, stop_timeout_s
         self._process: asyncio.subprocess.Process | None = None
         self._lock = DirectoryLock(self.store_dir, LOCK_FILE, "nats-server")
+        self._log = ServerLog(self.store_dir / LOG_FILE)
+
+    @property
+    def write_failed(self) -> asyncio.Event:
+        """Set once the server could not write for lack of space (until `restart`)."""
+        return self._log.write_failed
 
     @property
     def url(self) -> str:
@@ -133,13 +143,30 @@ class EmbeddedNatsServer:
         try:
             await self._reclaim_stale_server()
             ensure_port_free(self.host, self.port)
-            self._process = await self._spawn(binary)
-            (self.store_dir / PID_FILE).write_text(f"{self._process.pid}\n")
-            await self._wait_until_ready()
+            (self.store_dir / LOG_FILE).unlink(missing_ok=True)  # one run's log
+            await self._launch(binary)
         except BaseException:
             await self.stop()
             raise
         log.info("nats-server ready at %s (store %s)", self.url, self.store_dir)
+
+    async def restart(self) -> None:
+        """Stops the server and starts it again on the same store and port, keeping the
+        store's lock. JetStream recovers what it acknowledged; clients reconnect."""
+        process = self._process
+        if process is None or not self._lock.held:
+            raise EmbeddedServerError("nats-server is not running: nothing to restart")
+        if process.returncode is None:
+            await self._terminate(process)
+        await self._log.finished()
+        self._log = ServerLog(self.store_dir / LOG_FILE)
+        await self._launch(self._binary or find_nats_server())
+        log.warning("nats-server restarted at %s (store %s)", self.url, self.store_dir)
+
+    async def _launch(self, binary: Path) -> None:
+        self._process = await self._spawn(binary)
+        (self.store_dir / PID_FILE).write_text(f"{self._process.pid}\n")
+        await self._wait_until_ready()
 
     def _lock_store_dir(self) -> None:
         try:
@@ -156,14 +183,30 @@ class EmbeddedNatsServer:
         (self.store_dir / PID_FILE).unlink(missing_ok=True)
 
     async def _spawn(self, binary: Path) -> asyncio.subprocess.Process:
+        log_pipe = self._log.open_pipe()
         args = [*self._config_args(), "-js", "-sd", str(self.store_dir)]
-        args += ["-a", self.host, "-p", str(self.port)]
-        with (self.store_dir / LOG_FILE).open("wb") as server_log:
-            return await asyncio.create_subprocess_exec(
-                str(binary), *args, stdin=asyncio.subprocess.DEVNULL,
-                stdout=server_log, stderr=asyncio.subprocess.STDOUT,
-                **child_process_options(),
-            )  # fmt: skip
+        args += ["-a", self.host, "-p", str(self.port), "-l", f"/dev/fd/{log_pipe}"]
+        try:
+            # stdout and stderr (a panic's trace, say) go straight to the file.
+            with self._server_output() as server_output:
+                process = await asyncio.create_subprocess_exec(
+                    str(binary), *args, stdin=asyncio.subprocess.DEVNULL,
+                    stdout=server_output, stderr=asyncio.subprocess.STDOUT,
+                    pass_fds=(log_pipe,), **child_process_options(),
+                )  # fmt: skip
+        except BaseException:
+            self._log.close_pipe()
+            raise
+        finally:
+            os.close(log_pipe)  # the server holds it now; its exit ends the reading
+        self._log.follow()
+        return process
+
+    def _server_output(self) -> contextlib.AbstractContextManager:
+        try:
+            return (self.store_dir / LOG_FILE).open("ab")
+        except OSError:  # a full disk: the log pipe still tells what matters
+            return contextlib.nullcontext(asyncio.subprocess.DEVNULL)
 
     def _config_args(self) -> list[str]:
         """Users and permissions (embedded_auth.EmbeddedBusAuth); the flags after it win."""
@@ -174,17 +217,13 @@ class EmbeddedNatsServer:
         deadline = loop.time() + self._ready_timeout_s
         while not await _accepts_connections(self.host, self.port):
             if not self.running:
-                raise EmbeddedServerError(f"nats-server exited at start:\n{self._log_tail()}")
+                await self._log.finished()  # every line it wrote before it exited
+                raise EmbeddedServerError(f"nats-server exited at start:\n{self._log.tail()}")
             if loop.time() > deadline:
                 raise EmbeddedServerError(
-                    f"nats-server not ready within {self._ready_timeout_s}s:\n{self._log_tail()}"
+                    f"nats-server not ready within {self._ready_timeout_s}s:\n{self._log.tail()}"
                 )
             await asyncio.sleep(0.05)  # polling the port: the server has no readiness signal
-
-    def _log_tail(self, lines: int = 20) -> str:
-        path = self.store_dir / LOG_FILE
-        text = path.read_text(errors="replace") if path.exists() else ""
-        return "\n".join(text.splitlines()[-lines:])
 
     async def stop(self) -> None:
         """SIGTERM lets JetStream flush to disk; kill only if it does not exit in time."""
@@ -194,6 +233,7 @@ class EmbeddedNatsServer:
         try:
             if process is not None and process.returncode is None:
                 await self._terminate(process)
+            await self._log.finished()
         finally:
             (self.store_dir / PID_FILE).unlink(missing_ok=True)
             self._lock.release()

@@ -41,12 +41,15 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import APIError, KeyNotFoundError
 from nats.js.kv import KV_DEL, KV_OP, KV_PURGE, KeyValue
 
+from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.nats.unavailable import unavailable_as_port_error
 
 MARKER_TTL_S = 60
 MAX_ATTEMPTS = 8  # lost races in a row before giving up (each one is another writer's win)
 WRONG_LAST_SEQUENCE = (10071, 10164)
-FETCH_TIMEOUT_S = 5.0
+# A throwaway reader's messages are there when it is made: waiting longer for them is a
+# bus that does not answer (bus_liveness: slow after 1 s, then a probe), not a slow one.
+FETCH_TIMEOUT_S = 2.0
 MAX_SCAN = 1000  # messages one page examines; past that it ends early, with a cursor
 _STREAM = f"KV_{KV_BUCKET}"
 _PREFIX = f"$KV.{KV_BUCKET}."
@@ -63,8 +66,9 @@ class KvContended(RuntimeError):
 
 
 class KvKeyValueStore:
-    def __init__(self, js: JetStreamContext, clock: Clock) -> None:
-        self._js, self._clock = js, clock
+    def __init__(self, js: JetStreamContext, clock: Clock, space: FreeSpace | None = None) -> None:
+        """`space`: below its low-space watermark no entry is written (InsufficientStorage)."""
+        self._js, self._clock, self._space = js, clock, space
         self._kv: KeyValue | None = None
 
     async def get(self, address: KvAddress) -> KvEntry | None:
@@ -92,6 +96,12 @@ class KvKeyValueStore:
         raise KvContended(f"key {address.key!r} contended {MAX_ATTEMPTS} times")
 
     async def list(
+        self, workspace_id: str, node: ScopeRef, after: int | None, limit: int
+    ) -> KvPage:
+        async with unavailable_as_port_error("the key/value entries were not read"):
+            return await self._list(workspace_id, node, after, limit)
+
+    async def _list(
         self, workspace_id: str, node: ScopeRef, after: int | None, limit: int
     ) -> KvPage:
         subject = f"{_PREFIX}{kv_key(workspace_id, _token(node.key), '*')}"
@@ -149,6 +159,8 @@ class KvKeyValueStore:
         headers: dict[str, str] | None = None,
     ) -> int | None:
         """The new revision; None when another write landed since `last` was read."""
+        if self._space is not None:
+            self._space.require("the key/value write was not stored")
         expected = {"Nats-Expected-Last-Subject-Sequence": str(last)}
         subject = _PREFIX + _subject_key(address)
         try:

@@ -18,7 +18,8 @@ import re
 from dataclasses import dataclass
 
 from nats.aio.client import Client
-from nats.js.errors import APIError
+
+from memhive_adapters.nats.unavailable import raise_api_error
 
 # JetStream's "no message found" error code.
 _NO_MESSAGE = 10037
@@ -35,26 +36,31 @@ class Latest:
     revision: int  # the stream sequence of the message: the key's KV revision
 
 
+def is_valid_key(key: str) -> bool:
+    return bool(_VALID_KEY.match(key)) and not key.startswith(".") and not key.endswith(".")
+
+
 class LatestValues:
     """Reads one bucket's keys. None for a key never written, deleted, purged, or invalid."""
 
-    def __init__(self, nc: Client, bucket: str, timeout_s: float = 5.0) -> None:
+    def __init__(self, nc: Client, bucket: str, timeout_s: float | None = None) -> None:
+        """`timeout_s` None: the connection's own (BusClient.request_timeout_s)."""
         self._nc, self._timeout_s = nc, timeout_s
         self._request_subject = f"{_API_PREFIX}.STREAM.MSG.GET.KV_{bucket}"
         self._prefix = f"$KV.{bucket}."
 
     async def get(self, key: str) -> Latest | None:
-        if not _VALID_KEY.match(key) or key.startswith(".") or key.endswith("."):
+        if not is_valid_key(key):
             return None
         request = json.dumps({"last_by_subj": self._prefix + key}).encode()
-        # No responders (a leader being elected) and timeouts propagate as they are: the
-        # callers' `is_transient` tells them apart from real failures.
+        # No responders (a leader being elected) and timeouts are BusUnavailable already
+        # (bus_client.py).
         reply = await self._nc.request(self._request_subject, request, self._timeout_s)
         answer = json.loads(reply.data)
         if (error := answer.get("error")) is not None:
             if error.get("err_code") == _NO_MESSAGE:
                 return None
-            raise APIError.from_error(error)
+            raise_api_error(error)
         message = answer["message"]
         headers = message.get("hdrs")
         if headers and _OPERATION_HEADER in base64.b64decode(headers):

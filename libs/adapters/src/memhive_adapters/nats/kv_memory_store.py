@@ -20,6 +20,7 @@ from nats.js.errors import KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
 from memhive_adapters.nats.kv_latest import LatestValues
+from memhive_adapters.nats.kv_latest_many import LatestMany, open_latest_many
 
 # Both parts become one KV key, so neither may hold a dot or anything KV keys refuse.
 _KEY = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
@@ -31,18 +32,21 @@ class KvMemoryStore:
     The KV revision of the key is StoredMemory.revision: create succeeds only on an absent
     key and replace only while the key is still at the revision that was read, otherwise
     ConcurrentUpdate. A key that cannot exist (not a valid KV key) reads as absent.
+    get_many reads every key in one direct get where that is as fresh as the leader's read
+    (`kv_latest_many`: a bucket with one replica), else each key from the leader.
     The record also carries every edge touching the memory (StoredMemory.edges): a replace
     keeps them unless it is given new ones, so only a link ever changes them.
     """
 
-    def __init__(self, kv: KeyValue, latest: LatestValues) -> None:
-        self._kv, self._latest = kv, latest
+    def __init__(self, kv: KeyValue, latest: LatestValues, many: LatestMany | None = None) -> None:
+        self._kv, self._latest, self._many = kv, latest, many
 
     @classmethod
     async def open(cls, nc: Client) -> KvMemoryStore:
         """Binds to the bucket that connection.ensure_streams declared."""
         kv = await nc.jetstream().key_value(MEMORIES_BUCKET)
-        return cls(kv, LatestValues(nc, MEMORIES_BUCKET))
+        many = await open_latest_many(nc, MEMORIES_BUCKET)
+        return cls(kv, LatestValues(nc, MEMORIES_BUCKET), many)
 
     async def get(self, workspace_id: str, memory_id: str) -> StoredMemory | None:
         latest = await self._latest.get(memory_key(workspace_id, memory_id))
@@ -52,8 +56,12 @@ class KvMemoryStore:
         self, workspace_id: str, memory_ids: Sequence[str]
     ) -> dict[str, StoredMemory]:
         unique = list(dict.fromkeys(memory_ids))
-        found = await asyncio.gather(*(self.get(workspace_id, m) for m in unique))
-        return {m: stored for m, stored in zip(unique, found, strict=True) if stored is not None}
+        if self._many is not None and len(unique) > 1:
+            keys = {memory_key(workspace_id, m): m for m in unique}
+            found = await self._many.get(list(keys))
+            return {keys[k]: _stored(v.value, v.revision) for k, v in found.items()}
+        read = await asyncio.gather(*(self.get(workspace_id, m) for m in unique))
+        return {m: stored for m, stored in zip(unique, read, strict=True) if stored is not None}
 
     async def create(self, memory: Memory, command_id: str) -> StoredMemory:
         key = _key_of(memory)

@@ -13,6 +13,7 @@ from nats.js import JetStreamContext
 from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 
+from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.nats.kv_watch import current_entries
 from memhive_adapters.nats.unavailable import unavailable_as_port_error
 
@@ -21,8 +22,9 @@ class KvProductDirectory:
     """One key per `<workspace>.<unpadded urlsafe base64 of the product id>` (a product id may
     hold ':' and '.', which KV keys refuse or split on), holding a Product record."""
 
-    def __init__(self, js: JetStreamContext) -> None:
-        self._js = js
+    def __init__(self, js: JetStreamContext, space: FreeSpace | None = None) -> None:
+        """`space`: below its low-space watermark no product is written (InsufficientStorage)."""
+        self._js, self._space = js, space
         self._kv: KeyValue | None = None
 
     async def get(self, workspace_id: str, product_id: str) -> Product | None:
@@ -34,6 +36,8 @@ class KvProductDirectory:
         return product_from_pb(decode(entry.value or b"", ProductRecord))
 
     async def put(self, product: Product) -> None:
+        if self._space is not None:
+            self._space.require("the product was not stored")
         kv = await self._bucket()
         key = product_key(product.workspace_id, _token(product.product_id))
         async with unavailable_as_port_error("the product was not stored"):

@@ -3,15 +3,22 @@
 nats-py retries a refused first connection like an unreachable server (forever, with
 `max_reconnect_attempts=-1`), so a wrong password or an untrusted TLS certificate would look
 like a timeout. Both reach the error callback; the first one ends the attempt.
+
+Until the first connection succeeds, the errors nats-py reports on each retry (every 0.5 s)
+are logged at DEBUG only: the caller reports the attempt's outcome once, in one line, instead
+of a warning per retry before it. Once connected, they go to the error callback again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import ssl
 from collections.abc import Awaitable, Callable
 
 from nats.aio.client import Client
+
+log = logging.getLogger(__name__)
 
 
 class CredentialsRefused(ConnectionError):
@@ -27,9 +34,13 @@ class Refusal:
         self._on_error = on_error
         self._refused = asyncio.Event()
         self._reason: ConnectionError | None = None
+        self._connected = False
 
     async def error_cb(self, exc: Exception) -> None:
-        await self._on_error(exc)
+        if self._connected:
+            await self._on_error(exc)
+            return
+        log.debug("NATS connection attempt failed: %r", exc)
         if self._refused.is_set():
             return
         if "authorization violation" in str(exc).lower():
@@ -52,6 +63,7 @@ class Refusal:
                     task.cancel()
         if not connecting.cancelled() and connecting.done():
             connecting.result()
+            self._connected = True
             return
         reason = self._reason or CredentialsRefused("refused the connection")
         raise type(reason)(f"{describe} {reason}")

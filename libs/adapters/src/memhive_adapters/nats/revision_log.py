@@ -25,8 +25,12 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 
+from memhive_adapters.nats.unavailable import unavailable_as_port_error
+
 FETCH_BATCH = 512
-FETCH_TIMEOUT_S = 5.0
+# A throwaway reader's messages are there when it is made: waiting longer for them is a
+# bus that does not answer (bus_liveness: slow after 1 s, then a probe), not a slow one.
+FETCH_TIMEOUT_S = 2.0
 # The server drops a reader's consumer this long after it went quiet (e.g. it crashed).
 INACTIVE_THRESHOLD_S = 60.0
 
@@ -45,7 +49,8 @@ class JetStreamRevisionLog:
         self._js = js
 
     async def changes(self, workspace_id: str, memory_id: str, since: datetime) -> list[Revision]:
-        return [r async for r in self._changes(workspace_id, since, memory_id)]
+        async with unavailable_as_port_error("the revision history was not read"):
+            return [r async for r in self._changes(workspace_id, since, memory_id)]
 
     def workspace_changes(self, workspace_id: str) -> AsyncIterator[Revision]:
         """Every saved/forgotten event of the workspace, oldest first, a batch in hand at a time

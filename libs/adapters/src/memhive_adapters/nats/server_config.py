@@ -40,10 +40,17 @@ def render_deployment_config() -> str:
     return render_server_config(users)
 
 
-def render_server_config(users: Sequence[ConfiguredUser], *, pid_file: Path | None = None) -> str:
+def render_server_config(
+    users: Sequence[ConfiguredUser],
+    *,
+    pid_file: Path | None = None,
+    max_file_store: str | None = None,
+) -> str:
     lines = [HEADER]
     if pid_file is not None:
         lines.append(f"pid_file: {_quote(str(pid_file))}\n")
+    if max_file_store is not None:
+        lines.append(f"jetstream {{\n  max_file_store: {max_file_store}\n}}\n")
     lines.append("authorization {\n  users: [\n")
     lines += [render_user(u) for u in users]
     lines.append("  ]\n}\n")

@@ -2,7 +2,9 @@
 
 The gateway may publish these requests but not write the token bucket; the caller's
 credential goes along as received, and the responder's refusals come back as the same
-domain errors (so the same HTTP answers). No answer in time is TokenServiceUnavailable.
+domain errors (so the same HTTP answers). No answer in time is TokenServiceUnavailable; a
+stalled bus is BusUnavailable, and below the data dir's low-space watermark (`space`) no
+change is asked for (InsufficientStorage).
 """
 
 from __future__ import annotations
@@ -18,10 +20,15 @@ from nats.aio.client import Client
 from nats.errors import NoRespondersError
 from nats.errors import TimeoutError as NatsTimeout
 
+from memhive_adapters.free_space import FreeSpace
+from memhive_adapters.nats.unavailable import BusStalled
+
 
 class BusTokenCommands:
-    def __init__(self, nats: Client, timeout_s: float = 5.0) -> None:
-        self._nats, self._timeout = nats, timeout_s
+    def __init__(
+        self, nats: Client, timeout_s: float = 5.0, space: FreeSpace | None = None
+    ) -> None:
+        self._nats, self._timeout, self._space = nats, timeout_s, space
 
     async def create(self, credential: str, request: TokenRequest) -> tuple[TokenRecord, str]:
         message = pb.CreateToken(
@@ -51,8 +58,12 @@ class BusTokenCommands:
         return record_from_pb(answer.token), answer.secret
 
     async def _ask(self, subject: str, message: Message) -> pb.TokenAnswer:
+        if self._space is not None:
+            self._space.require("the token change was not asked for")
         try:
             reply = await self._nats.request(subject, encode(message), timeout=self._timeout)
+        except BusStalled:
+            raise  # the bus, not the token service, does not answer
         except (NatsTimeout, NoRespondersError) as exc:
             raise TokenServiceUnavailable(
                 f"no token service answered within {self._timeout:g} s (the ingest service "

@@ -9,7 +9,8 @@ The algorithm is pinned to the key: only RS256/ES256 (as configured) and only th
 JWKS key is for, so `alg: none` and HS256 signed with the public key are refused.
 
 Without `jwks_url` the key set's address comes from the provider's discovery document on
-first use. An id_token from the dashboard's sign-in is verified with its `nonce`.
+first use (`discovery.py`; the process's one instance when given, its own otherwise). An
+id_token from the dashboard's sign-in is verified with its `nonce`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from typing import Protocol
 
 import jwt
 from memhive_domain.principals import (
@@ -27,16 +29,22 @@ from memhive_domain.principals import (
     is_valid_workspace_id,
 )
 from memhive_domain.scopes import parse_scope_path
-from memhive_ports import IdentityProvider, ProviderUnavailable, SignInRejected
+from memhive_ports import ProviderEndpoints, ProviderUnavailable, SignInRejected
 from memhive_settings import OidcSettings
+
+from memhive_adapters.oidc.discovery import OidcDiscovery
+
+
+class Discovery(Protocol):
+    async def endpoints(self) -> ProviderEndpoints: ...
 
 
 class JwksVerifier:
-    def __init__(self, settings: OidcSettings, provider: IdentityProvider | None = None) -> None:
-        if not (settings.issuer and settings.audience and (settings.jwks_url or provider)):
-            raise ValueError("OIDC needs issuer, audience and jwks_url (or discovery)")
+    def __init__(self, settings: OidcSettings, discovery: Discovery | None = None) -> None:
+        if not (settings.issuer and settings.audience):
+            raise ValueError("OIDC needs MEMHIVE_OIDC__ISSUER and __AUDIENCE")
         self._settings = settings
-        self._provider = provider
+        self._discovery = None if settings.jwks_url else discovery or OidcDiscovery(settings)
         self._jwks: jwt.PyJWKClient | None = None
         self._last_refresh = float("-inf")
         self._refreshing = asyncio.Lock()
@@ -85,9 +93,9 @@ class JwksVerifier:
         if self._jwks is None:
             s = self._settings
             url = s.jwks_url
-            if url is None and self._provider is not None:
+            if url is None and self._discovery is not None:
                 try:
-                    url = (await self._provider.endpoints()).jwks_uri
+                    url = (await self._discovery.endpoints()).jwks_uri
                 except ProviderUnavailable as exc:
                     message = f"the identity provider's keys are unavailable ({exc})"
                     raise SignInRejected(message) from None

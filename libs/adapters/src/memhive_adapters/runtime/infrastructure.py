@@ -17,10 +17,11 @@ from memhive_contracts.bus_permissions import ADMIN
 from memhive_ports import Clock, Embedder, LexicalIndex, MemoryStore, TokenDirectory, VectorIndex
 from memhive_ports.products import ProductDirectory
 from memhive_settings import MemhiveSettings
-from nats.aio.client import Client as NatsClient
 from nats.js import JetStreamContext
 
 from memhive_adapters.clock import SystemClock
+from memhive_adapters.free_space import FreeSpace, data_dir_space
+from memhive_adapters.nats.bus_client import BusClient
 from memhive_adapters.nats.connection import connect, ensure_streams
 from memhive_adapters.nats.credentials import bus_credentials
 from memhive_adapters.nats.kv_generation_pointer import KvGenerationPointer
@@ -44,7 +45,7 @@ from memhive_adapters.runtime.swappable_lanes import (
 @dataclass
 class Infrastructure:
     settings: MemhiveSettings
-    nats: NatsClient
+    nats: BusClient
     js: JetStreamContext
     store: MemoryStore
     tokens: TokenDirectory
@@ -108,13 +109,20 @@ class Infrastructure:
 
     @cached_property
     def products(self) -> ProductDirectory:
-        return KvProductDirectory(self.js)
+        return KvProductDirectory(self.js, self.space)
 
     @cached_property
     def generations(self) -> LaneGenerations:
         if self._lane_owner is not None:
             return self._lane_owner.generations
-        return LaneGenerations(self.settings)
+        return LaneGenerations(self.settings, self.space)
+
+    @cached_property
+    def space(self) -> FreeSpace | None:
+        """The data dir's low-space watermark, one per process (it logs its changes)."""
+        if self._lane_owner is not None:
+            return self._lane_owner.space
+        return data_dir_space(self.settings)
 
     @cached_property
     def lane_set(self) -> LaneSet:
@@ -149,6 +157,7 @@ async def _open_bus(
         name=name,
         timeout_s=settings.nats.connect_timeout_s,
         credentials=bus_credentials(settings, user),
+        request_timeout_s=settings.nats.request_timeout_s,
     )
     try:
         js = nc.jetstream()

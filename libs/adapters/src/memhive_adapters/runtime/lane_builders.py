@@ -12,6 +12,8 @@ from pathlib import Path
 from memhive_ports import Embedder, LexicalIndex, VectorIndex
 from memhive_settings import MemhiveSettings
 
+from memhive_adapters.free_space import FreeSpace
+
 # The local encoders (onnx_minilm.VARIANTS, named here so choosing one imports nothing).
 FP32_MINILM = "all-MiniLM-L6-v2"
 LOCAL_MODELS = (FP32_MINILM, "all-MiniLM-L6-v2/int8-per-text-v1")
@@ -62,7 +64,10 @@ def _local_embedder(settings: MemhiveSettings, encoder: str) -> Embedder:
 
 
 def build_vector_index(
-    settings: MemhiveSettings, embedder: Embedder, generation: int = 0
+    settings: MemhiveSettings,
+    embedder: Embedder,
+    generation: int = 0,
+    space: FreeSpace | None = None,
 ) -> VectorIndex:
     vector = settings.vector
     if vector.backend == "qdrant":
@@ -76,11 +81,16 @@ def build_vector_index(
     from memhive_adapters.vector.edge_index import EdgeVectorIndex
 
     return EdgeVectorIndex(
-        vector_dir_of(settings, generation), embedder.dimensions, hnsw_after=vector.hnsw_after
+        vector_dir_of(settings, generation),
+        embedder.dimensions,
+        hnsw_after=vector.hnsw_after,
+        space=space,
     )
 
 
-def build_lexical_index(settings: MemhiveSettings, generation: int = 0) -> LexicalIndex:
+def build_lexical_index(
+    settings: MemhiveSettings, generation: int = 0, space: FreeSpace | None = None
+) -> LexicalIndex:
     lexical = settings.lexical
     if lexical.backend == "opensearch":
         from memhive_adapters.lexical.opensearch_index import OpenSearchLexicalIndex
@@ -97,4 +107,9 @@ def build_lexical_index(settings: MemhiveSettings, generation: int = 0) -> Lexic
         )
     from memhive_adapters.lexical.tantivy_index import TantivyLexicalIndex
 
-    return TantivyLexicalIndex(lexical_dir_of(settings, generation))
+    return TantivyLexicalIndex(
+        lexical_dir_of(settings, generation),
+        commit_interval_s=lexical.commit_interval_s,
+        commit_max_writes=lexical.commit_max_writes,
+        space=space,
+    )

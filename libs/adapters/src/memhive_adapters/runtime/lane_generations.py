@@ -21,6 +21,7 @@ from memhive_domain.lane_generation import GenerationSpec, newest
 from memhive_ports import Embedder, LexicalIndex, VectorIndex
 from memhive_settings import MemhiveSettings
 
+from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.lane_conditions import LAYOUT
 from memhive_adapters.runtime.lane_builders import (
     FP32_MINILM,
@@ -82,8 +83,9 @@ class GenerationPointer:
 
 
 class LaneGenerations:
-    def __init__(self, settings: MemhiveSettings) -> None:
-        self._settings = settings
+    def __init__(self, settings: MemhiveSettings, space: FreeSpace | None = None) -> None:
+        """`space`: the data dir's watermark, below which embedded lanes take no writes."""
+        self._settings, self._space = settings, space
         self._pointer = GenerationPointer(settings.data_dir / POINTER_FILE)
         self._shared: GenerationSpec | None = None
 
@@ -144,8 +146,8 @@ class LaneGenerations:
         """The generation's objects, not yet opened; `embedder` is reused when it fits."""
         if embedder is None or embedder.model_name != spec.embedding_model:
             embedder = build_embedder(self._settings, spec.embedding_model)
-        vector = build_vector_index(self._settings, embedder, spec.number)
-        lexical = build_lexical_index(self._settings, spec.number)
+        vector = build_vector_index(self._settings, embedder, spec.number, self._space)
+        lexical = build_lexical_index(self._settings, spec.number, self._space)
         return LaneGeneration(spec, embedder, vector, lexical)
 
     def commit(self, spec: GenerationSpec) -> None:

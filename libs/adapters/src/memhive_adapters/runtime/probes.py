@@ -1,9 +1,11 @@
 """What /readyz and /metrics ask of a process's Infrastructure.
 
-Ready: the bus is connected and, in a process that serves from the lanes, both lanes answer,
-the embedding model is loaded and it serves the generation the bus points at. Lane sizes
-are read when /metrics is scraped (a count is an async engine call; OpenTelemetry's gauge
-callbacks are synchronous).
+Ready: the bus is connected and answers (a probe with a short deadline, or any request
+answered within the last second: `nats/bus_liveness.py`), the data dir is above its
+low-space watermark (where this process keeps data there) and, in a process that serves
+from the lanes, both lanes answer, the embedding model is loaded and it serves the
+generation the bus points at. Lane sizes are read when /metrics is scraped (a count is an
+async engine call; OpenTelemetry's gauge callbacks are synchronous).
 """
 
 from __future__ import annotations
@@ -40,7 +42,9 @@ class InfrastructureProbe:
 
 
 async def readiness(infra: Infrastructure) -> dict[str, bool]:
-    checks = {"nats": infra.nats.is_connected}
+    checks = {"nats": infra.nats.is_connected and await infra.nats.liveness.answering()}
+    if infra.space is not None:
+        checks["disk"] = not infra.space.low
     if infra.lanes_opened:
         checks["lanes"] = await _lane_counts(infra) is not None
         checks["model"] = infra.embedder.dimensions > 0

@@ -4,7 +4,8 @@ encoder, so the vector views keep each to lanes of that encoder (encoder_match.p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import Awaitable, Sequence
 
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
@@ -80,6 +81,15 @@ class SwappableLexicalIndex:
             await current.lexical.delete(workspace_id, memory_ids)
             if building is not None:
                 await self._lanes.mirror_delete(building, "lexical", workspace_id, memory_ids)
+
+    def persisted(self) -> Awaitable[None]:
+        """The current generation's writes and those mirrored into the one being built
+        (a generation swapped out meanwhile commits what it holds when it closes)."""
+        current, building = self._lanes.current, self._lanes.building
+        waits = [current.lexical.persisted()]
+        if building is not None:
+            waits.append(building.lexical.persisted())
+        return asyncio.gather(*waits)
 
     async def search(self, text: str, memory_filter: MemoryFilter, limit: int) -> list[LaneHit]:
         async with self._lanes.using() as (current, _):

@@ -16,6 +16,7 @@ from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 from memhive_ports.lanes import LaneHit
 
+from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.lane_conditions import (
     After,
     AnyGroup,
@@ -54,6 +55,11 @@ class EdgeVectorIndex:
     request here); writes made meanwhile are kept in a journal and replayed into the copy,
     which then replaces the shard. New points go to the shard's small appendable segment,
     searched exactly, until the next build takes them in. 0 turns builds off.
+
+    With `space`, no write (and no build) starts while the data dir is below its low-space
+    watermark: InsufficientStorage instead, which the consumer retries. The shard's files
+    are memory-mapped, and a write the full disk cannot hold is a SIGBUS that kills the
+    process (measured on a full tmpfs), not an error one could catch.
     """
 
     def __init__(
@@ -63,8 +69,10 @@ class EdgeVectorIndex:
         *,
         hnsw_after: int = 0,
         indexing_threshold_kb: int | None = None,
+        space: FreeSpace | None = None,
     ) -> None:
         self._path = Path(path)
+        self._space = space
         self._dimensions = dimensions
         self._hnsw_after, self._threshold_kb = hnsw_after, indexing_threshold_kb
         self._shard: qe.EdgeShard | None = None
@@ -193,6 +201,8 @@ class EdgeVectorIndex:
     async def _apply(self, operation: qe.UpdateOperation) -> None:
         """One write, under the write lock; kept for the copy when a build is under way."""
         assert self._shard is not None
+        if self._space is not None:
+            self._space.require("the vector lane took no write")
         await asyncio.to_thread(self._shard.update, operation)
         if self._journal is not None:
             self._journal.append(operation)
@@ -214,6 +224,8 @@ class EdgeVectorIndex:
     def _maybe_build(self) -> None:
         if self._hnsw_after <= 0 or self._build is not None:
             return
+        if self._space is not None and self._space.low:
+            return  # a build copies the shard: the next write after space is back starts it
         if self._unindexed >= self._hnsw_after:
             self._build = asyncio.create_task(self._build_hnsw(), name=f"hnsw:{self._path}")
 

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from memhive_domain.bulletin import Bulletin, BulletinBudget, render_bulletin
 from memhive_domain.bulletin_audience import Audience, shown_to
 from memhive_domain.scopes import ScopeRef
-from memhive_ports import Clock
+from memhive_ports import Clock, RetryLater
 from memhive_ports.bulletins import BulletinStore
 from memhive_ports.token_counter import TokenCounter
 
 from memhive_application.bulletins.scope_reader import ScopeInputs, ScopeReader
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +68,10 @@ class ScopeBulletins:
         if held is not None:
             return held
         rendered = self.render(await self.read(workspace_id, scope))
-        await self.keep(workspace_id, scope, rendered.bulletins)
+        try:
+            await self.keep(workspace_id, scope, rendered.bulletins)
+        except RetryLater as exc:  # a read answers even when the store takes no writes
+            log.warning("bulletin %s/%s not kept, served anyway: %s", workspace_id, scope.key, exc)
         return rendered.bulletins[audience]
 
     def _render(self, inputs: ScopeInputs, audience: Audience) -> Bulletin:

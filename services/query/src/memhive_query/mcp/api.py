@@ -139,9 +139,9 @@ class MemoryApi(Protocol):
         "next_cursor"}, newest first."""
         ...
 
-    async def products(self) -> Json:
-        """GET /v1/products -> {"items": [{product_id, name, visibility, ...}]}, the ones
-        this caller may see."""
+    async def scopes(self) -> Json:
+        """GET /v1/scopes -> {"items": [{"scope_path": "global"}, {scope_path, product_id,
+        name, recorded}, ...], "complete"}: the root and every product this caller may see."""
         ...
 
     async def skills(self, fields: Json) -> Json:

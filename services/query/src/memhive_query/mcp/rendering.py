@@ -69,6 +69,10 @@ def _shorten(body: str) -> str:
     return flat if len(flat) <= MAX_LINE_BODY else flat[: MAX_LINE_BODY - 1] + "…"
 
 
+def counted(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def memory_lines(memories: Iterable[Json]) -> str:
     return "\n".join(memory_line(memory) for memory in memories)
 
@@ -93,7 +97,7 @@ def render_recall(results: list[Json]) -> str:
             "No memory matched with enough confidence: nothing stored seems to answer this. "
             "Try other words, a wider scope, fewer filters, or a lower min_confidence."
         )
-    return f"{len(results)} memories, best first:\n{memory_lines(results)}"
+    return f"{counted(len(results), 'memory', 'memories')}, best first:\n{memory_lines(results)}"
 
 
 def render_forgotten(result: Json) -> str:
@@ -128,7 +132,8 @@ _DETAIL_KEYS = (
 
 def render_list(page: Json) -> str:
     items = page.get("items", [])
-    text = f"{len(items)} memories:\n{memory_lines(items)}" if items else "No memories here."
+    listed = f"{counted(len(items), 'memory', 'memories')}:\n{memory_lines(items)}"
+    text = listed if items else "No memories here."
     if page.get("next_cursor"):
         text += f"\nMore: call list_memories again with cursor={page['next_cursor']!r}."
     return text

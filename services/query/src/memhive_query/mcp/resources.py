@@ -2,9 +2,10 @@
 (a crystallized procedure's SKILL.md), behind the same REST routes and rules as the tools.
 
 Templates name every resource (`memhive://bulletins/{+scope}`, `memhive://skills/{memory_id}`);
-`resources/list` names the ones a caller most likely wants: the workspace's bulletin, each
-visible product's, and the caller's skills (at most LISTED_SKILL_PAGES pages of procedures,
-so a listing stays bounded in a large workspace; the templates reach the rest).
+`resources/list` names the ones a caller most likely wants: the workspace's bulletin, that of
+each product it may see (recorded, or named by a memory it reads: GET /v1/scopes), and its
+skills (at most LISTED_SKILL_PAGES pages of procedures, so a listing stays bounded in a large
+workspace; the templates reach the rest).
 """
 
 from __future__ import annotations
@@ -58,9 +59,8 @@ def register_resources(server: MCPServer, api_for_request: ApiForRequest) -> Non
 
 
 async def listed_resources(api: MemoryApi) -> list[Resource]:
-    products = (await answered(api.products(), "products"))["items"]
-    nodes = ["global", *(f"product:{p['product_id']}" for p in products)]
-    bulletins = [_bulletin(node) for node in nodes]
+    scopes = (await answered(api.scopes(), "scopes"))["items"]
+    bulletins = [_bulletin(scope["scope_path"], scope.get("name")) for scope in scopes]
     return bulletins + [_skill(s) for s in await _skills(api)]
 
 
@@ -76,12 +76,13 @@ async def _skills(api: MemoryApi) -> list[Json]:
     return found
 
 
-def _bulletin(node: str) -> Resource:
+def _bulletin(node: str, name: str | None) -> Resource:
+    called = f"{node} ({name})" if name else node
     return Resource(
         uri=BULLETINS.replace("{+scope}", node),
         name=f"bulletin {node}",
-        title=f"Bulletin: {node}",
-        description=f"The standing briefing of {node}.",
+        title=f"Bulletin: {called}",
+        description=f"The standing briefing of {called}.",
         mime_type=MARKDOWN,
     )
 

@@ -106,8 +106,8 @@ class RestMemoryApi:
     async def activity(self, fields: Json) -> Json:
         return await self._call("GET", "/v1/activity", params=fields)
 
-    async def products(self) -> Json:
-        return await self._call("GET", "/v1/products")
+    async def scopes(self) -> Json:
+        return await self._call("GET", "/v1/scopes")
 
     async def skills(self, fields: Json) -> Json:
         return await self._call("GET", "/v1/skills", params=fields)

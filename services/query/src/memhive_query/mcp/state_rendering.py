@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from memhive_query.mcp.rendering import counted
+
 Json = dict[str, Any]
 
 MAX_LISTED_VALUE = 300
@@ -43,7 +45,8 @@ def render_state_list(page: Json) -> str:
     if not items:
         text = f"No keys at {page['scope']}."
     else:
-        text = f"{len(items)} keys at {page['scope']}:\n" + "\n".join(map(entry_line, items))
+        keys = counted(len(items), "key", "keys")
+        text = f"{keys} at {page['scope']}:\n" + "\n".join(map(entry_line, items))
     if page.get("next_cursor"):
         text += f"\nMore: call list_state again with cursor={page['next_cursor']!r}."
     return text

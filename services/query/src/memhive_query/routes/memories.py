@@ -31,12 +31,17 @@ router = APIRouter(prefix="/v1/memories", tags=["memories"], responses=errors(40
     | errors(403, 404, 409, 413, 503, conflict=NearDuplicatesBody),
 )
 async def save_memory(
-    request: SaveRequest, gw: GatewayDep, who: PrincipalDep, wait: Wait = "persisted"
+    request: SaveRequest, gw: GatewayDep, who: PrincipalDep, wait: Wait = "indexed"
 ) -> JSONResponse:
-    """Save a memory. `wait=indexed` returns once it is recallable (read-your-writes).
+    """Save a memory. `wait=indexed` (the default) returns once it is recallable
+    (read-your-writes) and refuses near-duplicates (409, listed in "similar") unless
+    `force` or `supersedes`. `wait=persisted` returns once it is in the record, `accepted`
+    once the command is in the log (202): sooner, because the body is not embedded before
+    the answer, so near-duplicates are not refused; the link classifier links the new
+    memory to them afterwards (`related_to`, rationale "near-duplicate ...").
 
-    The same body in the same scope returns the existing memory (200, status "duplicate");
-    near-duplicates are refused (409, listed in "similar") unless `force` or `supersedes`.
+    The same body in the same scope returns the existing memory (200, status "duplicate"),
+    whatever the wait.
     """
     outcome = await gw.save(
         who, request.draft(), wait, force=request.force, supersedes=request.supersedes

@@ -13,6 +13,8 @@ import asyncio
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from memhive.v1 import events_pb2
+from memhive_contracts.mapping import memory_from_pb
 from memhive_domain.ids import content_id
 from memhive_domain.memory import Memory
 from memhive_ports import LexicalIndex, MemoryStore
@@ -75,8 +77,15 @@ class IdenticalSaves:
             return None
         return waiting
 
-    async def winner(self, memory: Memory, command_id: str) -> Memory | None:
-        """After the wait: the memory another identical save stored first, or None if ours."""
+    async def winner(self, memory: Memory, command_id: str, event=None) -> Memory | None:
+        """After the wait: the memory another identical save stored first, or None if ours.
+        `event`, the one that ended the wait (MemorySaved or MemoryIndexed of this id),
+        tells without a read: it carries the memory as stored (MemorySaved also the command
+        that created it). Without one, or one without the memory, the record is read."""
+        if isinstance(event, events_pb2.MemorySaved | events_pb2.MemoryIndexed):
+            announced = memory_from_pb(event.memory)
+            created_by_us = getattr(event, "command_id", "") == command_id
+            return None if created_by_us or _same_creation(announced, memory) else announced
         stored = await self._store.get(memory.workspace_id, memory.id)
         if stored is None or _ours(stored, memory, command_id):
             return None
@@ -85,7 +94,8 @@ class IdenticalSaves:
 
 def _ours(stored: StoredMemory, memory: Memory, command_id: str) -> bool:
     # last_command_id moves on with later changes; creation time and author still tell.
-    return stored.last_command_id == command_id or (
-        stored.memory.created_at == memory.created_at
-        and stored.memory.created_by == memory.created_by
-    )
+    return stored.last_command_id == command_id or _same_creation(stored.memory, memory)
+
+
+def _same_creation(stored: Memory, memory: Memory) -> bool:
+    return stored.created_at == memory.created_at and stored.created_by == memory.created_by

@@ -24,7 +24,15 @@ from memhive_domain.query_time import DEFAULT_TIME_BOOST
 from memhive_domain.ranking import AnswerFit, in_context, rank_recalled
 from memhive_domain.recall import RecallQuery, SelectionRequest, plan_recall
 from memhive_domain.selection import is_selected
-from memhive_ports import Clock, Embedder, EventPublisher, LexicalIndex, MemoryStore, VectorIndex
+from memhive_ports import (
+    Clock,
+    Embedder,
+    EventPublisher,
+    LexicalIndex,
+    MemoryStore,
+    RetryLater,
+    VectorIndex,
+)
 from memhive_ports.lanes import LaneHit
 from memhive_ports.store import StoredMemory
 
@@ -224,7 +232,9 @@ class RecallMemories:
         self._background.discard(task)
         if not task.cancelled() and (failure := task.exception()) is not None:
             # Never fails the recall, which has answered; the access counts miss this one.
-            log.warning("recording recall hits failed: %r", failure, exc_info=failure)
+            # A bus or disk that heals by itself gets one line, anything else its traceback.
+            trace = None if isinstance(failure, RetryLater) else failure
+            log.warning("recording recall hits failed: %r", failure, exc_info=trace)
 
     async def drain(self) -> None:
         if self._background:

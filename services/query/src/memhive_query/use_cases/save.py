@@ -1,5 +1,12 @@
-"""Use case: accept a memory, embed it once, check it against its scope's neighbours
-(duplicates, near-duplicates, what it supersedes), put the command on the bus, optionally wait."""
+"""Use case: accept a memory, check it against its scope (duplicates, near-duplicates, what it
+supersedes), put the command on the bus, optionally wait.
+
+Only a caller waiting for `indexed` pays for an encoder pass here: the body is embedded once,
+near-duplicates are refused (409) and the vector travels with the command. For `persisted`
+and `accepted` the pass would cost more than the answer's whole budget, so the command goes
+without a vector: exact duplicates are still found (the content id's claim needs no vector),
+embed computes the vector once, and the link classifier links near-duplicates afterwards.
+"""
 
 from __future__ import annotations
 
@@ -40,8 +47,9 @@ class SaveOutcome:
 
 class SaveMemory:
     """With `conflicts` and `edges` (the gateway always passes both): an exact duplicate in
-    the same scope comes back as status "duplicate"; near-duplicates raise NearDuplicates
-    unless `force` or `supersedes`; `supersedes` saves and links `updates` edges in one step.
+    the same scope comes back as status "duplicate"; waiting for `indexed`, near-duplicates
+    raise NearDuplicates unless `force` or `supersedes`; `supersedes` saves and links
+    `updates` edges in one step.
     """
 
     def __init__(
@@ -73,6 +81,8 @@ class SaveMemory:
     ) -> SaveOutcome:
         memory = await self.checked_memory(principal, draft)
         stale = await self._superseded(principal, supersedes, memory.created_at)
+        if wait != "indexed":  # no encoder pass before the answer: see the module's note
+            return await self.publish(principal, memory, None, wait, stale)
         vector = (await self._embedder.embed([memory.body]))[0]
         if self._conflicts is not None:
             forced = force or bool(stale)
@@ -132,10 +142,11 @@ class SaveMemory:
         self,
         principal: Principal,
         memory: Memory,
-        vector: list[float],
+        vector: list[float] | None,
         wait: Wait,
         stale: Sequence[Memory] = (),
     ) -> SaveOutcome:
+        """`vector` None: embed computes it."""
         stage = None if wait == "accepted" else wait
         if self._identical is not None:
             claim = await self._identical.claim(memory, stage, memory.created_at)
@@ -151,17 +162,21 @@ class SaveMemory:
         command = commands_pb2.SaveMemory(
             command_id=command_id,
             memory=memory_to_pb(memory),
-            embedding=pb.Embedding(model=self._embedder.model_name, values=vector),
             requested_by=principal.user_id,
             requested_at=to_timestamp(memory.created_at),
         )
+        if vector is not None:
+            command.embedding.CopyFrom(pb.Embedding(model=self._embedder.model_name, values=vector))
         subject = subjects.for_workspace(subjects.SAVE_MEMORY, principal.workspace_id)
         await self._publisher.publish(subject, command, msg_id=command_id)
         linked = await self._link(principal, edges, wait)
-        if future is None or not await self._waiter.wait(future, self._timeout):
+        done = None if future is None else await self._waiter.event(future, self._timeout)
+        if done is None:
             return SaveOutcome(memory, "accepted")
         winner = (
-            None if self._identical is None else await self._identical.winner(memory, command_id)
+            None
+            if self._identical is None
+            else await self._identical.winner(memory, command_id, done)
         )
         if winner is not None:
             return SaveOutcome(winner, "duplicate")  # an identical save raced us and won

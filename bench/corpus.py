@@ -115,3 +115,14 @@ def base_sentences(count: int, seed: int = 7) -> list[str]:
 def noisy(vector: np.ndarray, rng: np.random.Generator, scale: float = 0.02) -> list[float]:
     v = vector + rng.normal(0, scale, vector.shape).astype(np.float32)
     return (v / np.linalg.norm(v)).tolist()
+
+
+def default_encoder():
+    """The encoder memhive's lanes use by default, to embed what a bench sends as a hook
+    would (with vectors of the lanes' own encoder, so memhive does not embed them again)."""
+    from memhive_adapters.embedding.onnx_minilm import VARIANTS, OnnxMiniLmEmbedder
+    from memhive_settings import MemhiveSettings
+
+    settings = MemhiveSettings()
+    variant = VARIANTS[settings.embedding.model]
+    return OnnxMiniLmEmbedder(settings.model_cache_dir, variant=variant)

@@ -18,14 +18,13 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from memhive.v1 import commands_pb2
 from memhive.v1 import memory_pb2 as pb
-from memhive_adapters.embedding.minilm import MiniLmEmbedder
 from memhive_adapters.process_lifetime import command_line
 from memhive_client import AsyncMemhiveClient
 from memhive_contracts import streams, subjects
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.ids import uuid7
 
-from bench.corpus import base_sentences, distinct_notes, noisy
+from bench.corpus import base_sentences, default_encoder, distinct_notes, noisy
 from bench.running_stack import RunningStack, children, rss_mib
 
 BASES = 2000
@@ -66,10 +65,16 @@ def percentiles(samples_ms: list[float]) -> dict[str, float]:
 
 
 async def bulk_load(
-    stack: RunningStack, count: int, start: int, bases: list[str], vectors: np.ndarray
+    stack: RunningStack,
+    count: int,
+    start: int,
+    bases: list[str],
+    vectors: np.ndarray,
+    model: str = "all-MiniLM-L6-v2",
 ) -> float:
     """Publish SaveMemory commands on the bus (as a hook with its own embeddings would); returns memories/s
-    from the first publish until ingest and embed have drained."""
+    from the first publish until ingest and embed have drained. `model`: the encoder of
+    `vectors` (memhive embeds again what another encoder than its lanes' made)."""
     nc = await stack.bus()
     js = nc.jetstream()
     rng = np.random.default_rng(start)
@@ -77,20 +82,8 @@ async def bulk_load(
     pending = []
     for n in range(start, start + count):
         base = n % len(bases)
-        now = datetime.now(UTC)
-        command = commands_pb2.SaveMemory(
-            command_id=str(uuid.uuid4()),
-            memory=pb.Memory(
-                id=uuid7(int(now.timestamp() * 1000)),
-                kind=pb.MEMORY_KIND_FACT,
-                body=f"{bases[base]} (ref {n})",
-                product_id=f"product-{n % 20}",
-                scope=pb.SCOPE_PRODUCT,
-            ),
-            embedding=pb.Embedding(model="all-MiniLM-L6-v2", values=noisy(vectors[base], rng)),
-            requested_by="bench",
-            requested_at=to_timestamp(now),
-        )
+        command = save_command(n, bases[base])
+        command.embedding.CopyFrom(pb.Embedding(model=model, values=noisy(vectors[base], rng)))
         subject = subjects.for_workspace(subjects.SAVE_MEMORY, "dev")
         pending.append(
             js.publish(
@@ -107,6 +100,23 @@ async def bulk_load(
     rate = count / (time.perf_counter() - began)
     await nc.close()
     return rate
+
+
+def save_command(n: int, base: str) -> commands_pb2.SaveMemory:
+    """The n-th memory of a bulk load (a unique body over `base`, in one of 20 products)."""
+    now = datetime.now(UTC)
+    return commands_pb2.SaveMemory(
+        command_id=str(uuid.uuid4()),
+        memory=pb.Memory(
+            id=uuid7(int(now.timestamp() * 1000)),
+            kind=pb.MEMORY_KIND_FACT,
+            body=f"{base} (ref {n})",
+            product_id=f"product-{n % 20}",
+            scope=pb.SCOPE_PRODUCT,
+        ),
+        requested_by="bench",
+        requested_at=to_timestamp(now),
+    )
 
 
 async def wait_for_hnsw_builds(pid: int, limit_s: float = 900) -> float:
@@ -207,12 +217,13 @@ async def mcp_recall_latency(stack: RunningStack, bases: list[str]) -> dict:
 
 async def run(stack: RunningStack, sizes=(10_000, 100_000)) -> dict:
     bases = base_sentences(BASES)
-    vectors = MiniLmEmbedder().embed_sync(bases)
+    encoder = default_encoder()  # the hook's vectors are the lanes' own: nothing re-embedded
+    vectors = encoder.embed_sync(bases)
     report = {"idle_rss_mib": rss_mib(stack.pid), "sizes": {}}
     loaded, load_s = 0, 0.0
     async with stack.client() as client:
         for size in sizes:
-            rate = await bulk_load(stack, size - loaded, loaded, bases, vectors)
+            rate = await bulk_load(stack, size - loaded, loaded, bases, vectors, encoder.model_name)
             load_s += (size - loaded) / rate
             loaded = size
             row = {

@@ -9,10 +9,9 @@ import io
 import os
 import time
 
-from memhive_adapters.embedding.minilm import MiniLmEmbedder
 from memhive_client import AsyncMemhiveClient, MemhiveError
 
-from bench.corpus import base_sentences
+from bench.corpus import base_sentences, default_encoder
 from bench.load_latency import BASES, bulk_load, percentiles
 from bench.running_stack import RunningStack, running_stack
 from memhive_cli.reindex import reindex
@@ -37,7 +36,8 @@ async def recall_during(client: AsyncMemhiveClient, bases: list[str], job: async
 
 async def run(stack: RunningStack, size: int = SIZE) -> str:
     bases = base_sentences(BASES)
-    await bulk_load(stack, size, 0, bases, MiniLmEmbedder().embed_sync(bases))
+    encoder = default_encoder()
+    await bulk_load(stack, size, 0, bases, encoder.embed_sync(bases), encoder.model_name)
     nc = await stack.bus()
     try:
         async with stack.client() as client:

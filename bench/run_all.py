@@ -17,13 +17,23 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import cost_accounting, load_latency, locomo, reindex, supersession, upstream
+from bench import (
+    cost_accounting,
+    load_latency,
+    locomo,
+    peer_comparison,
+    reindex,
+    supersession,
+    upstream,
+)
 from bench.running_stack import running_stack
 
 OUTPUT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
 SIZES = tuple(int(s) for s in os.environ.get("MEMHIVE_BENCH_SIZES", "10000,100000").split(","))
 if "--size" in sys.argv:  # `make bench SIZE=1000000`: one more, larger store in the same run
     SIZES = tuple(sorted({*SIZES, int(sys.argv[sys.argv.index("--size") + 1])}))
+# `make bench PEERS=mem0`: other memory systems measured beside memhive in the same run.
+PEERS = sys.argv[sys.argv.index("--peers") + 1].split(",") if "--peers" in sys.argv else []
 
 
 def machine() -> str:
@@ -88,6 +98,10 @@ SECTIONS: list[tuple[str, Callable[[], str]]] = [
         on_fresh_stack(reindex.run, {"MEMHIVE_RUN_SERVICES": '["ingest","embed"]'}),
     ),
 ]
+
+
+if "mem0" in PEERS:
+    SECTIONS.append(("memhive beside mem0 (issue 25)", on_fresh_stack(peer_comparison.section)))
 
 
 def main() -> None:

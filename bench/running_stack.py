@@ -24,6 +24,7 @@ from nats.aio.client import Client as NatsClient
 
 # A benchmark counts a refused or failed request instead of retrying it away.
 NO_RETRIES = RetryPolicy(attempts=1)
+STARTUP_S = 300
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,8 @@ def stack_python() -> str:
 
 
 def _wait_healthy(url: str, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 120
+    # Generous: the first start builds the encoder's graphs, and a shared machine is slow.
+    deadline = time.monotonic() + STARTUP_S
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"memhive run exited:\n{log.read_text()}")
@@ -106,7 +108,7 @@ def _wait_healthy(url: str, process: subprocess.Popen, log: Path) -> None:
         except httpx.TransportError:
             pass
         time.sleep(0.2)
-    raise RuntimeError("memhive run did not become healthy in 120 s")
+    raise RuntimeError(f"memhive run did not become healthy in {STARTUP_S} s")
 
 
 def rss_mib(pid: int) -> float:

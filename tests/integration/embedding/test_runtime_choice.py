@@ -11,6 +11,8 @@ from memhive_adapters.embedding.onnx_minilm import OnnxMiniLmEmbedder
 from memhive_adapters.runtime.lane_builders import build_embedder
 from memhive_settings import MemhiveSettings
 
+INT8 = "all-MiniLM-L6-v2/int8-per-text-v1"
+
 
 @pytest.mark.parametrize(
     ("runtime", "kind"), [("onnx", OnnxMiniLmEmbedder), ("numpy", MiniLmEmbedder)]
@@ -18,10 +20,20 @@ from memhive_settings import MemhiveSettings
 def test_the_setting_picks_the_runtime(
     tmp_path: Path, onnx_cache_dir: Path, runtime: str, kind: type
 ) -> None:
-    embedding = {"runtime": runtime, "cache_dir": onnx_cache_dir}
+    embedding = {"runtime": runtime, "cache_dir": onnx_cache_dir, "model": "all-MiniLM-L6-v2"}
     embedder = build_embedder(MemhiveSettings(data_dir=tmp_path, embedding=embedding))
     assert isinstance(embedder, kind)
     assert embedder.model_name == "all-MiniLM-L6-v2"
+
+
+@pytest.mark.parametrize("runtime", ["onnx", "numpy"])
+def test_the_int8_encoder_runs_under_onnxruntime_whatever_the_runtime(
+    tmp_path: Path, onnx_cache_dir: Path, runtime: str
+) -> None:
+    embedding = {"runtime": runtime, "cache_dir": onnx_cache_dir, "model": INT8}
+    embedder = build_embedder(MemhiveSettings(data_dir=tmp_path, embedding=embedding))
+    assert isinstance(embedder, OnnxMiniLmEmbedder)
+    assert embedder.model_name == INT8
 
 
 def test_either_runtime_serves_lanes_the_other_built(

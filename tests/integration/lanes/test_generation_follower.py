@@ -117,3 +117,22 @@ async def test_a_pointer_nobody_can_read_moves_nobody(
         await _until(lambda: replica.lanes.current.spec.number == 2)
     finally:
         await replica.stop()
+
+
+async def test_a_replica_that_cannot_load_the_new_encoder_stays_and_says_it_is_behind(
+    js: JetStreamContext, nats_url: str, bus_auth: EmbeddedBusAuth, tmp_path: Path
+) -> None:
+    key = f"test-{uuid.uuid4().hex[:8]}"
+    pointer = await KvGenerationPointer.open(js, key)
+    replica = Replica(tmp_path, "replica")
+    try:
+        await replica.start(nats_url, bus_auth, key)
+        unknown = GenerationSpec(1, "an-encoder-this-version-lacks")
+        await pointer.advance(unknown)
+        await _until(lambda: replica.follower.behind == unknown)
+        assert replica.lanes.current.spec.number == 0  # still answers from what it has
+        await pointer.advance(GenerationSpec(2, MODEL))  # one it can load: it moves on
+        await _until(lambda: replica.lanes.current.spec.number == 2)
+        assert replica.follower.behind is None
+    finally:
+        await replica.stop()

@@ -14,22 +14,34 @@ from memhive_adapters.runtime.lane_generations import (
 )
 from memhive_settings import MemhiveSettings
 
+INT8 = "all-MiniLM-L6-v2/int8-per-text-v1"
+
 
 def test_without_a_pointer_generation_zero_with_the_configured_model_is_current(
     tmp_path: Path,
 ) -> None:
-    generations = LaneGenerations(MemhiveSettings(data_dir=tmp_path))
-    assert generations.current_spec() == GenerationSpec(0, "all-MiniLM-L6-v2", LAYOUT)
-    assert generations.next_spec() == GenerationSpec(1, "all-MiniLM-L6-v2", LAYOUT)
+    settings = MemhiveSettings(data_dir=tmp_path, embedding={"model": INT8})
+    generations = LaneGenerations(settings)
+    assert generations.current_spec() == GenerationSpec(0, INT8, LAYOUT)
+    assert generations.next_spec() == GenerationSpec(1, INT8, LAYOUT)
     assert generations.next_spec("other") == GenerationSpec(1, "other", LAYOUT)
 
 
-def test_lanes_on_disk_without_a_pointer_are_of_the_first_layout(tmp_path: Path) -> None:
+def test_lanes_on_disk_without_a_pointer_are_of_the_first_layout_and_fp32(tmp_path: Path) -> None:
     (tmp_path / "tantivy").mkdir()
     (tmp_path / "tantivy" / "meta.json").write_text("{}")
-    generations = LaneGenerations(MemhiveSettings(data_dir=tmp_path))
+    generations = LaneGenerations(MemhiveSettings(data_dir=tmp_path, embedding={"model": INT8}))
 
+    # The only local encoder before lanes recorded theirs: the store migrates from it.
     assert generations.current_spec() == GenerationSpec(0, "all-MiniLM-L6-v2", 1)
+    assert generations.configured == INT8
+
+
+def test_server_lanes_without_a_pointer_on_the_bus_are_taken_as_fp32(tmp_path: Path) -> None:
+    settings = MemhiveSettings(
+        data_dir=tmp_path, vector={"backend": "qdrant"}, embedding={"model": INT8}
+    )
+    assert LaneGenerations(settings).current_spec() == GenerationSpec(0, "all-MiniLM-L6-v2", LAYOUT)
 
 
 def test_the_layout_of_fresh_lanes_is_recorded_once(tmp_path: Path) -> None:

@@ -47,6 +47,7 @@ async def test_liveness_and_readiness_report_bus_disk_lanes_and_model(stack: Sta
         "disk": True,
         "lanes": True,
         "model": True,
+        "generation": True,
     }
 
 

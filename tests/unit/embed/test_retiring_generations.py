@@ -110,9 +110,11 @@ class ServerGenerations:
         self.learn(spec)
 
     def build(self, spec: GenerationSpec, embedder=None) -> LaneGeneration:
-        vector, lexical = self._server.setdefault(
-            spec.number, (ServerCollection(), ServerCollection())
-        )
+        # A dropped collection is created anew, as a server does at ensure_ready.
+        held = self._server.get(spec.number)
+        if held is None or held[0].dropped_at is not None:
+            held = self._server[spec.number] = (ServerCollection(), ServerCollection())
+        vector, lexical = held
         lanes = ClientLane(vector), ClientLane(lexical)
         return LaneGeneration(spec, embedder or FakeEmbedder(), *lanes)
 

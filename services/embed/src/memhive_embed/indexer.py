@@ -16,7 +16,15 @@ from memhive.v1 import memory_pb2 as pb
 from memhive_contracts import subjects
 from memhive_contracts.mapping import memory_to_pb, to_timestamp
 from memhive_domain.memory import Memory
-from memhive_ports import Clock, Embedder, EventPublisher, LexicalIndex, MemoryStore, VectorIndex
+from memhive_ports import (
+    Clock,
+    Embedder,
+    EncodedVector,
+    EventPublisher,
+    LexicalIndex,
+    MemoryStore,
+    VectorIndex,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +80,8 @@ class LaneIndexer:
         for r in requests:
             memory = live.get(r.memory_id)
             if memory is not None and self._reusable(r, memory):
-                vectors[r.memory_id] = list(r.embedding.values)
+                e = r.embedding
+                vectors[r.memory_id] = EncodedVector(e.values, e.model, memory.body)
         missing = [m for m in live.values() if m.id not in vectors]
         if missing:
             computed = await self._embedder.embed([m.body for m in missing])
@@ -117,7 +126,7 @@ class LaneIndexer:
             await self._publisher.publish(subject, event, msg_id=event_id)
 
 
-def _lane_event(event_id: str, memory: Memory, vectors, model: str, now):
+def _lane_event(event_id: str, memory: Memory, vectors, current_model: str, now):
     if memory.forgotten:
         event = events_pb2.MemoryUnindexed(
             event_id=event_id,
@@ -129,7 +138,10 @@ def _lane_event(event_id: str, memory: Memory, vectors, model: str, now):
     event = events_pb2.MemoryIndexed(
         event_id=event_id,
         memory=memory_to_pb(memory),
-        embedding=pb.Embedding(model=model, values=vectors[memory.id]),
+        # The vector's own encoder: a swap may have come between its embedding and now.
+        embedding=pb.Embedding(
+            model=getattr(vectors[memory.id], "encoder", current_model), values=vectors[memory.id]
+        ),
         occurred_at=now,
     )
     return subjects.for_workspace(subjects.MEMORY_INDEXED, memory.workspace_id), event

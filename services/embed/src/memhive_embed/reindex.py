@@ -78,7 +78,7 @@ class Reindexer:
 
     async def rebuild(self, embedding_model: str | None, report: Report) -> Progress:
         spec = self._generations.next_spec(embedding_model)
-        generation = self._generations.build(spec, self._lanes.current.embedder)
+        generation = await self._fresh_generation(spec)
         try:
             await generation.open()
             self._lanes.begin_build(generation)
@@ -99,6 +99,18 @@ class Reindexer:
         await self._retire(old)
         log.info("lanes rebuilt: generation %d, %d memories", spec.number, done)
         return Progress("done", done, total, spec.number, spec.embedding_model)
+
+    async def _fresh_generation(self, spec: GenerationSpec) -> LaneGeneration:
+        """The generation to fill, empty: what a build of the same number cut short by a
+        crash left on a server is dropped first (nothing reads it: the pointer never named
+        it; embedded leftovers went at start). Built in a thread: loading another encoder
+        (building its graph the first time) takes seconds that recall must not wait for."""
+        build = self._generations.build
+        leftover = await asyncio.to_thread(build, spec, self._lanes.current.embedder)
+        if not self._generations.shared:
+            return leftover
+        await leftover.drop()
+        return await asyncio.to_thread(build, spec, leftover.embedder)
 
     async def close(self) -> None:
         """Stops waiting to drop old generations: each is closed instead, left for the

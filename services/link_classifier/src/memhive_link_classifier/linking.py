@@ -27,6 +27,7 @@ from memhive_domain.scopes import ScopeRef, Visibility
 from memhive_ports import (
     Clock,
     EdgeProposal,
+    EncodedVector,
     EventPublisher,
     LinkClassifier,
     MemoryStore,
@@ -49,6 +50,8 @@ class IndexedMemory:
     revision: int
     vector: Sequence[float]
     scope: ScopeRef  # where its neighbours are looked for (the event's; the record decides)
+    body: str = ""  # the event's body: a lane of another encoder embeds it again
+    encoder: str = ""  # the vector's encoder, as the event names it ("": the lanes')
 
 
 class LinkNewMemory:
@@ -87,7 +90,10 @@ class LinkNewMemory:
     async def _candidates(self, indexed: IndexedMemory, now: datetime) -> dict[str, float]:
         """Cosine by id of the nearest memories of its scope the classifier could link."""
         same_scope = MemoryFilter(indexed.workspace_id, node=indexed.scope, live_at=now)
-        hits = await self._index.search(indexed.vector, same_scope, self._k + 1)
+        vector = indexed.vector
+        if indexed.encoder:  # a lane of another encoder embeds the body again (encoder_match)
+            vector = EncodedVector(vector, indexed.encoder, indexed.body or None)
+        hits = await self._index.search(vector, same_scope, self._k + 1)
         return {
             h.memory_id: h.score
             for h in hits

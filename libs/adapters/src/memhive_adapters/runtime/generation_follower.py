@@ -34,6 +34,8 @@ class GenerationFollower:
     def __init__(self, pointer: PointerChanges, generations: LaneGenerations, lanes: LaneSet):
         self._pointer, self._generations, self._lanes = pointer, generations, lanes
         self._task: asyncio.Task | None = None
+        # The generation every other process serves and this one could not load, if any.
+        self.behind: GenerationSpec | None = None
 
     async def start(self) -> None:
         changes = await self._pointer.changes()  # subscribed before start returns
@@ -53,7 +55,14 @@ class GenerationFollower:
             return False
         if building is not None and building.spec.number == spec.number:
             return False  # this process built it and swaps itself
-        generation = self._generations.build(spec, self._lanes.current.embedder)
+        try:  # in a thread: a new encoder takes seconds to load (its graph, to build)
+            generation = await asyncio.to_thread(
+                self._generations.build, spec, self._lanes.current.embedder
+            )
+        except Exception:
+            self._cannot_serve(spec)
+            return False
+        self.behind = None
         await generation.open()
         old = await self._lanes.adopt(generation)
         if self._generations.shared:
@@ -62,6 +71,19 @@ class GenerationFollower:
             await old.drop()
         log.info("lanes now serve generation %d (%s)", spec.number, spec.embedding_model)
         return True
+
+    def _cannot_serve(self, spec: GenerationSpec) -> None:
+        """Every other process moves to `spec`; this one cannot load its encoder (a version
+        that lacks it, a graph it cannot build). It stays on the old generation, which is
+        soon dropped, so it says it is not ready (/readyz) instead of answering from it."""
+        self.behind = spec
+        log.exception(
+            "cannot serve lane generation %d: its encoder %s does not load here; this "
+            "process stays on generation %d and is not ready until it is restarted with it",
+            spec.number,
+            spec.embedding_model,
+            self._lanes.current.spec.number,
+        )
 
     async def _follow(self, changes: AsyncIterator[GenerationSpec]) -> None:
         while True:

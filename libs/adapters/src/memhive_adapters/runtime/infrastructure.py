@@ -54,6 +54,7 @@ class Infrastructure:
     _stack: AsyncExitStack = field(default_factory=AsyncExitStack)
     _lanes: tuple[VectorIndex, LexicalIndex] | None = None
     _generation_pointer: KvGenerationPointer | None = None
+    _follower: GenerationFollower | None = None
     # Set on a service's connection in a shared process: the lanes are the owner's.
     _lane_owner: Infrastructure | None = None
 
@@ -83,7 +84,7 @@ class Infrastructure:
                 follower = GenerationFollower(pointer, self.generations, self.lane_set)
                 await follower.start()
                 self._stack.push_async_callback(follower.stop)
-                self._generation_pointer = pointer
+                self._generation_pointer, self._follower = pointer, follower
             lanes = self.lane_set
             self._lanes = (SwappableVectorIndex(lanes), SwappableLexicalIndex(lanes))
         return self._lanes
@@ -93,6 +94,13 @@ class Infrastructure:
         """The bus pointer this process follows: None until the lanes are opened, and for
         embedded lanes (this process's own: the pointer file alone says which serves)."""
         return (self._lane_owner or self)._generation_pointer
+
+    @property
+    def serves_pointed_generation(self) -> bool:
+        """False when the bus points every process at a generation whose encoder this one
+        could not load (it is then not ready)."""
+        follower = (self._lane_owner or self)._follower
+        return follower is None or follower.behind is None
 
     @property
     def lanes_opened(self) -> bool:

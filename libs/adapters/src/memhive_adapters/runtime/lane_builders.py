@@ -14,7 +14,9 @@ from memhive_settings import MemhiveSettings
 
 from memhive_adapters.free_space import FreeSpace
 
-LOCAL_MODELS = ("all-MiniLM-L6-v2",)
+# The local encoders (onnx_minilm.VARIANTS, named here so choosing one imports nothing).
+FP32_MINILM = "all-MiniLM-L6-v2"
+LOCAL_MODELS = (FP32_MINILM, "all-MiniLM-L6-v2/int8-per-text-v1")
 
 
 def vector_dir_of(settings: MemhiveSettings, generation: int) -> Path:
@@ -45,19 +47,20 @@ def build_embedder(settings: MemhiveSettings, model: str | None = None) -> Embed
         return LiteLlmEmbedder(model, embedding.dimensions, embedding.api_base, key)
     if model not in LOCAL_MODELS:
         raise ValueError(f"the local embedding provider has {list(LOCAL_MODELS)}, not {model!r}")
-    return _local_embedder(settings)
+    return _local_embedder(settings, model)
 
 
-def _local_embedder(settings: MemhiveSettings) -> Embedder:
+def _local_embedder(settings: MemhiveSettings, encoder: str) -> Embedder:
     # Imported here, not at the top: `memhive --help` must not load onnxruntime or NumPy.
     threads = settings.embedding.threads
-    if settings.embedding.runtime == "numpy":
+    if settings.embedding.runtime == "numpy" and encoder == FP32_MINILM:
         from memhive_adapters.embedding.minilm import MiniLmEmbedder
 
         return MiniLmEmbedder(threads=threads)
-    from memhive_adapters.embedding.onnx_minilm import OnnxMiniLmEmbedder
+    from memhive_adapters.embedding.onnx_minilm import VARIANTS, OnnxMiniLmEmbedder
 
-    return OnnxMiniLmEmbedder(settings.model_cache_dir, threads=threads)
+    variant = VARIANTS[encoder]
+    return OnnxMiniLmEmbedder(settings.model_cache_dir, threads=threads, variant=variant)
 
 
 def build_vector_index(

@@ -24,6 +24,7 @@ from memhive_settings import MemhiveSettings
 from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.lane_conditions import LAYOUT
 from memhive_adapters.runtime.lane_builders import (
+    FP32_MINILM,
     build_embedder,
     build_lexical_index,
     build_vector_index,
@@ -94,8 +95,23 @@ class LaneGenerations:
             return known
         # No pointer: embedded lanes already on disk date from before pointers recorded a
         # layout (the first); a fresh data dir, or server lanes, get this code's.
-        layout = 1 if any(_holds_files(d) for d in self._local_dirs(0)) else LAYOUT
-        return GenerationSpec(0, self._settings.embedding.model, layout)
+        on_disk = any(_holds_files(d) for d in self._local_dirs(0))
+        layout = 1 if on_disk else LAYOUT
+        # Lanes from before pointers (embedded ones on disk; server ones may be: only the
+        # bus would say) were filled by the local encoder of the time, fp32 MiniLM: a store
+        # configured for another migrates from it (an empty one in no time).
+        legacy = on_disk or self.shared
+        return GenerationSpec(0, self._legacy_encoder() if legacy else self.configured, layout)
+
+    @property
+    def configured(self) -> str:
+        """The encoder settings ask for: every new generation's, and what a store built
+        with another migrates to."""
+        return self._settings.embedding.model
+
+    def _legacy_encoder(self) -> str:
+        local = self._settings.embedding.provider == "local"
+        return FP32_MINILM if local else self._settings.embedding.model
 
     def record(self, spec: GenerationSpec) -> None:
         """Write the pointer file when there is none yet, so a later version knows which

@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 
 from memhive_domain.memory import Memory
 
+from memhive_adapters.runtime.encoder_match import items_in_encoder
 from memhive_adapters.runtime.lane_generations import LaneGeneration
 
 _FORGOTTEN = sys.maxsize  # a deleted id: no revision of it may come back into the build
@@ -86,12 +87,15 @@ class LaneSet:
             return len(fresh)
 
     async def mirror_vectors(
-        self, building: LaneGeneration, items: Sequence[tuple[Memory, Sequence[float]]]
+        self,
+        building: LaneGeneration,
+        items: Sequence[tuple[Memory, Sequence[float]]],
+        assumed: str,
     ) -> None:
+        """`assumed`: the encoder of vectors that name none (the caller's generation's);
+        a vector of another encoder than the build's is embedded again with the build's."""
         async with self._build_lock:
-            if building.embedder.model_name != self._current.embedder.model_name:
-                fresh = await building.embedder.embed([m.body for m, _ in items])
-                items = [(m, v) for (m, _), v in zip(items, fresh, strict=True)]
+            items = await items_in_encoder(building.embedder, items, assumed)
             await building.vector.upsert(items)
             self._remember([m for m, _ in items])
 

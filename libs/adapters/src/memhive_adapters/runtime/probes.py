@@ -3,9 +3,9 @@
 Ready: the bus is connected and answers (a probe with a short deadline, or any request
 answered within the last second: `nats/bus_liveness.py`), the data dir is above its
 low-space watermark (where this process keeps data there) and, in a process that serves
-from the lanes, both lanes answer and the embedding model is loaded. Lane sizes are read
-when /metrics is scraped (a count is an async engine call; OpenTelemetry's gauge callbacks
-are synchronous).
+from the lanes, both lanes answer, the embedding model is loaded and it serves the
+generation the bus points at. Lane sizes are read when /metrics is scraped (a count is an
+async engine call; OpenTelemetry's gauge callbacks are synchronous).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ async def readiness(infra: Infrastructure) -> dict[str, bool]:
     if infra.lanes_opened:
         checks["lanes"] = await _lane_counts(infra) is not None
         checks["model"] = infra.embedder.dimensions > 0
+        checks["generation"] = infra.serves_pointed_generation
     return checks
 
 

@@ -1,5 +1,6 @@
 """VectorIndex, LexicalIndex and Embedder views that always act on a LaneSet's current
-generation (and mirror writes into the one being built)."""
+generation (and mirror writes into the one being built). The embedder's vectors name their
+encoder, so the vector views keep each to lanes of that encoder (encoder_match.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from collections.abc import Awaitable, Sequence
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
+from memhive_ports import EncodedVector
 from memhive_ports.lanes import LaneHit
 
+from memhive_adapters.runtime.encoder_match import items_in_encoder, query_in_encoder
 from memhive_adapters.runtime.lane_set import LaneSet
 
 
@@ -23,9 +26,10 @@ class SwappableVectorIndex:
 
     async def upsert(self, items: Sequence[tuple[Memory, Sequence[float]]]) -> None:
         async with self._lanes.using() as (current, building):
-            await current.vector.upsert(items)
+            encoder = current.embedder.model_name
+            await current.vector.upsert(await items_in_encoder(current.embedder, items, encoder))
             if building is not None:
-                await self._lanes.mirror_vectors(building, items)
+                await self._lanes.mirror_vectors(building, items, encoder)
 
     async def delete(self, workspace_id: str, memory_ids: Sequence[str]) -> None:
         async with self._lanes.using() as (current, building):
@@ -37,7 +41,11 @@ class SwappableVectorIndex:
         self, vector: Sequence[float], memory_filter: MemoryFilter, limit: int
     ) -> list[LaneHit]:
         async with self._lanes.using() as (current, _):
-            return await current.vector.search(vector, memory_filter, limit)
+            embedder = current.embedder
+            matched = await query_in_encoder(embedder, vector, embedder.model_name)
+            if matched is None:  # never compared with another encoder's vectors
+                return []
+            return await current.vector.search(matched, memory_filter, limit)
 
     async def present(self, workspace_id: str, memory_ids: Sequence[str]) -> set[str]:
         async with self._lanes.using() as (current, _):
@@ -124,4 +132,10 @@ class SwappableEmbedder:
         return self._lanes.current.embedder.dimensions
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return await self._lanes.current.embedder.embed(texts)
+        """Vectors that name their encoder and text (EncodedVector), so a swap between this
+        call and their use never lets them meet another encoder's."""
+        embedder = self._lanes.current.embedder
+        vectors = await embedder.embed(texts)
+        return [
+            EncodedVector(v, embedder.model_name, t) for v, t in zip(vectors, texts, strict=True)
+        ]

@@ -1,0 +1,75 @@
+"""The MiniLM graph with int8 matmuls: our fp32 graph, dynamically quantised, cached.
+
+onnxruntime's `quantize_dynamic` turns each weight matmul into an integer one (weights
+uint8 per output channel, quantised once here) whose activations are quantised on the fly
+with a scale taken from the tensor itself. That scale spans every row of a batch, padding
+included, so the embedder runs each text in a pass of its own: a text's vector then never
+depends on what it is embedded with (docs/benchmarks.md, "Encoder (issue 25)").
+
+uint8 weights rather than int8: this machine's AVX2 without VNNI multiplies u8 x s8 with an
+instruction that saturates at int16; u8 x u8 takes another kernel that does not. The first
+encoder block stays fp32: measured on generated sentences (not LoCoMo), keeping it moves the
+vectors least from fp32's of any one block or any one kind of matmul kept, for ~10% of the
+CPU saved.
+
+The file is named and stamped like the fp32 graph's (onnx_graph_cache.py), its key also
+covering this module and onnxruntime's version (whose quantiser writes the graph).
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import onnxruntime as ort
+
+from memhive_adapters.embedding.onnx_graph_cache import (
+    CACHE_KEY_PROPERTY,
+    digest_of,
+    graph_cache_key,
+    open_cached_session,
+)
+
+# The first block's four weight matmuls (bert_onnx_graph names them).
+KEPT_FP32 = [f"layer0.{name}.matmul" for name in ("qkv", "attention_out", "intermediate", "output")]
+
+
+def int8_cache_key(model_dir: Path) -> str:
+    return digest_of([Path(__file__)], graph_cache_key(model_dir), ort.__version__)
+
+
+def int8_cache_path(cache_dir: Path, key: str) -> Path:
+    return cache_dir / f"all-MiniLM-L6-v2.int8.{key}.onnx"
+
+
+def open_int8_session(
+    model_dir: Path, cache_dir: Path, options: ort.SessionOptions
+) -> ort.InferenceSession:
+    key = int8_cache_key(model_dir)
+    path = int8_cache_path(cache_dir, key)
+    return open_cached_session(path, key, lambda: serialised_int8_graph(model_dir, key), options)
+
+
+def serialised_int8_graph(model_dir: Path, key: str) -> bytes:
+    """The quantised graph's bytes, its key stamped last. onnx and the quantiser are
+    imported only here: a start that finds the graph cached loads neither."""
+    import onnx
+    from onnx import helper
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    from memhive_adapters.embedding.bert_onnx_graph import build_sentence_graph
+    from memhive_adapters.embedding.bert_weights import load_bert_weights
+
+    fp32 = build_sentence_graph(load_bert_weights(model_dir))
+    with tempfile.TemporaryDirectory(prefix="memhive-int8-") as directory:
+        quantised = Path(directory) / "int8.onnx"
+        quantize_dynamic(
+            fp32,
+            quantised,
+            weight_type=QuantType.QUInt8,
+            per_channel=True,
+            nodes_to_exclude=KEPT_FP32,
+        )
+        model = onnx.load(quantised)
+    helper.set_model_props(model, {CACHE_KEY_PROPERTY: key})
+    return model.SerializeToString()

@@ -1,0 +1,98 @@
+"""A store built with fp32 MiniLM, started with the int8 encoder configured: it migrates
+by itself (what every store does when the default encoder changes).
+
+Real `memhive run` processes. While the new generation is built in the background, recall
+(the vector lane alone, whose scores would be noise if a query met vectors of the other
+encoder) keeps answering from the old lanes; kill -9 in the middle of that build and a
+plain restart begin it again and finish it; then the new generation serves, recorded in
+`lanes.json` with its encoder, and the old one is gone.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from memhive_adapters.runtime.lane_builders import FP32_MINILM
+
+from tests.e2e.process import MemhiveProcess, client
+from tests.e2e.test_embedded_stack import _free_port
+
+INT8 = "all-MiniLM-L6-v2/int8-per-text-v1"
+MOVE = {"MEMHIVE_EMBEDDING__MODEL": INT8}
+FILLER = 300  # enough memories that the rebuild takes seconds, not milliseconds
+PROBE = "The lighthouse keeper on Skerry Island logs the fog horn tests every Sunday"
+QUESTION = "who tests the fog horn at the lighthouse"
+
+
+def _pointer(data_dir: Path) -> dict:
+    return json.loads((data_dir / "lanes.json").read_text())
+
+
+def _build_fp32_store(data_dir: Path, ports: tuple[int, int]) -> str:
+    fp32 = MemhiveProcess(data_dir, *ports, "fp32", env={"MEMHIVE_EMBEDDING__MODEL": FP32_MINILM})
+    try:
+        fp32.wait_until_healthy()
+        with client(fp32.url) as memhive:
+            probe = memhive.save("fact", PROBE, wait="indexed").id
+            bodies = [f"Filler {n}: invoice batch {n * 13} was reconciled" for n in range(FILLER)]
+            with ThreadPoolExecutor(8) as pool:
+                list(pool.map(lambda b: memhive.save("event", b, force=True), bodies))
+        assert fp32.ctrl_c() == 0
+    finally:
+        fp32.ensure_gone()
+    assert _pointer(data_dir)["embedding_model"] == FP32_MINILM
+    return probe
+
+
+def _answered(url: str, probe: str) -> bool:
+    with client(url) as memhive:
+        return [hit.id for hit in memhive.recall(QUESTION, lanes=["vector"])][:1] == [probe]
+
+
+def _wait_for(condition, timeout_s: float = 240) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_an_fp32_store_migrates_to_the_configured_encoder_by_itself(tmp_path: Path) -> None:
+    data_dir, ports = tmp_path / "data", (_free_port(), _free_port())
+    probe = _build_fp32_store(data_dir, ports)
+    building = data_dir / "qdrant-edge.gen-1"
+
+    killed = MemhiveProcess(data_dir, *ports, "killed", env=MOVE)
+    try:
+        killed.wait_until_healthy()
+        _wait_for(building.exists)
+        assert _answered(killed.url, probe)  # the old lanes serve while the new ones fill
+        assert _pointer(data_dir)["embedding_model"] == FP32_MINILM
+        killed.kill()  # kill -9, the rebuild half done
+    finally:
+        killed.ensure_gone()
+    assert _pointer(data_dir)["generation"] == 0
+
+    restarted = MemhiveProcess(data_dir, *ports, "restarted", MOVE)
+    try:
+        restarted.wait_until_healthy()
+        answers = []
+        while _pointer(data_dir)["embedding_model"] != INT8:
+            answers.append(_answered(restarted.url, probe))
+        answers.append(_answered(restarted.url, probe))
+        assert all(answers), answers
+        assert "rebuilding them in the background" in restarted.output()
+        _wait_for(lambda: f"lanes migrated to {INT8}" in restarted.output())  # old ones dropped
+        with client(restarted.url) as memhive:
+            later = memhive.save(
+                "fact", "The ferry to Skerry Island leaves at noon", wait="indexed"
+            )
+            hits = memhive.recall("when does the Skerry ferry leave", lanes=["vector"])
+            assert hits[0].id == later.id
+        assert restarted.ctrl_c() == 0
+    finally:
+        restarted.ensure_gone()
+    assert _pointer(data_dir)["generation"] == 1
+    assert not (data_dir / "qdrant-edge").exists() and not (data_dir / "tantivy").exists()

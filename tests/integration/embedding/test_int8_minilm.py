@@ -1,0 +1,57 @@
+"""The int8 encoder on the real bundled model: one vector per text whatever it is embedded
+with (bit for bit), close to fp32, its own name, and its graph cached beside fp32's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from memhive_adapters.embedding import int8_graph
+from memhive_adapters.embedding.minilm import bundled_model_dir
+from memhive_adapters.embedding.onnx_minilm import INT8, OnnxMiniLmEmbedder
+
+from tests.integration.embedding.test_onnx_minilm import VARIED
+
+
+@pytest.fixture(scope="module")
+def int8_minilm(onnx_cache_dir: Path) -> OnnxMiniLmEmbedder:
+    return OnnxMiniLmEmbedder(onnx_cache_dir, variant=INT8)
+
+
+def test_a_texts_vector_does_not_depend_on_what_it_is_embedded_with(
+    int8_minilm: OnnxMiniLmEmbedder,
+) -> None:
+    alone = np.stack([int8_minilm.embed_sync([text])[0] for text in VARIED])
+    together = int8_minilm.embed_sync(VARIED)
+    reversed_order = int8_minilm.embed_sync(VARIED[::-1])[::-1]
+    np.testing.assert_array_equal(together, alone)
+    np.testing.assert_array_equal(reversed_order, alone)
+
+
+def test_vectors_are_unit_length_and_close_to_fp32_under_their_own_name(
+    int8_minilm: OnnxMiniLmEmbedder, onnx_minilm: OnnxMiniLmEmbedder
+) -> None:
+    int8, fp32 = int8_minilm.embed_sync(VARIED), onnx_minilm.embed_sync(VARIED)
+    np.testing.assert_allclose(np.linalg.norm(int8, axis=1), 1.0, atol=1e-5)
+    cosines = np.sum(int8 * fp32, axis=1)
+    assert cosines.min() > 0.96 and np.median(cosines) > 0.985
+    assert int8_minilm.model_name == "all-MiniLM-L6-v2/int8-per-text-v1" != onnx_minilm.model_name
+
+
+def test_the_int8_graph_is_built_once_and_named_by_its_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    builds: list[str] = []
+    build = int8_graph.serialised_int8_graph
+
+    def counting(model_dir: Path, key: str) -> bytes:
+        builds.append(key)
+        return build(model_dir, key)
+
+    monkeypatch.setattr(int8_graph, "serialised_int8_graph", counting)
+    OnnxMiniLmEmbedder(tmp_path, variant=INT8)
+    OnnxMiniLmEmbedder(tmp_path, variant=INT8)
+    key = int8_graph.int8_cache_key(bundled_model_dir())
+    assert builds == [key]
+    assert [p.name for p in tmp_path.iterdir()] == [int8_graph.int8_cache_path(tmp_path, key).name]

@@ -41,7 +41,7 @@ def _burst(url: str, writer: int, acked: dict[str, str], stop: threading.Event) 
                 saved = memhive.save("fact", body, force=True)
             except httpx.TransportError:
                 return  # memhive is gone: what was not acknowledged may or may not be kept
-            assert saved.status in ("persisted", "accepted"), saved  # 201 or 202
+            assert saved.status in ("indexed", "persisted", "accepted"), saved  # 201 or 202
             acked[body] = saved.id
             if stop.is_set():
                 return

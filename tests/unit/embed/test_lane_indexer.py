@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 from memhive_adapters.lexical.group_commit import completed
 from memhive_domain.memory import Memory, MemoryDraft, create_memory
 from memhive_domain.principals import Principal
-
 from memhive_embed.indexer import IndexRequest, LaneIndexer
+
 from tests.fakes import FakeEmbedder, FakePublisher, FakeStore, FixedClock
 
 NOW = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

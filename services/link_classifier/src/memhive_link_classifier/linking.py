@@ -36,6 +36,7 @@ from memhive_ports import (
 from memhive_ports.store import StoredMemory
 
 from memhive_link_classifier.metrics import ClassifierMetrics
+from memhive_link_classifier.recent import RecentlyIndexed
 
 CLASSIFIER_NAME = "link-classifier"
 
@@ -52,6 +53,9 @@ class IndexedMemory:
     scope: ScopeRef  # where its neighbours are looked for (the event's; the record decides)
     body: str = ""  # the event's body: a lane of another encoder embeds it again
     encoder: str = ""  # the vector's encoder, as the event names it ("": the lanes')
+    # The gateway found no neighbour this similar just before the save (recent.py), at:
+    near_duplicate_check: float | None = None
+    checked_at: datetime | None = None
 
 
 class LinkNewMemory:
@@ -71,6 +75,8 @@ class LinkNewMemory:
         self._store, self._index, self._classifier = store, vector_index, classifier
         self._publisher, self._clock, self._metrics = publisher, clock, metrics
         self._k, self._floor = neighbours, min_similarity
+        # Without an LLM, what a save's check vouches for is not searched again (recent.py).
+        self._recent = None if min_similarity is None else RecentlyIndexed(clock)
 
     async def __call__(self, indexed: IndexedMemory) -> list[EdgeProposal]:
         now = self._clock.now()
@@ -89,16 +95,40 @@ class LinkNewMemory:
 
     async def _candidates(self, indexed: IndexedMemory, now: datetime) -> dict[str, float]:
         """Cosine by id of the nearest memories of its scope the classifier could link."""
+        scores = self._since_check(indexed)
+        if scores is None:
+            scores = await self._searched(indexed, now)
+        if self._recent is not None:
+            i = indexed
+            self._recent.add(i.workspace_id, i.scope, i.encoder, i.memory_id, i.vector)
+        ranked = sorted(scores.items(), key=lambda item: -item[1])
+        return {
+            memory_id: score
+            for memory_id, score in ranked
+            if memory_id != indexed.memory_id and (self._floor is None or score >= self._floor)
+        }
+
+    def _since_check(self, indexed: IndexedMemory) -> dict[str, float] | None:
+        """A save checked at or below the classifier's own threshold: only what was indexed
+        since the check can be new (recent.py). None: search the lane."""
+        checked, at = indexed.near_duplicate_check, indexed.checked_at
+        if self._recent is None or self._floor is None or checked is None or at is None:
+            return None
+        if checked > self._floor:
+            return None
+        i = indexed
+        scores = self._recent.since(at, i.workspace_id, i.scope, i.encoder, i.vector)
+        if scores is not None:
+            self._metrics.searches_skipped.add(1)
+        return scores
+
+    async def _searched(self, indexed: IndexedMemory, now: datetime) -> dict[str, float]:
         same_scope = MemoryFilter(indexed.workspace_id, node=indexed.scope, live_at=now)
         vector = indexed.vector
         if indexed.encoder:  # a lane of another encoder embeds the body again (encoder_match)
             vector = EncodedVector(vector, indexed.encoder, indexed.body or None)
         hits = await self._index.search(vector, same_scope, self._k + 1)
-        return {
-            h.memory_id: h.score
-            for h in hits
-            if h.memory_id != indexed.memory_id and (self._floor is None or h.score >= self._floor)
-        }
+        return {h.memory_id: h.score for h in hits}
 
     async def _publish(
         self, indexed: IndexedMemory, proposals: list[EdgeProposal], now: datetime

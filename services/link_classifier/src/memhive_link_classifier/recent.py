@@ -12,13 +12,12 @@ search. The lane is searched as before when this process cannot vouch for the wh
 
 from __future__ import annotations
 
-import math
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from operator import mul
 
+import numpy as np
 from memhive_domain.scopes import ScopeRef
 from memhive_ports import Clock
 
@@ -27,7 +26,7 @@ from memhive_ports import Clock
 KEPT_FOR = timedelta(seconds=60)
 KEPT_AT_MOST = 4096  # memories: a bound on memory and on the comparisons per save
 # The gateway's clock may run ahead of this process's (distributed mode): widen the span.
-CLOCK_SKEW = timedelta(seconds=5)
+CLOCK_SKEW = timedelta(seconds=1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,7 +36,7 @@ class Seen:
     scope: ScopeRef
     encoder: str
     memory_id: str
-    unit: tuple[float, ...]  # the vector at unit length
+    unit: np.ndarray  # the vector at unit length
 
 
 class RecentlyIndexed:
@@ -60,16 +59,20 @@ class RecentlyIndexed:
         start = checked_at - CLOCK_SKEW
         if start < self._complete_since:
             return None
-        unit = _unit(vector)
-        scores: dict[str, float] = {}
+        node = (workspace_id, scope, encoder)
+        same: list[Seen] = []
         for seen in reversed(self._seen):
             if seen.at < start:
                 break
-            if (seen.workspace_id, seen.scope, seen.encoder) == (workspace_id, scope, encoder):
-                scores.setdefault(seen.memory_id, sum(map(mul, unit, seen.unit)))
-        return scores
+            if (seen.workspace_id, seen.scope, seen.encoder) == node:
+                same.append(seen)
+        if not same:
+            return {}
+        cosines = np.stack([s.unit for s in same]) @ _unit(vector)
+        return {s.memory_id: c for s, c in zip(same, cosines.tolist(), strict=True)}
 
 
-def _unit(vector: Sequence[float]) -> tuple[float, ...]:
-    norm = math.sqrt(sum(v * v for v in vector)) or 1.0
-    return tuple(v / norm for v in vector)
+def _unit(vector: Sequence[float]) -> np.ndarray:
+    unit = np.asarray(vector, dtype=np.float32)
+    norm = float(np.linalg.norm(unit))
+    return unit / norm if norm else unit

@@ -9,7 +9,7 @@ from memhive.v1 import edges_pb2
 from memhive_link_classifier.fallback import NearDuplicateClassifier
 from memhive_link_classifier.linking import IndexedMemory, LinkNewMemory
 from memhive_link_classifier.metrics import METER_NAME, ClassifierMetrics
-from memhive_link_classifier.recent import KEPT_FOR
+from memhive_link_classifier.recent import KEPT
 from memhive_ports import LaneHit
 
 from tests.fakes import FakePublisher, FakeStore, FakeVectorIndex, FixedClock
@@ -95,7 +95,9 @@ async def test_a_check_older_than_what_this_process_remembers_is_searched() -> N
 
     rig = Rig(("a", 0.99))
     await rig.indexed("a")
-    rig.clock.advance(KEPT_FOR.total_seconds() + 10)  # a backlog: "a" is forgotten here
-    await rig.indexed("far")
-    await rig.indexed("b", ago_s=KEPT_FOR.total_seconds() + 20)  # checked before "a" came
+    for _ in range(KEPT):  # a busy spell: "a" is overwritten here
+        await rig.indexed("far")
+    await rig.indexed("b", ago_s=0.5)  # checked after "a" was indexed: the lane had it
+    assert rig.index.searches == [] and rig.linked() == []
+    await rig.indexed("b", ago_s=KEPT * 0.1 + 5)  # checked before "a" came: searched
     assert len(rig.index.searches) == 1 and rig.linked() == [("b", "a")]

@@ -36,7 +36,7 @@ from memhive_ports import (
 from memhive_ports.store import StoredMemory
 
 from memhive_link_classifier.metrics import ClassifierMetrics
-from memhive_link_classifier.recent import RecentlyIndexed
+from memhive_link_classifier.recent import Node, RecentlyIndexed
 
 CLASSIFIER_NAME = "link-classifier"
 
@@ -99,8 +99,7 @@ class LinkNewMemory:
         if scores is None:
             scores = await self._searched(indexed, now)
         if self._recent is not None:
-            i = indexed
-            self._recent.add(i.workspace_id, i.scope, i.encoder, i.memory_id, i.vector)
+            self._recent.add(_node(indexed), indexed.memory_id, indexed.vector)
         ranked = sorted(scores.items(), key=lambda item: -item[1])
         return {
             memory_id: score
@@ -116,8 +115,7 @@ class LinkNewMemory:
             return None
         if checked > self._floor:
             return None
-        i = indexed
-        scores = self._recent.since(at, i.workspace_id, i.scope, i.encoder, i.vector)
+        scores = self._recent.since(at, _node(indexed), indexed.vector)
         if scores is not None:
             self._metrics.searches_skipped.add(1)
         return scores
@@ -161,6 +159,10 @@ def _neighbours(
         and found[i].memory.is_live(now)
         and _may_link(new, found[i].memory)
     ]
+
+
+def _node(indexed: IndexedMemory) -> Node:
+    return (indexed.workspace_id, indexed.scope, indexed.encoder)
 
 
 def _outdated(stored: StoredMemory, indexed: IndexedMemory, now: datetime) -> bool:

@@ -5,71 +5,79 @@ sent, and had no neighbour as similar as `near_duplicate_check` (the gateway ref
 with a 409). What that search could not see is what was indexed after it, such as a
 near-duplicate saved at the same moment and checked before this one was indexed. Each such
 memory went through this classifier after the check (MemoryIndexed follows the lane write),
-so comparing the vector with those seen since finds it: a few dot products instead of a
+so comparing the vector with those seen since finds it: one matrix product instead of a
 search. The lane is searched as before when this process cannot vouch for the whole span
-(it started after the check, or has dropped what it saw then: a backlog longer than KEPT_FOR).
+(it started after the check, or has since overwritten what it saw then: KEPT memories).
 """
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import numpy as np
 from memhive_domain.scopes import ScopeRef
 from memhive_ports import Clock
 
-# How long a memory is remembered: the longest wait between a save's check and its
-# MemoryIndexed reaching the classifier that still skips the search (longer: a search).
-KEPT_FOR = timedelta(seconds=60)
-KEPT_AT_MOST = 4096  # memories: a bound on memory and on the comparisons per save
+# Memories remembered (a ring): a bound on memory and on the work per save. At 300 saves/s,
+# 13 s between a save's check and its MemoryIndexed reaching the classifier.
+KEPT = 4096
 # The gateway's clock may run ahead of this process's (distributed mode): widen the span.
 CLOCK_SKEW = timedelta(seconds=1)
 
-
-@dataclass(frozen=True, slots=True)
-class Seen:
-    at: datetime  # when this classifier saw it: after it was in the lane
-    workspace_id: str
-    scope: ScopeRef
-    encoder: str
-    memory_id: str
-    unit: np.ndarray  # the vector at unit length
+Node = tuple[str, ScopeRef, str]  # workspace, scope, encoder: only these vectors compare
 
 
 class RecentlyIndexed:
+    """A ring of unit vectors, each with when it was seen and the code of its node."""
+
     def __init__(self, clock: Clock) -> None:
         self._clock = clock
-        self._seen: deque[Seen] = deque()
-        self._complete_since = clock.now()  # everything seen since is still here
+        self._complete_since = clock.now().timestamp()  # everything seen since is held
+        self._vectors: np.ndarray | None = None  # KEPT x dimensions, once the first comes
+        self._seen_at = np.full(KEPT, -np.inf)  # POSIX seconds
+        self._nodes = np.full(KEPT, -1, dtype=np.int64)
+        self._ids: list[str] = [""] * KEPT
+        self._codes: dict[Node, int] = {}
+        self._next = 0
 
-    def add(self, workspace_id: str, scope: ScopeRef, encoder: str, memory_id: str, vector) -> None:
-        now = self._clock.now()
-        self._seen.append(Seen(now, workspace_id, scope, encoder, memory_id, _unit(vector)))
-        while self._seen and (len(self._seen) > KEPT_AT_MOST or self._seen[0].at < now - KEPT_FOR):
-            self._complete_since = max(self._complete_since, self._seen.popleft().at)
+    def add(self, node: Node, memory_id: str, vector: Sequence[float]) -> None:
+        unit = _unit(vector)
+        if self._vectors is None:
+            self._vectors = np.zeros((KEPT, unit.shape[0]), dtype=np.float32)
+        elif self._vectors.shape[1] != unit.shape[0]:
+            self._restart(unit.shape[0])
+        slot = self._next % KEPT
+        if self._next >= KEPT:  # overwritten: no longer complete before its time
+            self._complete_since = max(self._complete_since, float(self._seen_at[slot]))
+        self._vectors[slot] = unit
+        self._seen_at[slot] = self._clock.now().timestamp()
+        self._nodes[slot] = self._codes.setdefault(node, len(self._codes))
+        self._ids[slot] = memory_id
+        self._next += 1
 
     def since(
-        self, checked_at: datetime, workspace_id: str, scope: ScopeRef, encoder: str, vector
+        self, checked_at: datetime, node: Node, vector: Sequence[float]
     ) -> dict[str, float] | None:
-        """Cosine by id of the memories of the scope seen since a check at `checked_at`;
-        None when some of them may have been dropped (or came before this process)."""
-        start = checked_at - CLOCK_SKEW
+        """Cosine by id of the memories of the node seen since a check at `checked_at`;
+        None when some of them may be missing (overwritten, or before this process)."""
+        start = (checked_at - CLOCK_SKEW).timestamp()
         if start < self._complete_since:
             return None
-        node = (workspace_id, scope, encoder)
-        same: list[Seen] = []
-        for seen in reversed(self._seen):
-            if seen.at < start:
-                break
-            if (seen.workspace_id, seen.scope, seen.encoder) == node:
-                same.append(seen)
-        if not same:
+        code = self._codes.get(node)
+        if code is None or self._vectors is None:
             return {}
-        cosines = np.stack([s.unit for s in same]) @ _unit(vector)
-        return {s.memory_id: c for s, c in zip(same, cosines.tolist(), strict=True)}
+        rows = np.flatnonzero((self._seen_at >= start) & (self._nodes == code))
+        if rows.size == 0:
+            return {}
+        cosines = self._vectors[rows] @ _unit(vector)
+        return {self._ids[r]: c for r, c in zip(rows.tolist(), cosines.tolist(), strict=True)}
+
+    def _restart(self, dimensions: int) -> None:
+        """Another encoder's width: what was held cannot be compared with what comes."""
+        self._vectors = np.zeros((KEPT, dimensions), dtype=np.float32)
+        self._seen_at[:] = -np.inf
+        self._complete_since = self._clock.now().timestamp()
 
 
 def _unit(vector: Sequence[float]) -> np.ndarray:

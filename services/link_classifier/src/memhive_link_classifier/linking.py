@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
 from memhive.v1 import edges_pb2
 from memhive_contracts import subjects
 from memhive_contracts.mapping import to_timestamp
@@ -36,7 +37,7 @@ from memhive_ports import (
 from memhive_ports.store import StoredMemory
 
 from memhive_link_classifier.metrics import ClassifierMetrics
-from memhive_link_classifier.recent import Node, RecentlyIndexed
+from memhive_link_classifier.recent import Node, RecentlyIndexed, unit_vector
 
 CLASSIFIER_NAME = "link-classifier"
 
@@ -95,11 +96,12 @@ class LinkNewMemory:
 
     async def _candidates(self, indexed: IndexedMemory, now: datetime) -> dict[str, float]:
         """Cosine by id of the nearest memories of its scope the classifier could link."""
-        scores = self._since_check(indexed)
+        unit = None if self._recent is None else unit_vector(indexed.vector)
+        scores = self._since_check(indexed, unit)
         if scores is None:
             scores = await self._searched(indexed, now)
         if self._recent is not None:
-            self._recent.add(_node(indexed), indexed.memory_id, indexed.vector)
+            self._recent.add(_node(indexed), indexed.memory_id, unit)
         ranked = sorted(scores.items(), key=lambda item: -item[1])
         return {
             memory_id: score
@@ -107,7 +109,9 @@ class LinkNewMemory:
             if memory_id != indexed.memory_id and (self._floor is None or score >= self._floor)
         }
 
-    def _since_check(self, indexed: IndexedMemory) -> dict[str, float] | None:
+    def _since_check(
+        self, indexed: IndexedMemory, unit: np.ndarray | None
+    ) -> dict[str, float] | None:
         """A save checked at or below the classifier's own threshold: only what was indexed
         since the check can be new (recent.py). None: search the lane."""
         checked, at = indexed.near_duplicate_check, indexed.checked_at
@@ -115,7 +119,7 @@ class LinkNewMemory:
             return None
         if checked > self._floor:
             return None
-        scores = self._recent.since(at, _node(indexed), indexed.vector)
+        scores = self._recent.since(at, _node(indexed), unit)
         if scores is not None:
             self._metrics.searches_skipped.add(1)
         return scores

@@ -41,8 +41,8 @@ class RecentlyIndexed:
         self._codes: dict[Node, int] = {}
         self._next = 0
 
-    def add(self, node: Node, memory_id: str, vector: Sequence[float]) -> None:
-        unit = _unit(vector)
+    def add(self, node: Node, memory_id: str, unit: np.ndarray) -> None:
+        """unit: `unit_vector` of its vector (computed once for `since` and `add`)."""
         if self._vectors is None:
             self._vectors = np.zeros((KEPT, unit.shape[0]), dtype=np.float32)
         elif self._vectors.shape[1] != unit.shape[0]:
@@ -56,9 +56,7 @@ class RecentlyIndexed:
         self._ids[slot] = memory_id
         self._next += 1
 
-    def since(
-        self, checked_at: datetime, node: Node, vector: Sequence[float]
-    ) -> dict[str, float] | None:
+    def since(self, checked_at: datetime, node: Node, unit: np.ndarray) -> dict[str, float] | None:
         """Cosine by id of the memories of the node seen since a check at `checked_at`;
         None when some of them may be missing (overwritten, or before this process)."""
         start = (checked_at - CLOCK_SKEW).timestamp()
@@ -70,7 +68,7 @@ class RecentlyIndexed:
         rows = np.flatnonzero((self._seen_at >= start) & (self._nodes == code))
         if rows.size == 0:
             return {}
-        cosines = self._vectors[rows] @ _unit(vector)
+        cosines = self._vectors[rows] @ unit
         return {self._ids[r]: c for r, c in zip(rows.tolist(), cosines.tolist(), strict=True)}
 
     def _restart(self, dimensions: int) -> None:
@@ -80,7 +78,7 @@ class RecentlyIndexed:
         self._complete_since = self._clock.now().timestamp()
 
 
-def _unit(vector: Sequence[float]) -> np.ndarray:
+def unit_vector(vector: Sequence[float]) -> np.ndarray:
     unit = np.asarray(vector, dtype=np.float32)
     norm = float(np.linalg.norm(unit))
     return unit / norm if norm else unit

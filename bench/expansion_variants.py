@@ -32,13 +32,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import numpy as np
-from memhive_domain.following import FOLLOWED_SHARE, names_to_follow, with_followed
 from memhive_domain.answer_fit import asks_when
+from memhive_domain.following import FOLLOWED_SHARE, names_to_follow, with_followed
 from memhive_domain.fusion import FusedHit, fuse_relative_scores
 from memhive_domain.mentions import names_in
 from memhive_domain.neighbours import thread_position
-from memhive_domain.question_words import QUESTION_STOPWORDS
 from memhive_domain.query_time import times_named
+from memhive_domain.question_words import QUESTION_STOPWORDS
 from memhive_domain.ranking import AnswerFit, in_context
 
 from bench.quality_study import NOW, POOL, Question, Study, Variant

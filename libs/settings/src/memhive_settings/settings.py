@@ -143,7 +143,7 @@ class RerankSettings(BaseModel):
     model_dir: Path | None = None
     # The best this many fused candidates are read to it; its scores join the fusion as
     # one more lane at `weight` (LoCoMo: docs/benchmarks.md).
-    candidates: int = Field(30, ge=1, le=100)
+    candidates: int = Field(50, ge=1, le=100)
     weight: float = Field(1.0, ge=0, le=10)
 
 

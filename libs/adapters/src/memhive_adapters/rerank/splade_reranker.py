@@ -60,16 +60,18 @@ class SpladeReranker:
         return await asyncio.to_thread(self.score_sync, query, texts)
 
     def score_sync(self, query: str, texts: Sequence[str]) -> list[float]:
-        ids = [e.ids for e in self._tokenizer.encode_batch([query, *texts])]
+        query_ids, *ids = [e.ids for e in self._tokenizer.encode_batch([query, *texts])]
+        # Batched by length, so a batch pads little; scores go back in the texts' order.
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        scores = np.zeros(len(ids), dtype=np.float32)
         with self._lock, blas_threads(self._threads):
-            terms, weights = self._query_vector(ids[0])
+            terms, weights = self._query_vector(query_ids)
             if terms.size == 0:
-                return [0.0] * len(texts)
-            scores = [
-                self._activations(ids[i : i + BATCH], terms) @ weights
-                for i in range(1, len(ids), BATCH)
-            ]
-        return np.concatenate(scores).astype(float).tolist()
+                return scores.astype(float).tolist()
+            for start in range(0, len(order), BATCH):
+                batch = order[start : start + BATCH]
+                scores[batch] = self._activations([ids[i] for i in batch], terms) @ weights
+        return scores.astype(float).tolist()
 
     def _query_vector(self, ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         """The query's strongest words (vocabulary ids) and their weights, zeros left out."""

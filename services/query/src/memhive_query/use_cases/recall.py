@@ -51,7 +51,7 @@ class Reranking:
     more lane at `weight` (docs/architecture.md, "Recall")."""
 
     reranker: Reranker
-    candidates: int = 30
+    candidates: int = 50
     weight: float = 1.0
 
 

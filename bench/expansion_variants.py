@@ -32,17 +32,15 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import numpy as np
-from memhive_domain.answer_fit import asks_when
 from memhive_domain.following import FOLLOWED_SHARE, names_to_follow, with_followed
 from memhive_domain.fusion import FusedHit, fuse_relative_scores
 from memhive_domain.mentions import names_in
 from memhive_domain.neighbours import thread_position
-from memhive_domain.query_time import times_named
 from memhive_domain.question_words import QUESTION_STOPWORDS
-from memhive_domain.ranking import AnswerFit, in_context
+from memhive_domain.ranking import AnswerFit
 
-from bench.quality_study import NOW, POOL, Question, Study, Variant
-from bench.recall_variants import Lanes, ranked_hits
+from bench.quality_study import POOL, Question, Study, Variant
+from bench.recall_variants import Lanes, ranked_hits, ranked_in_context
 from bench.recall_variants import run as run_variants
 
 MAX_DF_SHARE = 0.1  # an expansion term in more than this share of the store tells nothing
@@ -70,15 +68,7 @@ def _ranked(q: Question, study: Study, lanes: Lanes, extra: tuple[str, ...]) -> 
     hits = fuse_relative_scores(lanes, weights={"vector": 1.0, "lexical": 3.0})
     have = {h.memory_id for h in hits}
     hits += [FusedHit(i, 0.0) for i in extra if i not in have]
-    return in_context(
-        hits,
-        study.memories,
-        named_times=[n.range for n in times_named(q.text, NOW)],
-        neighbour_share=0.5,
-        time_boost=2.0,
-        names=names_in(q.text),
-        wants_time=asks_when(q.text),
-    )
+    return ranked_in_context(hits, q, study)
 
 
 Expansion = Callable[[Question, Study, list[FusedHit]], Awaitable[Lanes]]

@@ -20,17 +20,14 @@ import time
 
 from memhive_adapters.rerank.splade_reranker import SpladeReranker
 from memhive_adapters.rerank.splade_weights import packaged_model_dir
-from memhive_domain.answer_fit import asks_when
 from memhive_domain.following import names_to_follow, with_followed
 from memhive_domain.fusion import FusedHit, fuse_relative_scores
 from memhive_domain.mentions import names_in
-from memhive_domain.query_time import times_named
-from memhive_domain.ranking import in_context
 
 from bench.expansion_variants import default_hits
 from bench.locomo import LOCOMO_DIR, _jsonl, conversations
-from bench.quality_study import NOW, POOL, Question, Study, Variant
-from bench.recall_variants import Lanes
+from bench.quality_study import POOL, Question, Study, Variant
+from bench.recall_variants import Lanes, ranked_in_context
 from bench.recall_variants import run as run_variants
 
 WEIGHTS = {"vector": 1.0, "lexical": 3.0}
@@ -68,15 +65,7 @@ def _pass(
         scores.update(zip(new, reranker.score_sync(q.text, bodies), strict=True))
     lane = sorted(((i, scores[i]) for i in best), key=lambda pair: -pair[1])
     fused = fuse_relative_scores({**lanes, "rerank": lane}, weights={**WEIGHTS, "rerank": weight})
-    return in_context(
-        fused,
-        study.memories,
-        named_times=[n.range for n in times_named(q.text, NOW)],
-        neighbour_share=0.5,
-        time_boost=2.0,
-        names=names_in(q.text),
-        wants_time=asks_when(q.text),
-    )
+    return ranked_in_context(fused, q, study)
 
 
 def _pairs(hits) -> list[tuple[str, float]]:

@@ -5,7 +5,7 @@ from typing import Protocol
 
 
 class Reranker(Protocol):
-    """Scores how well each text answers a query, reading the two together (a second opinion
+    """Scores how well each text answers a query with a model of relevance (a second opinion
     on the lanes' candidates, optional: recall works without one).
 
     Scores: higher is more relevant, 0 or more, comparable only within one call. `model_name`

@@ -25,6 +25,9 @@ from memhive_adapters.embedding.word_pieces import pad
 from memhive_adapters.rerank.splade_weights import SpladeWeights, load_splade_weights
 
 MAX_TOKENS = 128  # a candidate is read up to here (a turn of chat fits; the start of a page)
+# Cut before tokenizing, which reads the whole text before it truncates (a body may be
+# 128 KiB): ordinary words reach 128 word pieces long before this many characters.
+MAX_CHARS = 16 * MAX_TOKENS
 QUERY_TERMS = 64  # the query's strongest vocabulary words kept for scoring
 BATCH = 16  # candidates per forward pass
 
@@ -60,7 +63,8 @@ class SpladeReranker:
         return await asyncio.to_thread(self.score_sync, query, texts)
 
     def score_sync(self, query: str, texts: Sequence[str]) -> list[float]:
-        query_ids, *ids = [e.ids for e in self._tokenizer.encode_batch([query, *texts])]
+        cut = [text[:MAX_CHARS] for text in (query, *texts)]
+        query_ids, *ids = [e.ids for e in self._tokenizer.encode_batch(cut)]
         # Batched by length, so a batch pads little; scores go back in the texts' order.
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         scores = np.zeros(len(ids), dtype=np.float32)

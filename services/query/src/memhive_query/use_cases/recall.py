@@ -149,8 +149,8 @@ class RecallMemories:
         fused = fuse(self._fusion, pairs, weights=self._weights)
         wanted = [h.memory_id for h in fused if h.memory_id not in known]
         records = {**known, **await self._store.get_many(principal.workspace_id, wanted)}
-        if self._reranking is not None:
-            fused = await self._reranked(query, pairs, fused, records, reranked, now)
+        if (rerank := self._reranking) is not None:
+            fused = await self._reranked(rerank, query, pairs, fused, records, reranked, now)
         in_context_hits = in_context(
             fused,
             {i: s.memory for i, s in records.items()},
@@ -195,6 +195,7 @@ class RecallMemories:
 
     async def _reranked(
         self,
+        rerank: Reranking,
         query: RecallQuery,
         lanes: Mapping[str, list[tuple[str, float]]],
         fused: list[FusedHit],
@@ -205,8 +206,6 @@ class RecallMemories:
         """The reranker's scores for the best `candidates` fused hits the caller may get
         (those not in `scores` yet: it reads each body once per recall), fused with the
         lanes as one more lane. A forgotten or hidden memory is never read to it."""
-        rerank = self._reranking
-        assert rerank is not None
         best = [
             h.memory_id
             for h in fused[: rerank.candidates]

@@ -147,6 +147,22 @@ def subject_class(subject: str, reply: str | None) -> str:
     return folded
 
 
+def reply_kind(msg) -> str:
+    """What a message to an inbox answers (a reply names no subject of its own)."""
+    if not msg.subject.startswith("_INBOX"):
+        return ""
+    headers = msg.headers or {}
+    if "Nats-Stream" in headers:
+        return f" (a record, direct get of {headers['Nats-Stream']})"
+    if headers.get("Status") or not msg.data:
+        return " (a status: end of a direct get, a pull's timeout)"
+    if msg.data.startswith(b'{"stream"'):
+        return " (PubAck)"
+    if b"stream_msg_get_response" in msg.data[:80]:
+        return " (a record, MSG.GET)"
+    return " (other)"
+
+
 async def bus_traffic(stack: RunningStack) -> dict[str, float]:
     nc = await stack.bus()
     counts: collections.Counter[str] = collections.Counter()
@@ -154,7 +170,7 @@ async def bus_traffic(stack: RunningStack) -> dict[str, float]:
 
     async def count(msg) -> None:
         if counting:
-            counts[subject_class(msg.subject, msg.reply)] += 1
+            counts[subject_class(msg.subject, msg.reply) + reply_kind(msg)] += 1
 
     await nc.subscribe(">", cb=count)
     async with stack.client() as client:

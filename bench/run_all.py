@@ -1,4 +1,5 @@
-"""`make bench`: every benchmark on fresh embedded stacks, written to docs/benchmarks.md.
+"""`make bench`: every benchmark on fresh embedded stacks, written into docs/benchmarks.md
+(`report_file`: only the sections it measures are rewritten; notes and write-ups stay).
 
 Each section starts its own `memhive run` in a temporary directory, so figures do not
 depend on one another. Figures are medians and 95th percentiles measured from a client
@@ -23,6 +24,7 @@ from bench import (
     locomo,
     peer_comparison,
     reindex,
+    report_file,
     supersession,
     upstream,
 )
@@ -110,12 +112,10 @@ def main() -> None:
         f"`make bench` on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC. Machine: {machine()}.\n"
         "Embedded mode (`memhive run`), measured through the HTTP gateway from a client on the same machine.\n"
     )
-    parts = [header] + [section(title, body) for title, body in SECTIONS]
-    notes = Path(__file__).with_name("notes.md")
-    if notes.exists():
-        parts.append(notes.read_text())
-    OUTPUT.write_text("\n".join(parts))
-    print(f"written to {OUTPUT}")
+    measured = [(title, section(title, body)) for title, body in SECTIONS]
+    before = OUTPUT.read_text() if OUTPUT.exists() else ""
+    OUTPUT.write_text(report_file.updated(before, header, measured))
+    print(f"written to {OUTPUT} (its other sections and notes kept)")
 
 
 if __name__ == "__main__":

@@ -38,7 +38,7 @@ def _burst(url: str, writer: int, acked: dict[str, str], stop: threading.Event) 
         for n in range(SAVES_PER_CLIENT):
             body = _body(writer, n)
             try:
-                saved = memhive.save("fact", body, force=True)
+                saved = memhive.save("fact", body, force=True, wait="persisted")
             except httpx.TransportError:
                 return  # memhive is gone: what was not acknowledged may or may not be kept
             assert saved.status in ("persisted", "accepted"), saved  # 201 or 202

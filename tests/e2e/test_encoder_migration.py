@@ -75,7 +75,7 @@ def test_an_fp32_store_migrates_to_the_configured_encoder_by_itself(tmp_path: Pa
         killed.ensure_gone()
     assert _pointer(data_dir)["generation"] == 0
 
-    restarted = MemhiveProcess(data_dir, *ports, "restarted", MOVE)
+    restarted = MemhiveProcess(data_dir, *ports, "restarted", env=MOVE)
     try:
         restarted.wait_until_healthy()
         answers = []

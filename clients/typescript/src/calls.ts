@@ -158,6 +158,9 @@ export const product = (productId: string) => call<t.Product>(PRODUCT, `/v1/prod
 const PRODUCTS = operation("GET /v1/products");
 export const products = () => call<t.Product[]>(PRODUCTS, "/v1/products", field("items"));
 
+const SCOPES = operation("GET /v1/scopes");
+export const scopes = () => call<t.Scopes>(SCOPES, "/v1/scopes", json());
+
 const CREATE_TOKEN = operation("POST /v1/admin/tokens");
 export const createToken = (request: t.CreateTokenRequest) =>
   call<t.IssuedToken>(CREATE_TOKEN, "/v1/admin/tokens", json(), { json: request });

@@ -200,6 +200,11 @@ export class MemhiveClient {
     return this.run(calls.products());
   }
 
+  /** `global`, then every product the caller may see (recorded or named by a memory). */
+  scopes(): Promise<t.Scopes> {
+    return this.run(calls.scopes());
+  }
+
   /** Admins; the secret is in `.token` of this answer only. */
   createToken(request: t.CreateTokenRequest): Promise<t.IssuedToken> {
     return this.run(calls.createToken(request));

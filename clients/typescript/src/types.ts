@@ -335,6 +335,21 @@ export interface Product {
   updated_at: string;
 }
 
+/** Where the caller reads something: `global`, then every product it may see. */
+export interface ScopeEntry {
+  scope_path: string;
+  product_id?: string;
+  name?: string | null;
+  /** The product has a record (`PUT /v1/products`), not only memories naming it. */
+  recorded?: boolean;
+}
+
+export interface Scopes {
+  items: ScopeEntry[];
+  /** false: more products may be named by memories than were looked through. */
+  complete: boolean;
+}
+
 export interface TokenInfo {
   id: string;
   name: string;

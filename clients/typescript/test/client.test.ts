@@ -140,6 +140,13 @@ test("bulletins, context, products, key/value state and activity", async () => {
   const product = await admin.putProduct("shop", { visibility: "public", name: "The shop" });
   assert.deepEqual(await admin.product("shop"), product);
   assert.deepEqual((await admin.products()).map((p) => p.product_id), ["shop"]);
+  const scopes = await admin.scopes();
+  assert.equal(scopes.items[0]?.scope_path, "global");
+  assert.deepEqual(
+    scopes.items.slice(1).map((s) => [s.scope_path, s.recorded]).sort(),
+    [["product:ios", false], ["product:shop", true]],
+  );
+  assert.equal(scopes.complete, true);
 
   const first = await admin.setState("product:ios/team:mobile", "plan", { step: 1 }, { create_only: true });
   const second = await admin.setState("product:ios/team:mobile", "plan", { step: 2 }, { revision: first.revision });

@@ -38,9 +38,12 @@ def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 @pytest.fixture
 def cached(onnx_cache_dir: Path, onnx_minilm: OnnxMiniLmEmbedder, tmp_path: Path) -> Path:
-    """A cache dir of our own holding the session's already-built graph (copied, not rebuilt)."""
+    """A cache dir of our own holding the session's already-built fp32 graph (copied, not
+    rebuilt; the session's dir may hold the int8 graph too)."""
     copy = tmp_path / "models"
-    shutil.copytree(onnx_cache_dir, copy)
+    copy.mkdir()
+    graph = graph_cache_path(onnx_cache_dir, graph_cache_key(bundled_model_dir()))
+    shutil.copy2(graph, graph_cache_path(copy, graph_cache_key(bundled_model_dir())))
     return copy
 
 

@@ -25,7 +25,7 @@ pytestmark = LITELLM_WARNINGS
 NEW = memory("new", "The iOS app now targets Swift 6", days=9)
 OLD = memory("old", "The iOS app targets Swift 5", days=1)
 TWIN = memory("twin", "The iOS app now targets Swift 6.", days=3)
-NEIGHBOURS = [(TWIN, 0.97), (OLD, 0.86)]
+NEIGHBOURS = [(TWIN, 0.97), (OLD, 0.80)]  # a near-duplicate (>= 0.85) and a neighbour
 
 
 def classifier(url: str, metrics: Metrics, **llm):
@@ -90,7 +90,11 @@ async def test_past_the_spend_bound_the_fallback_answers_without_a_call() -> Non
         first = await bounded.classify(NEW, NEIGHBOURS)
         second = await bounded.classify(NEW, NEIGHBOURS)
 
-    assert [p.kind for p in first] == [EdgeKind.UPDATES]
+    # The model's answer, and the near-duplicate it left unlinked (always linked).
+    assert [(p.dst_id, p.kind) for p in first] == [
+        ("old", EdgeKind.UPDATES),
+        ("twin", EdgeKind.RELATED_TO),
+    ]
     assert [(p.dst_id, p.kind) for p in second] == [("twin", EdgeKind.RELATED_TO)]
     assert len(server.requests) == 1
     assert metrics.totals()["budget_refusals"] == 1
@@ -101,4 +105,5 @@ async def test_without_a_model_only_the_fallback_runs() -> None:
 
     fallback = build_link_classifier(MemhiveSettings(), FixedClock(), counters)
 
-    assert [p.kind for p in await fallback.classify(NEW, NEIGHBOURS)] == [EdgeKind.RELATED_TO]
+    proposals = await fallback.classify(NEW, NEIGHBOURS)
+    assert [(p.dst_id, p.kind) for p in proposals] == [("twin", EdgeKind.RELATED_TO)]

@@ -408,16 +408,16 @@ def every_principal_sees_exactly_its_activity(world: World, loop) -> None:
 # as its workspace's admin: changed exactly when the request was allowed.
 
 
-def change_status(who: Who, target: Saved, live: bool, *, verdict: bool) -> int:
+def change_status(who: Who, target: Saved, live: bool) -> int:
     """PATCH, flags, confirmations, forget: the role first, then whether the memory exists
-    for the caller (404 hides what it may not read), then whether its node is writable
-    (a confirmation is a reader's verdict, `verdict`: reading suffices; a flag, which lowers
-    the memory's trust for every reader, is a change like the others)."""
+    for the caller (404 hides what it may not read), then whether its node is writable (a
+    flag lowers the memory's trust for every reader, a confirmation raises it: changes like
+    the others)."""
     if who.role == "viewer":
         return 403
     if not (live and target.seen_by(who)):
         return 404
-    if not verdict and not writes(who.role, who.home, target.node):
+    if not writes(who.role, who.home, target.node):
         return 403
     return 200
 
@@ -443,7 +443,7 @@ async def check_save(world: World, who: Who, node: str, visibility: str | None) 
 
 async def check_forget(world: World, who: Who, target: Saved) -> None:
     live = await world.live(target)
-    status = change_status(who, target, live, verdict=False)
+    status = change_status(who, target, live)
     response = await (await world.client(who)).delete(f"/v1/memories/{target.id}?wait=indexed")
     assert response.status_code == status, response.text
     assert await world.live(target) == (live and status != 200)
@@ -536,7 +536,7 @@ async def keeps_unless_it_sees(world: World, reader: Who, target: Saved, success
 async def check_patch(world: World, who: Who, target: Saved, field: str) -> None:
     live = await world.live(target)
     before = await world.as_admin(target) if live else None
-    status = change_status(who, target, live, verdict=False)
+    status = change_status(who, target, live)
     tag = f"t{uuid.uuid4().hex[:8]}"
     flipped = {"public": "private", "private": "public"}[target.visibility]
     change = {"tags": [tag]} if field == "tags" else {"visibility": flipped}
@@ -556,7 +556,7 @@ async def check_patch(world: World, who: Who, target: Saved, field: str) -> None
 
 async def check_flag(world: World, who: Who, target: Saved) -> None:
     live = await world.live(target)
-    status = change_status(who, target, live, verdict=False)
+    status = change_status(who, target, live)
     reason = f"attempt {uuid.uuid4().hex}"
     response = await (await world.client(who)).post(
         f"/v1/memories/{target.id}/flags", json={"kind": "unverified", "reason": reason}
@@ -582,7 +582,7 @@ async def check_clear_flags(world: World, who: Who, target: Saved) -> None:
             f"/v1/memories/{target.id}/flags", json={"kind": "unverified", "reason": seed}
         )
         assert flagged.status_code == 201, flagged.text
-    status = change_status(who, target, live, verdict=False)
+    status = change_status(who, target, live)
     response = await (await world.client(who)).delete(f"/v1/memories/{target.id}/flags")
     assert response.status_code == status, response.text
     if live:
@@ -594,7 +594,7 @@ async def check_clear_flags(world: World, who: Who, target: Saved) -> None:
 async def check_confirm(world: World, who: Who, target: Saved) -> None:
     live = await world.live(target)
     before = (await world.as_admin(target))["confirmations"] if live else 0
-    status = change_status(who, target, live, verdict=True)
+    status = change_status(who, target, live)
     response = await (await world.client(who)).post(f"/v1/memories/{target.id}/confirmations")
     assert response.status_code == status, response.text
     if live:
@@ -954,8 +954,7 @@ async def mcp_writes(
     route, and the record (read as its admin) changed exactly when it was allowed."""
     live, pair_live = await world.live(target), all([await world.live(m) for m in pair])
     before = await world.as_admin(target) if live else None
-    change = change_status(who, target, live, verdict=False) == 200  # a flag too
-    verdict = change_status(who, target, live, verdict=True) == 200  # a confirmation
+    change = change_status(who, target, live) == 200  # a flag and a confirmation too
     promote = crystallize_status(who, target, live) == 201
     saved, merged, tag = (
         f"m{uuid.uuid4().hex[:10]}",
@@ -976,12 +975,10 @@ async def mcp_writes(
         await call("update_memory", change, {"id": target.id, "tags": [tag]})
         flag = {"id": target.id, "kind": "unverified", "reason": f"attempt {saved}"}
         await call("flag_memory", change, flag)
-        await call("confirm_memory", verdict, {"id": target.id})
+        await call("confirm_memory", change, {"id": target.id})
         await call("crystallize_memory", promote, {"id": target.id})
         if live:
-            await record_changed_as_allowed(
-                world, target, before, tag, saved, change, verdict, promote
-            )  # flags follow `change`, confirmations `verdict`
+            await record_changed_as_allowed(world, target, before, tag, saved, change, promote)
             await clear_flags_as_admin(world, target)
         ids = [pair[0].id, pair[1].id]
         merge = {"ids": ids, "body": f"{WORD} merged {merged}", "kind": "fact"}
@@ -1002,12 +999,12 @@ async def mcp_writes(
 
 
 async def record_changed_as_allowed(
-    world: World, target: Saved, before: dict, tag: str, marker: str, change, verdict, promote
+    world: World, target: Saved, before: dict, tag: str, marker: str, change, promote
 ) -> None:
     after = await world.as_admin(target)
     assert (after["tags"] == [tag]) == change, after["tags"]
     assert any(f["reason"] == f"attempt {marker}" for f in after["flags"]) == change
-    assert after["confirmations"] == before["confirmations"] + verdict
+    assert after["confirmations"] == before["confirmations"] + change
     if promote:
         assert after["promoted_at"] is not None
     else:

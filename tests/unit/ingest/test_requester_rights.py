@@ -54,16 +54,16 @@ async def test_a_save_where_the_requester_may_not_write_is_poison() -> None:
     assert await store.get("ws", mid(9)) is None and publisher.sent == []
 
 
-async def test_a_flag_needs_the_node_writable_a_confirmation_only_readable() -> None:
+async def test_a_flag_and_a_confirmation_need_the_node_writable() -> None:
     store, publisher = world()
     handler = UpdateMemoryHandler(store, publisher)
     with pytest.raises(Poison, match="cannot flag.*'global'"):
         await handler("ws", update(GLOBAL, add_flag=pb.FLAG_KIND_WRONG, flag_reason="no"))
+    with pytest.raises(Poison, match="cannot confirm.*'global'"):
+        await handler("ws", update(GLOBAL, confirm=True))
     with pytest.raises(Poison, match="cannot update.*'global'"):
         await handler("ws", update(GLOBAL, importance=0.9))
     assert (await store.get("ws", mid(GLOBAL))).memory.revision == 1
-    await handler("ws", update(GLOBAL, confirm=True))
-    assert (await store.get("ws", mid(GLOBAL))).memory.curation.confirmations == 1
     with pytest.raises(Poison, match="outside its view"):  # a viewer reads public only
         await handler("ws", update(PRODUCT, VIEWER, confirm=True))
 

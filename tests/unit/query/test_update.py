@@ -107,20 +107,21 @@ async def test_an_empty_or_invalid_change_is_refused_before_anything_is_read() -
     assert rig.publisher.sent == []
 
 
-async def test_a_reader_may_confirm_but_not_flag_what_it_may_not_edit() -> None:
-    """Issue 24: a flag lowers a memory's trust for every reader, so it needs the node
-    writable; a confirmation only raises it and stays a reader's verdict."""
+async def test_a_reader_may_neither_confirm_nor_flag_what_it_may_not_edit() -> None:
+    """Issue 24: a flag lowers a memory's trust for every reader and a confirmation raises
+    it, so each needs the node writable, like any other change."""
     rig = Rig()
     for changes in (
         MemoryChanges(pinned=True),
         MemoryChanges(clear_all_flags=True),
         MemoryChanges(add_flag=FLAG),
         MemoryChanges(add_flag=FLAG, confirm=True),
+        MemoryChanges(confirm=True),
     ):
         with pytest.raises(NotAllowed, match="global"):
             await rig.update(TEAM_MEMBER, mid(1), changes, wait="persisted")
     assert rig.publisher.sent == []
-    outcome = await rig.update(TEAM_MEMBER, mid(1), MemoryChanges(confirm=True), wait="accepted")
+    outcome = await rig.update(MEMBER, mid(1), MemoryChanges(confirm=True), wait="accepted")
     assert outcome.memory.curation.confirmations == 1
 
 
@@ -171,7 +172,7 @@ async def test_other_changes_are_not_embedded() -> None:
     assert not rig.command().changes.HasField("embedding")
 
 
-def test_a_confirmation_alone_is_a_readers_verdict_a_flag_is_a_change() -> None:
+def test_a_confirmation_alone_is_confirm_a_flag_is_flag_the_rest_update() -> None:
     assert change_action(MemoryChanges(confirm=True)) is Action.CONFIRM
     assert change_action(MemoryChanges(add_flag=FLAG)) is Action.FLAG
     assert change_action(MemoryChanges(add_flag=FLAG, confirm=True)) is Action.FLAG

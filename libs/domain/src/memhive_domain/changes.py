@@ -62,10 +62,9 @@ class MemoryChanges:
 
 
 def change_action(changes: MemoryChanges) -> Action:
-    """What the change is to the policy: a confirmation alone is a reader's verdict
-    (`confirm`: reading the memory suffices, it can only raise trust); a flag, which lowers
-    trust for every reader, is `flag`; anything else, clearing flags included, `update`.
-    Flags and updates need the memory's node writable (`policy.ON_THE_NODE`)."""
+    """What the change is to the policy: a confirmation alone is `confirm`, a flag `flag`,
+    anything else, clearing flags included, `update` (audited apart). Each moves the memory's
+    standing for every reader, so each needs its node writable (`policy.ON_THE_NODE`)."""
     if changes.is_empty:
         return Action.UPDATE
     if replace(changes, confirm=False).is_empty:

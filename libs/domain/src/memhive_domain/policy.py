@@ -168,7 +168,6 @@ REACHED_FROM: Mapping[Action, tuple[str, ...]] = {
 }
 
 _READ = "reads it (the scope tree)"
-_READ_MEMORY = "reads the memory (else 404)"
 _WRITE_MEMORY = "reads the memory (else 404) and writes its node (else 403)"
 _HOME = "at or below its home"
 
@@ -186,9 +185,9 @@ ON_THE_NODE: Mapping[Action, str] = {
     # unflagged match) and bars a procedure from skills: it may bury a memory, so it is a
     # change of its standing.
     Action.FLAG: _WRITE_MEMORY,
-    # A confirmation can only raise trust (at most +0.15 in all) and hides nothing: a
-    # reader's verdict.
-    Action.CONFIRM: _READ_MEMORY,
+    # A confirmation raises trust (up to +0.15, and towards a skill's promotion): it lifts a
+    # memory above others for every reader, so it is a change of its standing too.
+    Action.CONFIRM: _WRITE_MEMORY,
     Action.FORGET: _WRITE_MEMORY,
     Action.LINK: "reads both ends (else 404) and writes src's node; `updates` also dst's "
     "(it makes dst stale), `contradicts` both (the older end loses)",

@@ -23,7 +23,13 @@ async def create_embed(infra: Infrastructure) -> ServiceGroup:
     owner rebuilds them."""
     vector, lexical = await infra.lanes()
     indexer = LaneIndexer(
-        infra.store, vector, lexical, infra.embedder, infra.publisher, infra.clock
+        infra.store,
+        vector,
+        lexical,
+        infra.embedder,
+        infra.publisher,
+        infra.clock,
+        trust_events=not infra.generations.shared,  # embedded lanes: this process alone
     )
     consumer = PullConsumer(
         infra.js,

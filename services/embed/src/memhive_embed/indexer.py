@@ -1,14 +1,24 @@
 """Use case: bring both lanes in line with the record for a batch of memory events.
 
-The record, not the event, decides: each memory is re-read, so a late MemorySaved can
-never resurrect a memory forgotten in the meantime, and the newest revision is indexed.
-A memory with no record any more (purged) leaves both lanes.
+The record, not the event, decides where the event may be stale: each memory is re-read,
+so a late MemorySaved can never resurrect a memory forgotten in the meantime, and the
+newest revision is indexed. A memory with no record any more (purged) leaves both lanes.
+
+An event is not stale when it is delivered for the first time to the only writer of its
+lanes (`trust_events`: embedded lanes, which one process owns): the events of one memory
+reach it in the order ingest wrote the record, so the last event of a memory in a batch
+is its newest revision, and a later change comes as a later event. Then the event's copy
+is the record, and the read (a round trip on the bus per batch) is skipped. A redelivery
+(a nak, an ack that timed out: later events may have been handled since), an event older
+than a revision already indexed here, and every event when the lanes are shared by other
+writers (Qdrant server, OpenSearch) still read the record.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Sequence
+from collections import OrderedDict
+from collections.abc import Awaitable, Iterable, Sequence
 from dataclasses import dataclass
 
 from memhive.v1 import events_pb2
@@ -36,6 +46,12 @@ class IndexRequest:
     memory_id: str
     revision: int
     embedding: pb.Embedding | None
+    memory: Memory | None = None  # as the event carries it (None: a purge carries none)
+    redelivered: bool = False  # delivered before: later events may have been handled since
+
+
+# Revisions remembered per memory for the guard against an older event (a bound on memory).
+REVISIONS_KEPT = 100_000
 
 
 class LaneIndexer:
@@ -47,15 +63,22 @@ class LaneIndexer:
         embedder: Embedder,
         publisher: EventPublisher,
         clock: Clock,
+        *,
+        trust_events: bool = False,
     ) -> None:
+        """trust_events: this process is its lanes' only writer (see the module's note)."""
         self._store, self._vector, self._lexical = store, vector, lexical
         self._embedder, self._publisher, self._clock = embedder, publisher, clock
+        self._trust_events = trust_events
+        self._indexed: OrderedDict[str, int] = OrderedDict()  # memory id -> revision
+        self.records_read = 0  # memories read from the record (the figure trust saves)
 
     async def index(self, requests: Sequence[IndexRequest]) -> Awaitable[None]:
         """Both lanes written and MemoryIndexed announced (the memory is recallable); the
         awaitable returned completes once the lexical lane's writes are durable too (its
         commits are grouped): only then may the events be acknowledged."""
         latest = await self._current_records(requests)
+        self._remember(latest.values())
         live = {k: m for k, m in latest.items() if not m.forgotten}
         gone = [(m.workspace_id, m.id) for m in latest.values() if m.forgotten]
         gone += {(r.workspace_id, r.memory_id) for r in requests if r.memory_id not in latest}
@@ -65,13 +88,36 @@ class LaneIndexer:
         return self._lexical.persisted()
 
     async def _current_records(self, requests: Sequence[IndexRequest]) -> dict[str, Memory]:
+        carried = self._carried(requests)
         by_workspace: dict[str, set[str]] = {}
         for r in requests:
-            by_workspace.setdefault(r.workspace_id, set()).add(r.memory_id)
+            if r.memory_id not in carried:
+                by_workspace.setdefault(r.workspace_id, set()).add(r.memory_id)
         found = await asyncio.gather(
             *(self._store.get_many(ws, sorted(ids)) for ws, ids in by_workspace.items())
         )
-        return {m.memory.id: m.memory for batch in found for m in batch.values()}
+        self.records_read += sum(len(ids) for ids in by_workspace.values())
+        return carried | {m.memory.id: m.memory for batch in found for m in batch.values()}
+
+    def _carried(self, requests: Sequence[IndexRequest]) -> dict[str, Memory]:
+        """The memories whose events may stand for the record: each one's newest copy."""
+        if not self._trust_events:
+            return {}
+        newest: dict[str, Memory] = {}
+        doubtful: set[str] = set()
+        for r in requests:
+            if r.memory is None or r.redelivered or r.revision < self._indexed.get(r.memory_id, 0):
+                doubtful.add(r.memory_id)
+            elif r.memory_id not in newest or r.revision >= newest[r.memory_id].revision:
+                newest[r.memory_id] = r.memory
+        return {i: m for i, m in newest.items() if i not in doubtful}
+
+    def _remember(self, memories: Iterable[Memory]) -> None:
+        for m in memories:
+            self._indexed[m.id] = max(m.revision, self._indexed.get(m.id, 0))
+            self._indexed.move_to_end(m.id)
+        while len(self._indexed) > REVISIONS_KEPT:
+            self._indexed.popitem(last=False)
 
     async def _vectors_for(
         self, requests: Sequence[IndexRequest], live: dict[str, Memory]

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Sequence
 from memhive.v1 import events_pb2
 from memhive_contracts import subjects
 from memhive_contracts.codec import decode
+from memhive_contracts.mapping import memory_from_pb
 from memhive_ports.poison import Poison
 from nats.aio.msg import Msg
 
@@ -42,4 +43,6 @@ def _request(msg: Msg) -> IndexRequest:
         memory_id=event.memory.id,
         revision=event.memory.revision,
         embedding=embedding if embedding is not None and embedding.values else None,
+        memory=memory_from_pb(event.memory),
+        redelivered=msg.metadata.num_delivered > 1,
     )

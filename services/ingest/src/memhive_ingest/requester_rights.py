@@ -25,12 +25,6 @@ def ensure_may_write(requester: Principal | None, memory: Memory, doing: str) ->
             ensure_writable(requester, memory.scope_ref, doing)
 
 
-def ensure_may_read(requester: Principal | None, memory: Memory, doing: str) -> None:
-    if requester is not None:
-        with _poison(requester):
-            ensure_reads(requester, memory, doing)
-
-
 @contextmanager
 def _poison(requester: Principal) -> Iterator[None]:
     try:

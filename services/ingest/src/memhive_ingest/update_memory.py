@@ -13,7 +13,6 @@ from memhive_contracts.requester_mapping import requester_of
 from memhive_domain.changes import MemoryChanges, apply_changes, change_action, checked_changes
 from memhive_domain.errors import ConcurrentUpdate
 from memhive_domain.memory import Memory
-from memhive_domain.policy import Action
 from memhive_domain.principals import Principal
 from memhive_ports import EventPublisher, MemoryStore
 from memhive_ports.poison import Poison
@@ -21,7 +20,7 @@ from memhive_ports.store import StoredMemory
 
 from memhive_ingest.announcements import Announcer
 from memhive_ingest.purge_memory import PurgeScheduling
-from memhive_ingest.requester_rights import ensure_may_read, ensure_may_write
+from memhive_ingest.requester_rights import ensure_may_write
 
 MAX_ATTEMPTS = 5
 
@@ -81,13 +80,9 @@ class UpdateMemoryHandler:
 
 
 def _ensure_allowed(requester: Principal | None, changes: MemoryChanges, memory: Memory) -> None:
-    """A confirmation needs the memory readable; any other change, a flag included, its
-    node writable (`changes.change_action`)."""
-    action = change_action(changes)
-    if action is Action.CONFIRM:
-        ensure_may_read(requester, memory, action.value)
-    else:
-        ensure_may_write(requester, memory, action.value)
+    """Any change, a flag or a confirmation included, needs the memory's node writable
+    (`changes.change_action`)."""
+    ensure_may_write(requester, memory, change_action(changes).value)
 
 
 def _changes_of(command: commands_pb2.UpdateMemory, when) -> MemoryChanges:

@@ -17,6 +17,7 @@ from memhive_domain.consolidation import MAX_SOURCES, MIN_SOURCES, Consolidation
 from memhive_domain.curation import MAX_FLAG_REASON_CHARS, Flag
 from memhive_domain.edges import MAX_RATIONALE_CHARS, Edge, EdgeDraft
 from memhive_domain.errors import FieldProblem, InvalidInput
+from memhive_domain.exchange.records import edge_record
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.kv import MAX_REVISION, MAX_TTL_S, KvEntry
 from memhive_domain.memory import (
@@ -279,16 +280,7 @@ class EdgeRequest(BaseModel):
 
 
 def edge_json(edge: Edge) -> dict[str, Any]:
-    return {
-        "src_id": edge.src_id,
-        "dst_id": edge.dst_id,
-        "kind": edge.kind.value,
-        "weight": edge.weight,
-        "created_by": edge.created_by,
-        "creator_kind": edge.creator_kind.value,
-        "rationale": edge.rationale,
-        "created_at": utc_iso(edge.created_at),
-    }
+    return edge_record(edge)  # the API's edge is the export's: one shape, one place
 
 
 def memory_json(memory: Memory) -> dict[str, Any]:

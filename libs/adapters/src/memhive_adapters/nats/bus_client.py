@@ -20,7 +20,7 @@ only one that does not answer the probe is unavailable.
 from __future__ import annotations
 
 from collections.abc import Coroutine
-from typing import Any
+from typing import Any, TypeVar
 
 from memhive_contracts.streams import LOG_STREAM
 from nats.aio.client import Client
@@ -39,6 +39,8 @@ from memhive_adapters.nats.unavailable import (
     StreamNotAnswering,
     raise_refined,
 )
+
+T = TypeVar("T")
 
 DEFAULT_REQUEST_TIMEOUT_S = 4.0
 # Answered by the log stream's leader, and every bus user may ask it (bus_permissions).
@@ -62,19 +64,28 @@ class BusClient(Client):
         timeout = self.request_timeout_s if timeout is None else timeout
         self.liveness.raise_if_stalled()
         call = super().request(subject, payload, timeout, old_style, headers)
+        return await self.watched(call, subject, timeout)
+
+    async def watched(self, call: Coroutine[Any, Any, T], subject: str, waits_s: float) -> T:
+        """The answer `call` awaits from the bus (a request, or a reply to an inbox of the
+        caller's own, as `kv_latest_many` reads), with a request's liveness checks and
+        failures: nats-py's timeout or no responders become the ports' errors."""
+        if self.liveness.stalled:
+            call.close()
+            raise self.liveness.stalled_error()
         try:
             reply = await self._answer(call)
         except BusStalled:
             raise
         except NatsTimeout as exc:
             self.liveness.unanswered()
-            raise BusTimeout(f"the bus did not answer within {timeout:g} s") from exc
+            raise BusTimeout(f"the bus did not answer within {waits_s:g} s") from exc
         except NoRespondersError as exc:
             raise BusNoResponders(f"nobody answers on the bus for {_kind(subject)}") from exc
         self.liveness.answered()
         return reply
 
-    async def _answer(self, call: Coroutine[Any, Any, Msg]) -> Msg:
+    async def _answer(self, call: Coroutine[Any, Any, T]) -> T:
         if self.liveness.suspect:  # a probe is out: its verdict may end this request early
             return await self.liveness.bounded(call)
         request = self.liveness.sent()  # one unanswered for SLOW_S makes the bus suspect

@@ -36,7 +36,9 @@ class LatestMany:
     """Reads many keys of one bucket at once. Keys never written, deleted, purged or invalid
     are absent from the answer. One inbox subscription serves every call."""
 
-    def __init__(self, nc: Client, bucket: str, timeout_s: float = 5.0) -> None:
+    def __init__(self, nc: Client, bucket: str, timeout_s: float | None = None) -> None:
+        # A request's timeout (MEMHIVE_NATS__REQUEST_TIMEOUT_S) unless told otherwise.
+        timeout_s = timeout_s or getattr(nc, "request_timeout_s", 4.0)
         self._nc, self._timeout_s = nc, timeout_s
         self._subject = f"{_API_PREFIX}.DIRECT.GET.KV_{bucket}"
         self._prefix = f"$KV.{bucket}."
@@ -67,14 +69,22 @@ class LatestMany:
                     self._sub = await self._nc.subscribe(f"{self._inbox}.*", cb=self._deliver)
         token = f"{self._inbox}.{next(self._tokens)}"
         answer = self._calls[token] = _Answer(len(self._prefix))
-        request = {"multi_last": [self._prefix + k for k in keys], "batch": len(keys)}
+        asked = self._asked(keys, token, answer)
+        watched = getattr(self._nc, "watched", None)  # a BusClient's: its liveness and errors
         try:
-            await self._nc.publish(self._subject, json.dumps(request).encode(), reply=token)
+            return await (
+                asked if watched is None else watched(asked, self._subject, self._timeout_s)
+            )
+        finally:
+            del self._calls[token]
+
+    async def _asked(self, keys: list[str], token: str, answer: _Answer) -> dict[str, Latest]:
+        request = {"multi_last": [self._prefix + k for k in keys], "batch": len(keys)}
+        await self._nc.publish(self._subject, json.dumps(request).encode(), reply=token)
+        try:
             await asyncio.wait_for(answer.done.wait(), self._timeout_s)
         except TimeoutError:  # as a leader read times out: callers tell it transient
             raise NatsTimeout from None
-        finally:
-            del self._calls[token]
         return answer.result()
 
     async def _deliver(self, msg: Msg) -> None:

@@ -9,6 +9,7 @@ it, so nothing is left behind if the reader dies.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 
@@ -21,6 +22,8 @@ from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import FetchTimeoutError, NotFoundError
+
+log = logging.getLogger(__name__)
 
 FETCH_BATCH = 256
 FETCH_TIMEOUT_S = 5.0
@@ -106,5 +109,8 @@ def _memory(msg: Msg) -> Memory | None:
         return None
     try:
         return memory_from_pb(decode(msg.data, MemoryRecord).memory)
-    except UndecodableMessage:
-        return None  # not a record memhive wrote: the ingest path never indexes it either
+    except (UndecodableMessage, KeyError, ValueError) as exc:
+        # Not a record memhive wrote (the ingest path never indexes it either): one bad key
+        # must not fail the rebuild of every other memory.
+        log.warning("replay skips %s: not a memory record (%r)", msg.subject, exc)
+        return None

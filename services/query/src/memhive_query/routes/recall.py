@@ -13,7 +13,7 @@ from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE
 router = APIRouter(prefix="/v1", tags=["recall"], responses=errors(401, 413, 422))
 
 
-@router.post("/recall")
+@router.post("/recall", responses=errors(403))
 async def recall(request: RecallRequest, gw: GatewayDep, who: PrincipalDep) -> dict:
     selection = SelectionRequest(
         scope=request.scope,

@@ -4,9 +4,9 @@ write; the answer waits for the stage asked for.
 
 A new body is checked like a save: embedded once here (the vector travels with the command),
 and refused with 409 when it would duplicate another memory of the scope, unless `force`.
-A confirmation is a reader's verdict: any writer who can read the memory may give one
-(`Action.CONFIRM`); a flag lowers the memory's trust for every reader, so it needs the
-memory's node writable like every other change (`changes.change_action`).
+A confirmation raises the memory's trust and a flag lowers it, for every reader: like every
+other change, each needs the memory's node writable (`changes.change_action` names which
+it is, for the policy and the audit).
 """
 
 from __future__ import annotations
@@ -80,9 +80,8 @@ class UpdateMemory:
         now = self._clock.now()
         checked = checked_changes(changes, now)
         memory = await self._reader.get(principal, memory_id)
-        if action is not Action.CONFIRM:
-            doing = "flag" if action is Action.FLAG else "change"
-            ensure_writable(principal, memory.scope_ref, doing)
+        doing = "change" if action is Action.UPDATE else action.value
+        ensure_writable(principal, memory.scope_ref, doing)
         change_id = str(uuid.uuid4())
         updated = apply_changes(memory, checked, by=principal.user_id, change_id=change_id, now=now)
         if updated is memory:

@@ -1,6 +1,6 @@
 """flag_memory and confirm_memory: verdicts on a recalled memory, which move its trust (and
-so its rank in recall) for every agent. A confirmation is any reader's; a flag needs the
-memory's node writable, like any other change of it."""
+so its rank in recall) for every agent: each needs the memory's node writable, like any
+other change of it."""
 
 from __future__ import annotations
 
@@ -60,6 +60,7 @@ CONFIRM_TOOL = MemoryTool(
     title="Confirm a memory",
     description=(
         "Report that a memory you recalled held true (e.g. a procedure worked). It gains "
-        "trust and counts towards promoting a procedure into a skill."
+        "trust and counts towards promoting a procedure into a skill. Only where you may "
+        "write: a memory of a node you only read is refused."
     ),
 )

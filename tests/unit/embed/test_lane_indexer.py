@@ -1,0 +1,110 @@
+"""LaneIndexer: when the event may stand for the record (embedded lanes, a first delivery,
+no older than what was indexed) and when the record is read, so that the lanes never hold
+an older revision than the record."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+
+from memhive_adapters.lexical.group_commit import completed
+from memhive_domain.memory import Memory, MemoryDraft, create_memory
+from memhive_domain.principals import Principal
+from memhive_embed.indexer import IndexRequest, LaneIndexer
+
+from tests.fakes import FakeEmbedder, FakePublisher, FakeStore, FixedClock
+
+NOW = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+class RecordingLanes:
+    """Both lanes in one: what each holds, by memory id."""
+
+    def __init__(self) -> None:
+        self.held: dict[str, Memory] = {}
+
+    async def upsert(self, items) -> None:
+        for item in items:
+            memory = item[0] if isinstance(item, tuple) else item
+            self.held[memory.id] = memory
+
+    async def delete(self, workspace_id: str, ids) -> None:
+        for i in ids:
+            self.held.pop(i, None)
+
+    def persisted(self):
+        return completed()
+
+
+def memory(memory_id: str, revision: int = 1, **changes: object) -> Memory:
+    draft = MemoryDraft(kind="fact", body=f"memory {memory_id}")
+    made = create_memory(draft, memory_id=memory_id, principal=Principal("ws", "u"), now=NOW)
+    return dataclasses.replace(made, revision=revision, **changes)
+
+
+def request(m: Memory, *, redelivered: bool = False) -> IndexRequest:
+    return IndexRequest(f"e-{m.id}-{m.revision}", "ws", m.id, m.revision, None, m, redelivered)
+
+
+def indexer(store: FakeStore, lanes: RecordingLanes, *, trust: bool) -> LaneIndexer:
+    return LaneIndexer(
+        store, lanes, lanes, FakeEmbedder(), FakePublisher(), FixedClock(NOW), trust_events=trust
+    )
+
+
+async def test_a_first_delivery_to_embedded_lanes_is_indexed_from_the_event_without_a_read():
+    store, lanes = FakeStore(), RecordingLanes()
+    saved = memory("m1")
+    store.put(saved)
+    index = indexer(store, lanes, trust=True)
+    await index.index([request(saved)])
+    assert store.reads == [] and index.records_read == 0
+    assert lanes.held["m1"] == saved
+
+
+async def test_shared_lanes_read_the_record_for_every_event():
+    store, lanes = FakeStore(), RecordingLanes()
+    store.put(memory("m1", 2, forgotten=True))  # forgotten since the save was announced
+    index = indexer(store, lanes, trust=False)
+    await index.index([request(memory("m1"))])
+    assert store.reads == [["m1"]]
+    assert "m1" not in lanes.held
+
+
+async def test_a_redelivered_save_reads_the_record_and_never_resurrects_a_forgotten_memory():
+    store, lanes = FakeStore(), RecordingLanes()
+    store.put(memory("m1", 2, forgotten=True))
+    index = indexer(store, lanes, trust=True)
+    await index.index([request(memory("m1"), redelivered=True)])
+    assert store.reads == [["m1"]]
+    assert "m1" not in lanes.held
+
+
+async def test_an_event_older_than_the_revision_indexed_here_reads_the_record():
+    store, lanes = FakeStore(), RecordingLanes()
+    newer = memory("m1", 3, body="the newest body")
+    store.put(newer)
+    index = indexer(store, lanes, trust=True)
+    await index.index([request(newer)])
+    await index.index([request(memory("m1", 2, body="an older body"))])  # out of order
+    assert store.reads == [["m1"]]
+    assert lanes.held["m1"] == newer
+
+
+async def test_the_newest_event_of_a_memory_in_a_batch_decides():
+    store, lanes = FakeStore(), RecordingLanes()
+    saved, forgotten = memory("m1"), memory("m1", 2, forgotten=True)
+    store.put(forgotten)
+    index = indexer(store, lanes, trust=True)
+    await index.index([request(saved), request(forgotten)])
+    assert store.reads == []
+    assert "m1" not in lanes.held
+
+
+async def test_a_purge_carries_no_memory_and_reads_the_record():
+    store, lanes = FakeStore(), RecordingLanes()
+    lanes.held["m1"] = memory("m1")
+    index = indexer(store, lanes, trust=True)
+    await index.index([IndexRequest("e-purge", "ws", "m1", 0, None)])
+    assert store.reads == [["m1"]]
+    assert "m1" not in lanes.held

@@ -22,9 +22,10 @@ $(UV):
 	$(PYTHON) -m venv $(TOOLS)
 	$(TOOLS)/bin/pip install --quiet uv==$(UV_VERSION)
 
+# --inexact: what a user installs beside the lock stays (the optional reranker's weights).
 $(VENV)/.synced: $(UV) uv.lock pyproject.toml libs/*/pyproject.toml services/*/pyproject.toml \
 		clients/*/pyproject.toml
-	$(UV) sync --frozen --all-packages --python $(PYTHON)
+	$(UV) sync --frozen --inexact --all-packages --python $(PYTHON)
 	touch $@
 
 run: install

@@ -175,7 +175,7 @@ def person_lane(mode: str, weight: float = 1.0) -> Variant:
         hits = fuse_relative_scores(
             lanes, weights={"vector": 1.0, "lexical": 3.0, "person": weight}
         )
-        return [h.memory_id for h in _in_context(hits, q, study)]
+        return [h.memory_id for h in ranked_in_context(hits, q, study)]
 
     return ranked
 
@@ -226,7 +226,7 @@ def _turn_vectors(study: Study) -> dict[str, np.ndarray]:
     return dict(zip(ids, vectors, strict=True))
 
 
-def _in_context(hits: list[FusedHit], q: Question, study: Study) -> list[FusedHit]:
+def ranked_in_context(hits: list[FusedHit], q: Question, study: Study) -> list[FusedHit]:
     return in_context(
         hits,
         study.memories,

@@ -525,3 +525,19 @@ class FakeAuditLog:
             and query.matches(e)
         ]
         return AuditPage(found[: query.limit], None)
+
+
+@dataclass
+class FakeReranker:
+    """Scores a text by how many of `favoured` words it holds; keeps every text it read."""
+
+    favoured: frozenset[str] = frozenset()
+    read: list[str] = field(default_factory=list)
+
+    @property
+    def model_name(self) -> str:
+        return "fake-reranker"
+
+    async def score(self, query: str, texts: Sequence[str]) -> list[float]:
+        self.read.extend(texts)
+        return [float(sum(w in t.lower() for w in self.favoured)) for t in texts]

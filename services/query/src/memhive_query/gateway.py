@@ -16,6 +16,7 @@ from memhive_adapters.oidc.identity import oidc_identity
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.llm import build_chat_model, open_shared_spend_guard
+from memhive_adapters.runtime.reranker import open_reranker
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
@@ -29,6 +30,7 @@ from memhive_ports import (
     IdentityVerifier,
     MemoryStore,
 )
+from memhive_settings import RerankSettings
 
 from memhive_query.event_waiter import EventWaiter
 from memhive_query.use_cases.activity import RecentActivity
@@ -56,7 +58,12 @@ from memhive_query.use_cases.key_values import KeyValues
 from memhive_query.use_cases.link import EdgeCommands, EdgeReader, LinkMemories
 from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
 from memhive_query.use_cases.products import Products
-from memhive_query.use_cases.recall import LEXICAL_LANE, VECTOR_LANE, RecallMemories
+from memhive_query.use_cases.recall import (
+    LEXICAL_LANE,
+    VECTOR_LANE,
+    RecallMemories,
+    Reranking,
+)
 from memhive_query.use_cases.revisions import MemoryRevisions
 from memhive_query.use_cases.save import SaveMemory
 from memhive_query.use_cases.scopes import ScopesOfPrincipal
@@ -146,6 +153,13 @@ async def open_summarizer(infra: Infrastructure) -> Summarizer | None:
     return Summarizer(chat, spend)
 
 
+def _reranking(settings: RerankSettings, threads: int) -> Reranking | None:
+    reranker = open_reranker(settings, threads)
+    if reranker is None:
+        return None
+    return Reranking(reranker, settings.candidates, settings.weight)
+
+
 async def build_gateway(infra: Infrastructure) -> Gateway:
     settings = infra.settings.query
     vector, lexical = await infra.lanes()
@@ -206,6 +220,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
                 settings.question_penalty,
             ),
             follow_top=settings.follow_top,
+            reranking=_reranking(settings.rerank, infra.settings.embedding.threads),
         ),
         reader=reader,
         forget=AuditedForget(ForgetMemory(reader, commands, waiter, infra.clock, timeout), trail),

@@ -47,9 +47,13 @@ class BertWeights:
 def load_bert_weights(model_dir: Path) -> BertWeights:
     """Weights from `model.safetensors` and the shape of the model from `config.json`."""
     config = json.loads((model_dir / "config.json").read_text())
+    return bert_weights_of(load_file(model_dir / "model.safetensors"), config)
+
+
+def bert_weights_of(tensors: dict[str, Array], config: dict) -> BertWeights:
+    """The encoder's weights from a checkpoint's tensors, named as BertModel names them."""
     if config.get("hidden_act") != "gelu":
         raise ValueError(f"unsupported activation {config.get('hidden_act')!r}")
-    tensors = load_file(model_dir / "model.safetensors")
     layers = tuple(
         _encoder_layer(tensors, f"encoder.layer.{i}.") for i in range(config["num_hidden_layers"])
     )

@@ -8,7 +8,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from memhive.v1 import events_pb2
@@ -30,6 +30,7 @@ from memhive_ports import (
     EventPublisher,
     LexicalIndex,
     MemoryStore,
+    Reranker,
     RetryLater,
     VectorIndex,
 )
@@ -41,6 +42,17 @@ from memhive_query.use_cases.supersession_resolver import RecalledMemory, Supers
 log = logging.getLogger(__name__)
 
 VECTOR_LANE, LEXICAL_LANE = "vector", "lexical"
+RERANK_LANE = "rerank"  # the reranker's scores, fused as one more lane (off by default)
+
+
+@dataclass(frozen=True, slots=True)
+class Reranking:
+    """An optional reranker over the best `candidates` fused hits, its scores fused as one
+    more lane at `weight` (docs/architecture.md, "Recall")."""
+
+    reranker: Reranker
+    candidates: int = 50
+    weight: float = 1.0
 
 
 class RecallMemories:
@@ -60,6 +72,7 @@ class RecallMemories:
         time_boost: float = DEFAULT_TIME_BOOST,
         fit: AnswerFit = AnswerFit(),  # noqa: B008 (frozen)
         follow_top: int = DEFAULT_FOLLOW_TOP,
+        reranking: Reranking | None = None,
     ) -> None:
         self._store, self._vector, self._lexical = store, vector, lexical
         self._embedder, self._publisher, self._clock = embedder, publisher, clock
@@ -67,6 +80,7 @@ class RecallMemories:
         self._fusion = fusion
         self._neighbour_share, self._time_boost = neighbour_share, time_boost
         self._fit, self._follow_top = fit, follow_top
+        self._reranking = reranking
         self._supersession = SupersessionResolver(store, clock)
         self._background: set[asyncio.Task] = set()
 
@@ -95,10 +109,11 @@ class RecallMemories:
             min_confidence=min_confidence,
         )
         lane_hits = await self._search_lanes(query, lanes)
-        fused, records = await self._in_context(principal, query, lane_hits, {})
+        reranked: dict[str, float] = {}  # each candidate scored once, over both passes
+        fused, records = await self._in_context(principal, query, lane_hits, {}, reranked, now)
         if LEXICAL_LANE in lanes:
             fused, records = await self._follow_names(
-                principal, query, lane_hits, fused, records, now
+                principal, query, lane_hits, fused, records, reranked, now
             )
         memories = {i: s.memory for i, s in records.items()}
         # Every candidate is ranked: resolution may drop stale ones, and the limit comes after.
@@ -124,16 +139,18 @@ class RecallMemories:
         query: RecallQuery,
         lane_hits: Mapping[str, list[LaneHit]],
         known: Mapping[str, StoredMemory],
+        reranked: dict[str, float],
+        now: datetime,
     ) -> tuple[list[FusedHit], dict[str, StoredMemory]]:
-        """The lanes fused, the candidates' records read (those not `known` yet) and the
-        fused hits re-scored in context (`ranking.in_context`)."""
-        fused = fuse(
-            self._fusion,
-            {lane: [(h.memory_id, h.score) for h in hits] for lane, hits in lane_hits.items()},
-            weights=self._weights,
-        )
+        """The lanes fused, the candidates' records read (those not `known` yet), the
+        reranker's opinion fused in when there is one, and the fused hits re-scored in
+        context (`ranking.in_context`)."""
+        pairs = {lane: [(h.memory_id, h.score) for h in hits] for lane, hits in lane_hits.items()}
+        fused = fuse(self._fusion, pairs, weights=self._weights)
         wanted = [h.memory_id for h in fused if h.memory_id not in known]
         records = {**known, **await self._store.get_many(principal.workspace_id, wanted)}
+        if (rerank := self._reranking) is not None:
+            fused = await self._reranked(rerank, query, pairs, fused, records, reranked, now)
         in_context_hits = in_context(
             fused,
             {i: s.memory for i, s in records.items()},
@@ -153,6 +170,7 @@ class RecallMemories:
         lane_hits: dict[str, list[LaneHit]],
         fused: list[FusedHit],
         records: dict[str, StoredMemory],
+        reranked: dict[str, float],
         now: datetime,
     ) -> tuple[list[FusedHit], dict[str, StoredMemory]]:
         """One more BM25 search for the names the best hits mention (`following.py`); what
@@ -173,7 +191,34 @@ class RecallMemories:
             [(h.memory_id, h.score) for h in found],
         )
         lane_hits[LEXICAL_LANE] = [LaneHit(i, score) for i, score in merged]
-        return await self._in_context(principal, query, lane_hits, records)
+        return await self._in_context(principal, query, lane_hits, records, reranked, now)
+
+    async def _reranked(
+        self,
+        rerank: Reranking,
+        query: RecallQuery,
+        lanes: Mapping[str, list[tuple[str, float]]],
+        fused: list[FusedHit],
+        records: Mapping[str, StoredMemory],
+        scores: dict[str, float],
+        now: datetime,
+    ) -> list[FusedHit]:
+        """The reranker's scores for the best `candidates` fused hits the caller may get
+        (those not in `scores` yet: it reads each body once per recall), fused with the
+        lanes as one more lane. A forgotten or hidden memory is never read to it."""
+        best = [
+            h.memory_id
+            for h in fused[: rerank.candidates]
+            if h.memory_id in records
+            and is_selected(records[h.memory_id].memory, query.filter, now)
+        ]
+        new = [i for i in best if i not in scores]
+        if new:
+            bodies = [records[i].memory.body for i in new]
+            scores.update(zip(new, await rerank.reranker.score(query.text, bodies), strict=True))
+        lane = sorted(((i, scores[i]) for i in best), key=lambda pair: -pair[1])
+        weights = {**self._weights, RERANK_LANE: rerank.weight}
+        return fuse(self._fusion, {**lanes, RERANK_LANE: lane}, weights=weights)
 
     @staticmethod
     def _confident(

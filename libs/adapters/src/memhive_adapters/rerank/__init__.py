@@ -1,0 +1,1 @@
+"""Rerankers: a second opinion on recall's candidates (optional, off by default)."""

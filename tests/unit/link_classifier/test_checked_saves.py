@@ -6,10 +6,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from memhive.v1 import edges_pb2
+from memhive_domain.scopes import Scope, ScopeRef
 from memhive_link_classifier.fallback import NearDuplicateClassifier
 from memhive_link_classifier.linking import IndexedMemory, LinkNewMemory
 from memhive_link_classifier.metrics import METER_NAME, ClassifierMetrics
-from memhive_link_classifier.recent import KEPT
+from memhive_link_classifier.recent import KEPT, RecentlyIndexed, unit_vector
 from memhive_ports import LaneHit
 
 from tests.fakes import FakePublisher, FakeStore, FakeVectorIndex, FixedClock
@@ -101,3 +102,17 @@ async def test_a_check_older_than_what_this_process_remembers_is_searched() -> N
     assert rig.index.searches == [] and rig.linked() == []
     await rig.indexed("b", ago_s=KEPT * 0.1 + 5)  # checked before "a" came: searched
     assert len(rig.index.searches) == 1 and rig.linked() == [("b", "a")]
+
+
+def test_more_nodes_than_memories_kept_start_the_memory_again() -> None:
+    """The codes of nodes are bounded too: past KEPT nodes, nothing earlier is vouched for."""
+    clock = FixedClock()
+    recent = RecentlyIndexed(clock)
+    clock.advance(30)
+    checked_at = clock.now()
+    for n in range(KEPT + 1):
+        clock.advance(0.001)
+        recent.add((WORKSPACE, ScopeRef(Scope.PRODUCT, f"p{n}"), ""), f"m{n}", unit_vector([1, 0]))
+    assert recent.since(checked_at, (WORKSPACE, A.scope_ref, ""), unit_vector([1, 0])) is None
+    clock.advance(2)  # a check after the restart (and its clock skew) is vouched for again
+    assert recent.since(clock.now(), (WORKSPACE, A.scope_ref, ""), unit_vector([1, 0])) == {}

@@ -179,9 +179,7 @@ class LaneIndexer:
             event_id = f"{r.event_id}:{'unindexed' if memory.forgotten else 'indexed'}"
             subject, event = _lane_event(event_id, memory, vectors, self._embedder.model_name, now)
             if self._checked_vector(r, memory):
-                event.near_duplicate_check = (
-                    r.near_duplicate_check
-                )  # the vector it was checked with
+                event.near_duplicate_check = r.near_duplicate_check
             await self._publisher.publish(subject, event, msg_id=event_id)
 
 

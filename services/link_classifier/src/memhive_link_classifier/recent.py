@@ -45,7 +45,9 @@ class RecentlyIndexed:
         """unit: `unit_vector` of its vector (computed once for `since` and `add`)."""
         if self._vectors is None:
             self._vectors = np.zeros((KEPT, unit.shape[0]), dtype=np.float32)
-        elif self._vectors.shape[1] != unit.shape[0]:
+        elif self._vectors.shape[1] != unit.shape[0] or (
+            node not in self._codes and len(self._codes) >= KEPT  # a bound on the codes too
+        ):
             self._restart(unit.shape[0])
         slot = self._next % KEPT
         if self._next >= KEPT:  # overwritten: no longer complete before its time
@@ -72,9 +74,12 @@ class RecentlyIndexed:
         return {self._ids[r]: c for r, c in zip(rows.tolist(), cosines.tolist(), strict=True)}
 
     def _restart(self, dimensions: int) -> None:
-        """Another encoder's width: what was held cannot be compared with what comes."""
+        """Another encoder's width (what was held cannot be compared with what comes), or
+        more nodes than memories kept: start again from now."""
         self._vectors = np.zeros((KEPT, dimensions), dtype=np.float32)
         self._seen_at[:] = -np.inf
+        self._nodes[:] = -1
+        self._codes.clear()
         self._complete_since = self._clock.now().timestamp()
 
 

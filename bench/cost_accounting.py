@@ -16,7 +16,8 @@ on the bus: `python -m bench.cost_accounting [memories]` (default 2,000) on a fr
 
 `MEMHIVE_BENCH_STACK_PYTHON` runs the stack with another checkout's interpreter (an A/B
 against a baseline; `bench.running_stack`). `--saves-only` leaves recall out and saves a
-third as much: for alternating A/B runs on a busy machine.
+third as much: for alternating A/B runs on a busy machine. `--checked` saves the 16 clients'
+notes without `force`: each is checked for near-duplicates, as an agent's default save is.
 """
 
 from __future__ import annotations
@@ -107,9 +108,9 @@ async def recall_costs(stack: RunningStack, bases: list[str]) -> dict:
     return {"p50_ms": latency["p50"], "cpu_ms": meter.per_operation_ms(QUERIES + WARM_UP)}
 
 
-async def save_costs(stack: RunningStack, saves: int = SAVES) -> dict:
+async def save_costs(stack: RunningStack, saves: int = SAVES, *, force: bool = True) -> dict:
     with CpuMeter(stack.pid) as meter:
-        per_s = await gateway_throughput(stack, saves, CLIENTS)
+        per_s = await gateway_throughput(stack, saves, CLIENTS, force=force)
     return {"per_s": per_s, "cpu_ms": meter.per_operation_ms(saves)}
 
 
@@ -186,7 +187,9 @@ async def bus_traffic(stack: RunningStack) -> dict[str, float]:
     return {k: v / TRAFFIC_SAVES for k, v in counts.most_common() if v / TRAFFIC_SAVES >= 0.05}
 
 
-async def run(stack: RunningStack, size: int, *, saves_only: bool = False) -> dict:
+async def run(
+    stack: RunningStack, size: int, *, saves_only: bool = False, checked: bool = False
+) -> dict:
     bases = base_sentences(BASES)
     await bulk_load(stack, size, 0, bases, MiniLmEmbedder().embed_sync(bases))
     await wait_for_hnsw_builds(stack.pid)
@@ -195,7 +198,7 @@ async def run(stack: RunningStack, size: int, *, saves_only: bool = False) -> di
     return {
         "size": size,
         "recall": recall,
-        "save": await save_costs(stack, SAVES // share),
+        "save": await save_costs(stack, SAVES // share, force=not checked),
         "encoder_pass_ms": await encoder_pass_ms(stack),
         "sequential": await sequential_rates(stack, 200 // share),
         "bus": await bus_traffic(stack),
@@ -246,5 +249,6 @@ if __name__ == "__main__":
     numbers = [a for a in sys.argv[1:] if a.isdigit()]
     size = int(numbers[0]) if numbers else 2_000
     with running_stack() as stack:
-        report = asyncio.run(run(stack, size, saves_only="--saves-only" in sys.argv))
+        only, checked = "--saves-only" in sys.argv, "--checked" in sys.argv
+        report = asyncio.run(run(stack, size, saves_only=only, checked=checked))
         print(render(report))

@@ -7,6 +7,7 @@ its bound."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import statistics
 import time
 import uuid
@@ -19,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from memhive.v1 import commands_pb2
 from memhive.v1 import memory_pb2 as pb
 from memhive_adapters.process_lifetime import command_line
-from memhive_client import AsyncMemhiveClient
+from memhive_client import AsyncMemhiveClient, Conflict
 from memhive_contracts import streams, subjects
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.ids import uuid7
@@ -182,7 +183,10 @@ async def save_to_recallable(client: AsyncMemhiveClient, count: int = 200) -> di
     return await sequential_saves(client, "indexed", count)
 
 
-async def gateway_throughput(stack: RunningStack, count: int = 1000, clients: int = 16) -> float:
+async def gateway_throughput(
+    stack: RunningStack, count: int = 1000, clients: int = 16, *, force: bool = True
+) -> float:
+    """force False: each save is checked for near-duplicates (a refusal counts as a save)."""
     bodies = fresh_notes(count)
     queue: asyncio.Queue[str] = asyncio.Queue()
     for b in bodies:
@@ -191,7 +195,8 @@ async def gateway_throughput(stack: RunningStack, count: int = 1000, clients: in
     async def worker(client: AsyncMemhiveClient) -> None:
         while not queue.empty():
             body = queue.get_nowait()
-            await client.save("event", body, force=True, wait="indexed")  # raises on an error
+            with contextlib.suppress(Conflict):  # only without force; any other error raises
+                await client.save("event", body, force=force, wait="indexed")
 
     began = time.perf_counter()
     async with stack.client(max_connections=clients) as client:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
+from datetime import timedelta
 
 from memhive.v1 import edges_pb2
+from memhive.v1.events_pb2 import MemoryIndexed
 from memhive_contracts import streams, subjects
 from memhive_contracts.codec import decode
 from memhive_link_classifier.app import create_link_classifier
@@ -16,6 +18,7 @@ from nats.js import JetStreamContext
 
 from tests.integration.llm.chat_server import LITELLM_WARNINGS, Reply, running_chat_server
 from tests.integration.stack.conftest import Stack, Workspace, recall_ids, save
+from tests.unit.link_classifier.fakes import Metrics
 
 # cosine 0.93 under all-MiniLM-L6-v2: above the save's conflict threshold (0.85), which the
 # fallback links at
@@ -44,6 +47,13 @@ async def next_where(queue: asyncio.Queue, matches) -> object:
         return msg
 
     return await asyncio.wait_for(first(), BUS_WAIT_S)
+
+
+async def until(condition, timeout_s: float) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.05)
 
 
 def classifier_edges(msg) -> list[edges_pb2.Edge]:
@@ -138,3 +148,42 @@ async def test_malformed_llm_output_is_dead_lettered_and_the_memory_stays_recall
     assert set(await recall_ids(workspace.member, "CI Jenkins GitHub Actions")) == {
         old["id"], new["id"],
     }  # fmt: skip
+
+
+async def test_a_checked_save_costs_the_classifier_no_search_and_a_forced_one_is_still_linked(
+    stack: Stack, workspace: Workspace, monkeypatch
+) -> None:
+    """Saves waiting for `indexed` without force were searched for near-duplicates by the
+    gateway: their MemoryIndexed says so, and a classifier that saw everything indexed since
+    does not search the lane again. A forced near-duplicate carries no such claim: searched,
+    and linked. (A classifier of this test's own, to read its counters; the clock skew it
+    allows between gateway and classifier set to none, as both run on this machine's clock.)"""
+    monkeypatch.setattr("memhive_link_classifier.recent.CLOCK_SKEW", timedelta(0))
+    metrics, durable = Metrics.collecting(), f"link-classifier-{workspace.id}"
+    consumer = await create_link_classifier(
+        stack.infra, durable=durable, workspace_id=workspace.id, meter_provider=metrics.provider
+    )
+    await consumer.start()
+    js, ws = stack.infra.js, workspace.id
+    indexed = subjects.for_workspace(subjects.MEMORY_INDEXED, ws)
+    try:
+        async with watching(js, indexed) as events:
+            first = await save(workspace.member, kind="fact", body=STAGING_DB, force=False)
+            await save(workspace.member, kind="fact", body=UNRELATED, force=False)
+            again = await save(workspace.member, kind="fact", body=STAGING_DB_AGAIN)  # forced
+            announced = [decode((await next_where(events, bool)).data, MemoryIndexed)]
+            announced += [decode((await next_where(events, bool)).data, MemoryIndexed)]
+            announced += [decode((await next_where(events, bool)).data, MemoryIndexed)]
+        await until(lambda: metrics.totals().get("edges_proposed"), BUS_WAIT_S)  # the last one
+    finally:
+        await consumer.stop()
+        await js.delete_consumer(streams.LOG_STREAM, durable)
+
+    checks = [e.near_duplicate_check if e.HasField("near_duplicate_check") else None
+              for e in announced]  # fmt: skip
+    assert checks == [0.85, 0.85, None]
+    assert metrics.totals()["searches_skipped"] == 2  # the forced one alone was searched
+    listed = (await workspace.member.get(f"/v1/memories/{first['id']}/edges")).json()["edges"]
+    assert [(e["src_id"], e["dst_id"], e["creator_kind"]) for e in listed] == [
+        (again["id"], first["id"], "classifier")
+    ]

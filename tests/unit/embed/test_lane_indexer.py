@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from datetime import UTC, datetime
 
+from memhive.v1 import memory_pb2 as pb
 from memhive_adapters.lexical.group_commit import completed
 from memhive_domain.memory import Memory, MemoryDraft, create_memory
 from memhive_domain.principals import Principal
@@ -108,3 +109,26 @@ async def test_a_purge_carries_no_memory_and_reads_the_record():
     await index.index([IndexRequest("e-purge", "ws", "m1", 0, None)])
     assert store.reads == [["m1"]]
     assert "m1" not in lanes.held
+
+
+async def test_a_save_checked_with_its_vector_announces_the_check_only_with_that_vector():
+    """The check was a search with the save's own vector: a vector embed computed again
+    (another encoder, another revision) was never checked."""
+    store, lanes, publisher = FakeStore(), RecordingLanes(), FakePublisher()
+    index = LaneIndexer(
+        store, lanes, lanes, FakeEmbedder(), publisher, FixedClock(NOW), trust_events=True
+    )
+    own = pb.Embedding(model="fake-embedder", values=[1.0, 0.0, 0.0])
+    other = pb.Embedding(model="another-encoder", values=[1.0, 0.0, 0.0])
+    checked = [memory("m1"), memory("m2"), memory("m3")]
+    await index.index(
+        [
+            dataclasses.replace(request(checked[0]), embedding=own, near_duplicate_check=0.85),
+            dataclasses.replace(request(checked[1]), embedding=other, near_duplicate_check=0.85),
+            dataclasses.replace(request(checked[2]), embedding=own),
+        ]
+    )
+    announced = {e.memory.id: e for _, e, _ in publisher.sent}
+    assert announced["m1"].near_duplicate_check == 0.85
+    assert not announced["m2"].HasField("near_duplicate_check")
+    assert not announced["m3"].HasField("near_duplicate_check")

@@ -123,3 +123,13 @@ async def test_a_restore_is_checked_like_a_save() -> None:
     bad = replace(a_memory(mid(3), at=NOW - timedelta(days=1)), body="   ")
     with pytest.raises(Exception, match="body"):
         await SaveMemoryHandler(FakeStore(), FakePublisher())("ws", restore("r2", bad))
+
+
+async def test_the_commands_near_duplicate_check_is_announced_with_its_vector() -> None:
+    store, publisher = FakeStore(), FakePublisher()
+    checked = save("c1")
+    checked.embedding.CopyFrom(pb.Embedding(model="m", values=[1.0, 0.0]))
+    checked.near_duplicate_check = 0.85
+    await SaveMemoryHandler(store, publisher)("ws", checked)
+    [(_, event, _)] = publisher.sent
+    assert event.near_duplicate_check == 0.85 and list(event.embedding.values) == [1.0, 0.0]

@@ -158,3 +158,29 @@ async def test_supersedes_must_name_visible_memories() -> None:
 async def test_a_viewer_cannot_save() -> None:
     with pytest.raises(NotAllowed):
         await Rig().save(VIEWER, MemoryDraft(kind="fact", body=BODY), "persisted")
+
+
+async def test_a_checked_save_tells_the_link_classifier_the_threshold_it_passed() -> None:
+    """No near-duplicate at 0.85 in its scope: the classifier need not search again."""
+    rig = Rig((1, 0.6))
+    rig.store.put(memory(1, body="Hotfixes skip the train"))
+    await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
+    [(_, command, _)] = rig.publisher.sent
+    assert command.HasField("near_duplicate_check") and command.near_duplicate_check == 0.85
+
+
+@pytest.mark.parametrize(
+    ("draft", "force"),
+    [
+        (MemoryDraft(kind="fact", body=BODY), True),  # near-duplicates not looked for
+        (MemoryDraft(kind="event", body=BODY, occurred_at=NOW), False),  # that moment only
+    ],
+)
+async def test_a_save_not_checked_against_its_whole_scope_says_nothing(
+    draft: MemoryDraft, force: bool
+) -> None:
+    rig = Rig((1, 0.9))
+    rig.store.put(memory(1, body="Release trains leave every second Tuesday"))
+    await rig.save(MEMBER, draft, "indexed", force=force)
+    [(_, command, _)] = rig.publisher.sent
+    assert command.HasField("embedding") and not command.HasField("near_duplicate_check")

@@ -48,6 +48,7 @@ class IndexRequest:
     embedding: pb.Embedding | None
     memory: Memory | None = None  # as the event carries it (None: a purge carries none)
     redelivered: bool = False  # delivered before: later events may have been handled since
+    near_duplicate_check: float | None = None  # the event's, passed on with its own vector
 
 
 # Revisions remembered per memory for the guard against an older event (a bound on memory).
@@ -134,6 +135,14 @@ class LaneIndexer:
             vectors.update({m.id: v for m, v in zip(missing, computed, strict=True)})
         return vectors
 
+    def _checked_vector(self, request: IndexRequest, memory: Memory) -> bool:
+        """The event announces the vector the save was checked with."""
+        return (
+            request.near_duplicate_check is not None
+            and not memory.forgotten
+            and self._reusable(request, memory)
+        )
+
     def _reusable(self, request: IndexRequest, memory: Memory) -> bool:
         """Embed once: reuse the vector that travelled with the event when it is for this body."""
         e = request.embedding
@@ -169,6 +178,8 @@ class LaneIndexer:
                 continue
             event_id = f"{r.event_id}:{'unindexed' if memory.forgotten else 'indexed'}"
             subject, event = _lane_event(event_id, memory, vectors, self._embedder.model_name, now)
+            if self._checked_vector(r, memory):
+                event.near_duplicate_check = r.near_duplicate_check
             await self._publisher.publish(subject, event, msg_id=event_id)
 
 

@@ -45,4 +45,11 @@ def _request(msg: Msg) -> IndexRequest:
         embedding=embedding if embedding is not None and embedding.values else None,
         memory=memory_from_pb(event.memory),
         redelivered=msg.metadata.num_delivered > 1,
+        near_duplicate_check=_checked(event),
     )
+
+
+def _checked(event: events_pb2.MemorySaved | events_pb2.MemoryForgotten) -> float | None:
+    if isinstance(event, events_pb2.MemorySaved) and event.HasField("near_duplicate_check"):
+        return event.near_duplicate_check
+    return None

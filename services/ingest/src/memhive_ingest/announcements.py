@@ -35,7 +35,9 @@ class Announcer:
         occurred_at: Timestamp,
         embedding: memory_pb2.Embedding | None = None,
         requested_by: str = "",
+        near_duplicate_check: float | None = None,
     ) -> None:
+        """near_duplicate_check: the command's, passed on with its embedding."""
         event = events_pb2.MemorySaved(
             event_id=event_id,
             command_id=command_id,
@@ -45,6 +47,8 @@ class Announcer:
         )
         if embedding is not None:
             event.embedding.CopyFrom(embedding)
+            if near_duplicate_check is not None:
+                event.near_duplicate_check = near_duplicate_check
         if self._purges is not None:
             await self._purges.written(memory)
         await self._publish(subjects.MEMORY_SAVED, memory, event)

@@ -89,6 +89,9 @@ class SaveMemoryHandler:
             occurred_at=command.requested_at,
             embedding=command.embedding if command.HasField("embedding") else None,
             requested_by=command.requested_by,
+            near_duplicate_check=(
+                command.near_duplicate_check if command.HasField("near_duplicate_check") else None
+            ),
         )
 
 

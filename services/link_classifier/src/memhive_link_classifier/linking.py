@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
 from memhive.v1 import edges_pb2
 from memhive_contracts import subjects
 from memhive_contracts.mapping import to_timestamp
@@ -36,6 +37,7 @@ from memhive_ports import (
 from memhive_ports.store import StoredMemory
 
 from memhive_link_classifier.metrics import ClassifierMetrics
+from memhive_link_classifier.recent import Node, RecentlyIndexed, unit_vector
 
 CLASSIFIER_NAME = "link-classifier"
 
@@ -52,6 +54,9 @@ class IndexedMemory:
     scope: ScopeRef  # where its neighbours are looked for (the event's; the record decides)
     body: str = ""  # the event's body: a lane of another encoder embeds it again
     encoder: str = ""  # the vector's encoder, as the event names it ("": the lanes')
+    # The gateway found no neighbour this similar just before the save (recent.py), at:
+    near_duplicate_check: float | None = None
+    checked_at: datetime | None = None
 
 
 class LinkNewMemory:
@@ -71,6 +76,8 @@ class LinkNewMemory:
         self._store, self._index, self._classifier = store, vector_index, classifier
         self._publisher, self._clock, self._metrics = publisher, clock, metrics
         self._k, self._floor = neighbours, min_similarity
+        # Without an LLM, what a save's check vouches for is not searched again (recent.py).
+        self._recent = None if min_similarity is None else RecentlyIndexed(clock)
 
     async def __call__(self, indexed: IndexedMemory) -> list[EdgeProposal]:
         now = self._clock.now()
@@ -89,16 +96,41 @@ class LinkNewMemory:
 
     async def _candidates(self, indexed: IndexedMemory, now: datetime) -> dict[str, float]:
         """Cosine by id of the nearest memories of its scope the classifier could link."""
+        unit = None if self._recent is None else unit_vector(indexed.vector)
+        scores = self._since_check(indexed, unit)
+        if scores is None:
+            scores = await self._searched(indexed, now)
+        if self._recent is not None:
+            self._recent.add(_node(indexed), indexed.memory_id, unit)
+        ranked = sorted(scores.items(), key=lambda item: -item[1])
+        return {
+            memory_id: score
+            for memory_id, score in ranked
+            if memory_id != indexed.memory_id and (self._floor is None or score >= self._floor)
+        }
+
+    def _since_check(
+        self, indexed: IndexedMemory, unit: np.ndarray | None
+    ) -> dict[str, float] | None:
+        """A save checked at or below the classifier's own threshold: only what was indexed
+        since the check can be new (recent.py). None: search the lane."""
+        checked, at = indexed.near_duplicate_check, indexed.checked_at
+        if self._recent is None or self._floor is None or checked is None or at is None:
+            return None
+        if checked > self._floor:
+            return None
+        scores = self._recent.since(at, _node(indexed), unit)
+        if scores is not None:
+            self._metrics.searches_skipped.add(1)
+        return scores
+
+    async def _searched(self, indexed: IndexedMemory, now: datetime) -> dict[str, float]:
         same_scope = MemoryFilter(indexed.workspace_id, node=indexed.scope, live_at=now)
         vector = indexed.vector
         if indexed.encoder:  # a lane of another encoder embeds the body again (encoder_match)
             vector = EncodedVector(vector, indexed.encoder, indexed.body or None)
         hits = await self._index.search(vector, same_scope, self._k + 1)
-        return {
-            h.memory_id: h.score
-            for h in hits
-            if h.memory_id != indexed.memory_id and (self._floor is None or h.score >= self._floor)
-        }
+        return {h.memory_id: h.score for h in hits}
 
     async def _publish(
         self, indexed: IndexedMemory, proposals: list[EdgeProposal], now: datetime
@@ -131,6 +163,10 @@ def _neighbours(
         and found[i].memory.is_live(now)
         and _may_link(new, found[i].memory)
     ]
+
+
+def _node(indexed: IndexedMemory) -> Node:
+    return (indexed.workspace_id, indexed.scope, indexed.encoder)
 
 
 def _outdated(stored: StoredMemory, indexed: IndexedMemory, now: datetime) -> bool:

@@ -19,3 +19,6 @@ class ClassifierMetrics:
             "budget_refusals", "{call}", "calls not made: over the spend bound; fallback used"
         )
         self.edges_proposed = counter("edges_proposed", "{edge}", "edges sent to ingest")
+        self.searches_skipped = counter(
+            "searches_skipped", "{memory}", "saves the gateway had checked: no lane search"
+        )

@@ -40,4 +40,8 @@ def _indexed(msg: Msg) -> IndexedMemory:
         scope=memory.scope_ref,
         body=memory.body,
         encoder=event.embedding.model,
+        near_duplicate_check=(
+            event.near_duplicate_check if event.HasField("near_duplicate_check") else None
+        ),
+        checked_at=memory.created_at,  # the gateway's check came just after
     )

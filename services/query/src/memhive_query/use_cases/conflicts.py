@@ -79,6 +79,14 @@ class ConflictCheck:
             )
         ]
 
+    def covered(self, principal: Principal, memory: Memory) -> float | None:
+        """The threshold a save that passed the check may carry on the bus, when the search
+        covered every memory the link classifier could link it to: a member's view of the
+        node (a non-member's holds public memories only), at any moment (a memory that says
+        when it happened is checked against that moment alone). None: the classifier searches.
+        """
+        return self._threshold if principal.is_member and memory.occurred_at is None else None
+
     def refusal(self, similar: Sequence[Similar]) -> NearDuplicates:
         return NearDuplicates(similar, self._threshold)
 

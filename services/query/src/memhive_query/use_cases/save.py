@@ -85,6 +85,7 @@ class SaveMemory:
         if wait != "indexed":  # no encoder pass before the answer: see the module's note
             return await self.publish(principal, memory, None, wait, stale)
         vector = (await self._embedder.embed([memory.body]))[0]
+        checked = None
         if self._conflicts is not None:
             forced = force or bool(stale)
             similar = await self._conflicts.similar(principal, memory, vector, exact_only=forced)
@@ -92,7 +93,8 @@ class SaveMemory:
                 return await self._duplicate(existing, wait)
             if similar and not forced:
                 raise self._conflicts.refusal(similar)
-        return await self.publish(principal, memory, vector, wait, stale)
+            checked = None if forced else self._conflicts.covered(principal, memory)
+        return await self.publish(principal, memory, vector, wait, stale, checked=checked)
 
     async def checked_memory(
         self, principal: Principal, draft: MemoryDraft, verb: str = "save"
@@ -146,8 +148,11 @@ class SaveMemory:
         vector: list[float] | None,
         wait: Wait,
         stale: Sequence[Memory] = (),
+        *,
+        checked: float | None = None,
     ) -> SaveOutcome:
-        """`vector` None: embed computes it."""
+        """`vector` None: embed computes it. `checked`: no near-duplicate at or above this
+        cosine in the scope (the link classifier need not search again)."""
         stage = None if wait == "accepted" else wait
         if self._identical is not None:
             claim = await self._identical.claim(memory, stage, memory.created_at)
@@ -169,6 +174,8 @@ class SaveMemory:
         )
         if vector is not None:
             command.embedding.CopyFrom(pb.Embedding(model=self._embedder.model_name, values=vector))
+            if checked is not None:
+                command.near_duplicate_check = checked
         subject = subjects.for_workspace(subjects.SAVE_MEMORY, principal.workspace_id)
         await self._publisher.publish(subject, command, msg_id=command_id)
         linked = await self._link(principal, edges, wait)

@@ -4,6 +4,7 @@ Python), which cost about 0.3 ms of CPU per request more (docs/benchmarks.md, is
 from __future__ import annotations
 
 from fastapi import FastAPI
+
 from memhive_cli.http_server import http_server
 
 

@@ -131,3 +131,38 @@ async def test_a_lookup_that_raced_a_revocation_is_not_cached() -> None:
             await auth.principal_for("Bearer t")
     finally:
         await auth.stop()
+
+
+class SwallowsOneCancellation(FakeTokenDirectory):
+    """A change watch that loses the first cancellation it gets, as Python 3.11's
+    asyncio.wait_for does (inside nats-py's KeyWatcher.updates) when an update arrives in
+    the same tick, then waits for the next change."""
+
+    ended = False
+
+    async def changes(self) -> AsyncIterator[str]:
+        async def stream() -> AsyncIterator[str]:
+            swallowed = False
+            try:
+                while True:
+                    try:
+                        await asyncio.Event().wait()
+                    except asyncio.CancelledError:
+                        if swallowed:
+                            raise
+                        swallowed = True
+                yield ""  # pragma: no cover - makes this an async generator
+            finally:
+                self.ended = True
+
+        return stream()
+
+
+async def test_stop_ends_the_watch_even_when_a_cancellation_is_lost() -> None:
+    """A lost cancellation made stop() wait for the next token change (up to an hour)."""
+    directory = SwallowsOneCancellation()
+    auth = Authenticator(directory, FixedClock(NOW))
+    await auth.start()
+    stopping = asyncio.create_task(auth.stop())
+    done, _ = await asyncio.wait({stopping}, timeout=5)
+    assert done and directory.ended

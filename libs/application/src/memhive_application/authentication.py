@@ -29,6 +29,8 @@ __all__ = ["Authenticator", "Unauthenticated", "bearer_credential"]  # Unauthent
 
 log = logging.getLogger(__name__)
 
+STOP_RETRY_S = 0.5  # how long stop() waits for the watch to end before cancelling again
+
 
 class Authenticator:
     def __init__(
@@ -53,10 +55,16 @@ class Authenticator:
             await asyncio.wait_for(self._watching.wait(), WATCH_START_TIMEOUT_S)
 
     async def stop(self) -> None:
-        if self._watch is not None:
-            self._watch.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._watch
+        """Cancels the watch until it has ended: Python 3.11's asyncio.wait_for (inside
+        nats-py's `KeyWatcher.updates`) drops a cancellation that arrives in the same tick
+        as an update, and the watch would then wait up to an hour for the next one (a test
+        teardown hung on it once, right after a revoke)."""
+        task, self._watch = self._watch, None
+        while task is not None and not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=STOP_RETRY_S)
+        if task is not None and not task.cancelled():
+            task.exception()  # retrieved: an error it ended with is not logged as lost
 
     async def principal_for(self, authorization: str | None) -> Principal:
         """The principal of an `Authorization` header."""

@@ -56,10 +56,10 @@ async def watch_entries(watcher: KeyValue.KeyWatcher) -> AsyncIterator[KeyValue.
     """The current values, a None marker once they are all delivered, then every change;
     idle watches just keep waiting. The watcher is stopped when iteration ends."""
     try:
-        while True:
-            try:
-                yield await watcher.updates(timeout=3600)
-            except TimeoutError:
-                continue
+        # The watcher's own iteration, not `updates(timeout)`: that one waits through
+        # asyncio.wait_for, which on Python 3.11 drops a cancellation arriving with an update
+        # (a stopped watch then kept waiting for the next change).
+        async for entry in watcher:
+            yield entry
     finally:
         await watcher.stop()

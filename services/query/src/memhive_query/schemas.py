@@ -17,7 +17,7 @@ from memhive_domain.consolidation import MAX_SOURCES, MIN_SOURCES, Consolidation
 from memhive_domain.curation import MAX_FLAG_REASON_CHARS, Flag
 from memhive_domain.edges import MAX_RATIONALE_CHARS, Edge, EdgeDraft
 from memhive_domain.errors import FieldProblem, InvalidInput
-from memhive_domain.exchange.records import edge_record
+from memhive_domain.exchange.records import edge_record, flag_record
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.kv import MAX_REVISION, MAX_TTL_S, KvEntry
 from memhive_domain.memory import (
@@ -324,13 +324,7 @@ def curation_json(memory: Memory) -> dict[str, Any]:
 
 
 def flag_json(flag: Flag) -> dict[str, Any]:
-    return {
-        "id": flag.id,
-        "kind": flag.kind.value,
-        "reason": flag.reason,
-        "flagged_by": flag.flagged_by,
-        "flagged_at": utc_iso(flag.flagged_at),
-    }
+    return flag_record(flag)  # the API's flag is the export's, as edges are
 
 
 def recalled_json(ranked: RankedMemory) -> dict[str, Any]:

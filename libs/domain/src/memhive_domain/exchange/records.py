@@ -50,7 +50,7 @@ def memory_record(memory: Memory) -> dict[str, Any]:
         "forgotten": memory.forgotten,
         "forgotten_at": iso(memory.forgotten_at),
         "curation": {
-            "flags": [_flag_record(f) for f in state.flags],
+            "flags": [flag_record(f) for f in state.flags],
             "confirmations": state.confirmations,
             "last_confirmed_at": iso(state.last_confirmed_at),
             "corrections": state.corrections,
@@ -73,7 +73,7 @@ def edge_record(edge: Edge) -> dict[str, Any]:
     }
 
 
-def _flag_record(flag: Flag) -> dict[str, Any]:
+def flag_record(flag: Flag) -> dict[str, Any]:
     return {
         "id": flag.id,
         "kind": flag.kind.value,

@@ -200,7 +200,7 @@ class EncoderWaitingForRecords(FakeEmbedder):
         self._store, self._ids = store, set(ids)
 
     async def embed(self, texts):
-        while not any(self._ids <= set(read) for read in self._store.reads):
+        while not any(self._ids <= set(read) for read in self._store.reads):  # noqa: ASYNC110 - a fake's log
             await asyncio.sleep(0)
         return await super().embed(texts)
 

@@ -54,7 +54,7 @@ async def create_bulletin(
     MEMHIVE_LLM__MODEL is set and bulletin.llm_prose is on; otherwise no LLM is ever called.
     workspaces: one workspace id, or "*" for all (a worker may serve a single workspace)."""
     settings, clock = infra.settings, clock or infra.clock
-    records = EventFreshRecords(infra.store, capacity=settings.bulletin.records_kept)
+    records = EventFreshRecords(infra.store, capacity=settings.bulletin.records_kept, clock=clock)
     bulletins = await open_scope_bulletins(infra, clock, records)
     counter = TiktokenCounter()
     prose = await _prose(infra, chat_model or _chat_model(settings), counter, clock)

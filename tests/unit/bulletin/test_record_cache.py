@@ -200,7 +200,7 @@ def forgotten(m: Memory) -> Msg:
 
 def started_before(store: FakeStore, days_ago: int) -> EventFreshRecords:
     """Records of a process started `days_ago` (`memory(n)` was created 10 days ago)."""
-    return EventFreshRecords(store, clock=FixedClock(NOW - timedelta(days=days_ago)))
+    return EventFreshRecords(store, started_at=NOW - timedelta(days=days_ago))
 
 
 async def test_a_new_memorys_indexed_copy_is_its_record_and_costs_no_read() -> None:
@@ -240,7 +240,7 @@ async def test_a_memory_created_before_the_process_started_is_read() -> None:
 async def test_within_the_clock_skew_of_the_start_a_memory_is_read() -> None:
     a = memory(1)
     store = seeded(a)
-    records = EventFreshRecords(store, clock=FixedClock(a.created_at - timedelta(seconds=1)))
+    records = EventFreshRecords(store, started_at=a.created_at - timedelta(seconds=1))
     await subscriber(records).handle_batch([indexed(a)])
     await records.get_many("ws", [a.id])
     assert store.reads == [[a.id]]
@@ -269,7 +269,7 @@ async def test_an_indexed_event_redelivered_after_a_forget_does_not_bring_it_bac
     assert (await records.get_many("ws", [a.id]))[a.id].memory.forgotten
 
 
-async def test_without_a_clock_no_announced_copy_is_kept() -> None:
+async def test_a_process_that_may_share_the_durable_keeps_no_announced_copy() -> None:
     a = memory(1)
     store = seeded(a)
     records = EventFreshRecords(store)

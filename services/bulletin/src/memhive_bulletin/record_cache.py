@@ -14,7 +14,9 @@ read (`keep_announced`). Only where the copy is provably the record: its first r
 no event this process saw has named it since (a link, a forget: MemoriesLinked may come
 before MemoryIndexed when a save links before embed indexes it), and created after this
 process started, by more than any clock skew, so that no link naming it was handled by a
-previous process (across a restart nothing else tells which links that one saw).
+previous process (across a restart nothing else tells which links that one saw). And only
+where this process is the only one following the events (embedded lanes): replicas sharing
+the durable each see part of them.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from memhive_domain.memory import Memory
-from memhive_ports import Clock, MemoryReader, StoredMemory
+from memhive_ports import MemoryReader, StoredMemory
 
 _Key = tuple[str, str]  # (workspace id, memory id)
 
@@ -50,13 +52,13 @@ class EventFreshRecords:
         capacity: int = 10_000,
         max_age_s: float = 600.0,
         monotonic: Callable[[], float] = time.monotonic,
-        clock: Clock | None = None,
+        started_at: datetime | None = None,
     ) -> None:
-        """clock: when given, new memories' announced copies are kept (keep_announced)
-        once created later than its time now, plus CLOCK_SKEW."""
+        """started_at: when this process began following the events, if it is the only one
+        that does (embedded lanes: one process); None keeps no announced copy."""
         self._store, self._capacity, self._max_age_s = store, capacity, max_age_s
         self._monotonic = monotonic
-        self._trust_after = None if clock is None else clock.now() + CLOCK_SKEW
+        self._trust_after = None if started_at is None else started_at + CLOCK_SKEW
         self._named: OrderedDict[_Key, None] = OrderedDict()  # by an event other than
         # a new memory's MemoryIndexed: its record may hold what no announced copy shows
         self._held: OrderedDict[_Key, tuple[float, StoredMemory]] = OrderedDict()

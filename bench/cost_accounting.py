@@ -136,12 +136,13 @@ async def sequential_rates(stack: RunningStack, count: int = 200) -> dict[str, f
 # sees (an API audit for each MSG.GET that finds nothing, each CONSUMER.INFO) are listed
 # but not counted as the stack's traffic.
 ADVISORIES = "$JS.EVENT.ADVISORY."
+SHOWN_PER_SAVE = 0.05  # smaller classes are summed in one row (and in the total)
 
 _FOLDS = (
     (re.compile(r"_INBOX[^.]*\..*"), "<inbox>"),
     (re.compile(r"\$JS\.ACK\..*"), "$JS.ACK.<consumer>"),
     (re.compile(r"\$KV\.([a-z_]+)\..*"), r"$KV.\1.<key>"),
-    (re.compile(r"(CONSUMER\.MSG\.NEXT\.[A-Za-z_]+)\..*"), r"\1.<durable>"),
+    (re.compile(r"(CONSUMER\.(?:MSG\.NEXT|INFO)\.[A-Za-z_]+)\..*"), r"\1.<durable>"),
 )
 
 
@@ -193,7 +194,7 @@ async def bus_traffic(stack: RunningStack) -> dict[str, float]:
         await asyncio.sleep(3)  # what the save set off after its answer (links, bulletins)
         counting = False
     await nc.close()
-    return {k: v / TRAFFIC_SAVES for k, v in counts.most_common() if v / TRAFFIC_SAVES >= 0.05}
+    return {k: v / TRAFFIC_SAVES for k, v in counts.most_common()}
 
 
 async def run(
@@ -252,7 +253,11 @@ def render(report: dict) -> str:
         "| messages per save | subject |",
         "|---:|---|",
     ]
-    lines += [f"| {n:.2f} | `{subject}` |" for subject, n in bus.items()]
+    shown = {subject: n for subject, n in bus.items() if n >= SHOWN_PER_SAVE}
+    lines += [f"| {n:.2f} | `{subject}` |" for subject, n in shown.items()]
+    if len(shown) < len(bus):
+        rest = sum(bus.values()) - sum(shown.values())
+        lines.append(f"| {rest:.2f} | {len(bus) - len(shown)} smaller classes |")
     return "\n".join(lines)
 
 

@@ -67,3 +67,22 @@ def test_a_record_in_a_reply_names_the_service_whose_inbox_it_reached() -> None:
         data=b'{"type":"io.nats.jetstream.api.v1.stream_msg_get_response"}',
     )
     assert reply_kind(by_leader) == " (a record, MSG.GET, to query)"
+
+
+def test_small_classes_are_summed_in_one_row_and_counted() -> None:
+    report = {
+        "size": 2000,
+        "recall": {"p50_ms": 0.0, "cpu_ms": {}},
+        "save": {"per_s": 40.0, "cpu_ms": {"memhive": 24.0}},
+        "bus": {
+            "<inbox> (PubAck)": 5.0,
+            "$JS.API.CONSUMER.INFO.MEMHIVE.<durable>": 0.04,
+            "memhive.cmd.memory.link.dev": 0.02,
+        },  # fmt: skip
+    }
+    text = render(report)
+    assert "Bus messages per save: 5.1 (" in text
+    assert "| 0.06 | 2 smaller classes |" in text
+    assert subject_class("$JS.API.CONSUMER.INFO.MEMHIVE.embed", "_INBOX_embed.x") == (
+        "$JS.API.CONSUMER.INFO.MEMHIVE.<durable>"
+    )

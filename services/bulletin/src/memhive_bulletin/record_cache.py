@@ -33,7 +33,8 @@ _Key = tuple[str, str]  # (workspace id, memory id)
 
 # How far the gateway's clock (a memory's created_at) may run behind this process's.
 CLOCK_SKEW = timedelta(seconds=5)
-# Memories named by an event remembered, so that a late MemoryIndexed is not trusted.
+# Memories named by an event (links, forgets, revisions: not plain saves) remembered, so
+# that a MemoryIndexed coming that many events later is still not trusted (~10 MB at most).
 NAMED_KEPT = 100_000
 
 
@@ -73,8 +74,9 @@ class EventFreshRecords:
         for memory_id in memory_ids:
             key = (workspace_id, memory_id)
             self._held.pop(key, None)
-            self._named[key] = None
-            self._named.move_to_end(key)
+            if self._trust_after is not None:  # else no announced copy is ever kept
+                self._named[key] = None
+                self._named.move_to_end(key)
             if self._reads_in_flight:
                 self._dropped_at[key] = self._drops
         while len(self._named) > NAMED_KEPT:

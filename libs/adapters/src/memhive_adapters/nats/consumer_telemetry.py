@@ -1,5 +1,6 @@
-"""What a pull consumer reports: a span per batch joined to the publishers' traces,
-messages handled and dead-lettered, and its lag (pending messages, from consumer info)."""
+"""What a pull consumer reports: a span per batch joined to the publishers' traces (not
+recorded when nothing exports spans: `span_caused_by`), messages handled and dead-lettered,
+and its lag (pending messages, from consumer info)."""
 
 from __future__ import annotations
 

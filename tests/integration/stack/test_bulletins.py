@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from memhive.v1 import bulletins_pb2
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
@@ -309,6 +309,47 @@ async def test_a_refresh_rereads_only_what_events_named_and_shows_every_change(
         assert _revisions(held) == _revisions(full) and held.superseded == full.superseded
         bodies = {m.id: m.body for m in held.memories}
         assert bodies[kept[0]["id"]] == corrected and added["id"] in bodies
+    finally:
+        await service.consumer.stop()
+        await stack.infra.js.delete_consumer(streams.LOG_STREAM, durable)
+
+
+async def test_new_memories_cost_the_refresh_no_read_and_a_superseding_save_keeps_its_edge(
+    stack: Stack, workspace: Workspace
+) -> None:
+    """A service that started before the saves keeps each new memory's MemoryIndexed copy;
+    a save that supersedes another links it, and the refresh still renders that edge, as a
+    full read does (the order where MemoriesLinked comes first: test_record_cache.py)."""
+    clock = FixedClock(datetime.now(UTC) - timedelta(minutes=1))
+    durable = f"bulletin-test-{uuid.uuid4().hex[:8]}"
+    service = await create_bulletin(
+        stack.infra, clock=clock, durable=durable, workspaces=workspace.id
+    )
+    await service.consumer.start()
+    try:
+        bodies = ["The cafeteria opens at eight", "Backups run nightly at two",
+                  "The VPN gateway lives in Frankfurt", "Interns start in September"]  # fmt: skip
+        saved = [await save(workspace.member, kind="fact", body=b) for b in bodies]
+        old = saved[1]
+        new = await save(
+            workspace.member,
+            kind="fact",
+            body="Backups moved to run hourly",
+            supersedes=[old["id"]],
+        )
+        await _consumed(stack, durable)
+        clock.advance(120)
+        assert await service.scheduler.run_due() == 1
+        # The two ends of the link, read for its scopes; never the four plain saves.
+        assert service.records.reads <= 2, service.records.reads
+
+        _, lexical = await stack.infra.lanes()
+        now = clock.now()
+        held = await ScopeReader(service.records, lexical).read(workspace.id, GLOBAL, now)
+        full = await ScopeReader(stack.infra.store, lexical).read(workspace.id, GLOBAL, now)
+        assert held.fingerprint == full.fingerprint
+        assert old["id"] in held.superseded[Audience.MEMBERS]
+        assert {m.id for m in held.memories} >= {s["id"] for s in saved} | {new["id"]}
     finally:
         await service.consumer.stop()
         await stack.infra.js.delete_consumer(streams.LOG_STREAM, durable)

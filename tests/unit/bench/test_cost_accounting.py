@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bench.cost_accounting import render, subject_class
+from types import SimpleNamespace
+
+from bench.cost_accounting import render, reply_kind, subject_class
 
 
 def test_ids_inboxes_and_keys_fold_into_one_class_each() -> None:
@@ -35,3 +37,52 @@ def test_render_lists_each_process_once_and_the_messages_per_save() -> None:
     assert "| memhive | 17.0 | 24.0 |" in text
     assert "| ingest (child) | 0.0 | 5.0 |" in text
     assert "Bus messages per save: 46.0" in text
+
+
+def test_the_advisories_the_counter_causes_are_listed_but_not_counted() -> None:
+    # nats-server publishes an API audit advisory only where someone listens: here, the
+    # counter's own subscription to ">".
+    report = {
+        "size": 2000,
+        "recall": {"p50_ms": 0.0, "cpu_ms": {}},
+        "save": {"per_s": 40.0, "cpu_ms": {"memhive": 24.0}},
+        "bus": {"<inbox> (PubAck)": 5.0, "$JS.EVENT.ADVISORY.API": 1.1},
+    }
+    text = render(report)
+    assert "Bus messages per save: 5.0 (advisories" in text
+    assert "not counted: 1.10)" in text
+    assert "| 1.10 | `$JS.EVENT.ADVISORY.API` |" in text
+
+
+def test_a_record_in_a_reply_names_the_service_whose_inbox_it_reached() -> None:
+    direct = SimpleNamespace(
+        subject="_INBOX_bulletin.abc.7",
+        headers={"Nats-Stream": "KV_memhive_memories", "Nats-Sequence": "9"},
+        data=b"record",
+    )
+    assert reply_kind(direct) == " (a record, direct get of KV_memhive_memories, to bulletin)"
+    by_leader = SimpleNamespace(
+        subject="_INBOX_query.abc",
+        headers=None,
+        data=b'{"type":"io.nats.jetstream.api.v1.stream_msg_get_response"}',
+    )
+    assert reply_kind(by_leader) == " (a record, MSG.GET, to query)"
+
+
+def test_small_classes_are_summed_in_one_row_and_counted() -> None:
+    report = {
+        "size": 2000,
+        "recall": {"p50_ms": 0.0, "cpu_ms": {}},
+        "save": {"per_s": 40.0, "cpu_ms": {"memhive": 24.0}},
+        "bus": {
+            "<inbox> (PubAck)": 5.0,
+            "$JS.API.CONSUMER.INFO.MEMHIVE.<durable>": 0.04,
+            "memhive.cmd.memory.link.dev": 0.02,
+        },  # fmt: skip
+    }
+    text = render(report)
+    assert "Bus messages per save: 5.1 (" in text
+    assert "| 0.06 | 2 smaller classes |" in text
+    assert subject_class("$JS.API.CONSUMER.INFO.MEMHIVE.embed", "_INBOX_embed.x") == (
+        "$JS.API.CONSUMER.INFO.MEMHIVE.<durable>"
+    )

@@ -18,7 +18,7 @@ from memhive_domain.memory import Memory
 
 from tests.fakes import FakeStore, FixedClock
 from tests.unit.bulletin.test_scheduler import T0, RecordingRefresh
-from tests.unit.query.memories import memory
+from tests.unit.query.memories import NOW, memory
 
 
 @dataclass
@@ -186,3 +186,93 @@ async def test_a_link_event_drops_both_ends_their_edges_changed() -> None:
     assert store.reads == [sorted([a.id, b.id])]  # read afresh, to learn their scopes
     await records.get_many("ws", [a.id, b.id, c.id])
     assert len(store.reads) == 1  # and kept for the refresh
+
+
+def indexed(m: Memory) -> Msg:
+    event = events_pb2.MemoryIndexed(event_id="i", memory=memory_to_pb(m))
+    return Msg(subjects.for_workspace(subjects.MEMORY_INDEXED, m.workspace_id), encode(event))
+
+
+def forgotten(m: Memory) -> Msg:
+    event = events_pb2.MemoryForgotten(event_id="f", memory=memory_to_pb(m))
+    return Msg(subjects.for_workspace(subjects.MEMORY_FORGOTTEN, m.workspace_id), encode(event))
+
+
+def started_before(store: FakeStore, days_ago: int) -> EventFreshRecords:
+    """Records of a process started `days_ago` (`memory(n)` was created 10 days ago)."""
+    return EventFreshRecords(store, started_at=NOW - timedelta(days=days_ago))
+
+
+async def test_a_new_memorys_indexed_copy_is_its_record_and_costs_no_read() -> None:
+    a = memory(1)
+    store = seeded(a)
+    records = started_before(store, days_ago=20)
+    await subscriber(records).handle_batch([indexed(a)])
+    held = await records.get_many("ws", [a.id])
+    assert held[a.id].memory == a and held[a.id].edges == ()
+    assert store.reads == [] and records.reads == 0
+
+
+async def test_a_memory_linked_before_its_indexed_event_is_read_for_its_edges() -> None:
+    """MemoriesLinked may come first (a save that links before embed indexes it): the
+    announced copy, without edges, would render a stale supersession."""
+    a, b = memory(1), memory(2)
+    store = seeded(a, b)
+    records = started_before(store, days_ago=20)
+    handle = subscriber(records).handle_batch
+    await handle([linked(a, b)])
+    store.reads.clear()
+    await handle([indexed(a)])
+    await records.get_many("ws", [a.id])
+    assert store.reads == [[a.id]]
+
+
+async def test_a_memory_created_before_the_process_started_is_read() -> None:
+    """A previous process may have handled a link naming it: nothing here tells."""
+    a = memory(1)
+    store = seeded(a)
+    records = started_before(store, days_ago=5)
+    await subscriber(records).handle_batch([indexed(a)])
+    await records.get_many("ws", [a.id])
+    assert store.reads == [[a.id]]
+
+
+async def test_within_the_clock_skew_of_the_start_a_memory_is_read() -> None:
+    a = memory(1)
+    store = seeded(a)
+    records = EventFreshRecords(store, started_at=a.created_at - timedelta(seconds=1))
+    await subscriber(records).handle_batch([indexed(a)])
+    await records.get_many("ws", [a.id])
+    assert store.reads == [[a.id]]
+
+
+async def test_a_later_revision_is_read_its_record_keeps_earlier_edges() -> None:
+    a = memory(1)
+    second = revised(a, "a second body")
+    store = seeded(second)
+    records = started_before(store, days_ago=20)
+    await subscriber(records).handle_batch([indexed(second)])
+    await records.get_many("ws", [a.id])
+    assert store.reads == [[a.id]]
+
+
+async def test_an_indexed_event_redelivered_after_a_forget_does_not_bring_it_back() -> None:
+    a = memory(1)
+    store = seeded(a)
+    records = started_before(store, days_ago=20)
+    handle = subscriber(records).handle_batch
+    await handle([indexed(a)])
+    gone = replace(a, forgotten=True, forgotten_at=NOW, revision=2)
+    store.put(gone)
+    await handle([forgotten(gone)])
+    await handle([indexed(a)])  # the first delivery's redelivery
+    assert (await records.get_many("ws", [a.id]))[a.id].memory.forgotten
+
+
+async def test_a_process_that_may_share_the_durable_keeps_no_announced_copy() -> None:
+    a = memory(1)
+    store = seeded(a)
+    records = EventFreshRecords(store)
+    await subscriber(records).handle_batch([indexed(a)])
+    await records.get_many("ws", [a.id])
+    assert store.reads == [[a.id]]

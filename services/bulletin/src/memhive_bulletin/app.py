@@ -54,7 +54,11 @@ async def create_bulletin(
     MEMHIVE_LLM__MODEL is set and bulletin.llm_prose is on; otherwise no LLM is ever called.
     workspaces: one workspace id, or "*" for all (a worker may serve a single workspace)."""
     settings, clock = infra.settings, clock or infra.clock
-    records = EventFreshRecords(infra.store, capacity=settings.bulletin.records_kept)
+    # Embedded lanes: this process is the only bulletin, and sees every event.
+    started_at = None if infra.generations.shared else clock.now()
+    records = EventFreshRecords(
+        infra.store, capacity=settings.bulletin.records_kept, started_at=started_at
+    )
     bulletins = await open_scope_bulletins(infra, clock, records)
     counter = TiktokenCounter()
     prose = await _prose(infra, chat_model or _chat_model(settings), counter, clock)

@@ -7,6 +7,16 @@ updates, forgets and links that made the scope due. The subscriber drops those b
 marks the scope changed, so a due refresh never sees a record older than the event that
 made it due. Whatever changes a record without an event the bulletin follows (access
 statistics) is not shown in a bulletin; `max_age_s` bounds how long any copy is kept anyway.
+
+A new memory's own MemoryIndexed carries the record as ingest created it, and a record is
+created without edges: that copy is kept instead of read, so a save costs the bulletin no
+read (`keep_announced`). Only where the copy is provably the record: its first revision,
+no event this process saw has named it since (a link, a forget: MemoriesLinked may come
+before MemoryIndexed when a save links before embed indexes it), and created after this
+process started, by more than any clock skew, so that no link naming it was handled by a
+previous process (across a restart nothing else tells which links that one saw). And only
+where this process is the only one following the events (embedded lanes): replicas sharing
+the durable each see part of them.
 """
 
 from __future__ import annotations
@@ -14,10 +24,18 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta
 
+from memhive_domain.memory import Memory
 from memhive_ports import MemoryReader, StoredMemory
 
 _Key = tuple[str, str]  # (workspace id, memory id)
+
+# How far the gateway's clock (a memory's created_at) may run behind this process's.
+CLOCK_SKEW = timedelta(seconds=5)
+# Memories named by an event (links, forgets, revisions: not plain saves) remembered, so
+# that a MemoryIndexed coming that many events later is still not trusted (~10 MB at most).
+NAMED_KEPT = 100_000
 
 
 class EventFreshRecords:
@@ -35,9 +53,15 @@ class EventFreshRecords:
         capacity: int = 10_000,
         max_age_s: float = 600.0,
         monotonic: Callable[[], float] = time.monotonic,
+        started_at: datetime | None = None,
     ) -> None:
+        """started_at: when this process began following the events, if it is the only one
+        that does (embedded lanes: one process); None keeps no announced copy."""
         self._store, self._capacity, self._max_age_s = store, capacity, max_age_s
         self._monotonic = monotonic
+        self._trust_after = None if started_at is None else started_at + CLOCK_SKEW
+        self._named: OrderedDict[_Key, None] = OrderedDict()  # by an event other than
+        # a new memory's MemoryIndexed: its record may hold what no announced copy shows
         self._held: OrderedDict[_Key, tuple[float, StoredMemory]] = OrderedDict()
         self._drops = 0  # how many drops so far: a read keeps what no later drop named
         self._dropped_at: dict[_Key, int] = {}  # only while reads are in flight
@@ -50,8 +74,29 @@ class EventFreshRecords:
         for memory_id in memory_ids:
             key = (workspace_id, memory_id)
             self._held.pop(key, None)
+            if self._trust_after is not None:  # else no announced copy is ever kept
+                self._named[key] = None
+                self._named.move_to_end(key)
             if self._reads_in_flight:
                 self._dropped_at[key] = self._drops
+        while len(self._named) > NAMED_KEPT:
+            self._named.popitem(last=False)
+
+    def keep_announced(self, memory: Memory) -> None:
+        """A MemoryIndexed's memory: held as the record where it provably is the record
+        (the module's docstring), else dropped like any other change."""
+        key = (memory.workspace_id, memory.id)
+        if not self._is_new_record(key, memory):
+            self.drop(memory.workspace_id, [memory.id])
+            return
+        self._drops += 1  # a read in flight may have fetched the record before it existed
+        if self._reads_in_flight:
+            self._dropped_at[key] = self._drops
+        self._keep(key, self._monotonic(), StoredMemory(memory, 0, ""))
+
+    def _is_new_record(self, key: _Key, memory: Memory) -> bool:
+        trusted = self._trust_after is not None and memory.created_at >= self._trust_after
+        return trusted and memory.revision == 1 and key not in self._named
 
     async def get(self, workspace_id: str, memory_id: str) -> StoredMemory | None:
         return (await self.get_many(workspace_id, [memory_id])).get(memory_id)

@@ -5,7 +5,7 @@ It follows MemoryIndexed, not MemorySaved: the bulletin reads a scope's ids from
 lexical lane, so a scope is complete only once its new memory is indexed there, and every
 MemorySaved is followed by a MemoryIndexed (or, forgotten meanwhile, a MemoryForgotten).
 One delivery per save instead of two. A MemorySaved delivered by a durable still
-subscribed to it is handled the same way.
+subscribed to it is handled the same way, except that its copy is never kept.
 """
 
 from __future__ import annotations
@@ -50,7 +50,10 @@ class ScopeChangeSubscriber:
         prefix, workspace_id = msg.subject.rsplit(".", 1)
         if prefix in MEMORY_EVENTS:
             memory = memory_from_pb(decode(msg.data, MEMORY_EVENTS[prefix]).memory)
-            self._records.drop(memory.workspace_id, [memory.id])
+            if prefix == subjects.MEMORY_INDEXED:
+                self._records.keep_announced(memory)  # a new memory's record, unread
+            else:
+                self._records.drop(memory.workspace_id, [memory.id])
             return [(memory.workspace_id, memory.scope_ref)]
         if prefix == subjects.MEMORIES_LINKED:
             return await self._linked_scopes(

@@ -9,7 +9,7 @@ CLI commands included, pays only for the API.
 When no processor takes the process's spans (no exporter: the default), work done for a
 message is not recorded: it runs in a span context of its own under the cause's trace, as
 the SDK would have made it (ids, flags, state), so the trace id still travels on and reaches
-the logs, for a fifth of a recorded span's CPU (`span_caused_by`).
+the logs, for a quarter of a recorded span's CPU (`span_caused_by`).
 """
 
 from __future__ import annotations

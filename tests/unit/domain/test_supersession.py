@@ -17,6 +17,7 @@ from memhive_domain.supersession import (
     resolve_supersession,
     successor_ids_to_fetch,
     superseded_ids,
+    superseding_edges,
 )
 
 from tests.unit.domain.memory_factory import a_memory
@@ -489,3 +490,9 @@ def test_superseded_ids_in_a_cycle_keeps_only_the_newest() -> None:
     edges = edges_of(link("a", UPDATES, "b"), link("b", UPDATES, "c"), link("c", UPDATES, "a"))
 
     assert superseded_ids([A_OLD, B_MID, C_NEW], edges, NOW) == {"a", "b"}
+
+
+def test_only_updates_and_contradicts_edges_can_supersede() -> None:
+    edges = [link("b", RELATED, "a"), link("b", UPDATES, "a"), link("c", CONTRADICTS, "a")]
+    assert superseding_edges(edges) == tuple(edges[1:])
+    assert superseding_edges([link("b", RELATED, "a")]) == ()

@@ -3,7 +3,9 @@ the truth), supersession, and the hits recorded off the hot path."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
@@ -36,11 +38,12 @@ class Rig:
         lexical=(),
         publisher: FakePublisher | None = None,
         reranking: Reranking | None = None,
+        embedder: Callable[[FakeStore], FakeEmbedder] = lambda _store: FakeEmbedder(),
     ) -> None:
         self.store, self.publisher = FakeStore(), publisher or FakePublisher()
         self.vector, self.lexical = FakeVectorIndex(hits(*vector)), FakeLexicalIndex(hits(*lexical))
         self.recall = RecallMemories(
-            self.store, self.vector, self.lexical, FakeEmbedder(), self.publisher,
+            self.store, self.vector, self.lexical, embedder(self.store), self.publisher,
             FixedClock(NOW), lane_weights={"vector": 1.0, "lexical": 1.0},
             importance_influence=0.0, reranking=reranking,
         )  # fmt: skip
@@ -186,3 +189,33 @@ async def test_a_failed_hit_record_is_logged_not_raised(caplog: pytest.LogCaptur
     assert (
         "recording recall hits failed" in record.getMessage() and "bus down" in record.getMessage()
     )
+
+
+class EncoderWaitingForRecords(FakeEmbedder):
+    """Ends its pass only once `ids` have been read from `store`: a recall that read the
+    lexical lane's records only after the query's encoder pass would never end."""
+
+    def __init__(self, store: FakeStore, ids: list[str]) -> None:
+        super().__init__()
+        self._store, self._ids = store, set(ids)
+
+    async def embed(self, texts):
+        while not any(self._ids <= set(read) for read in self._store.reads):  # noqa: ASYNC110 - a fake's log
+            await asyncio.sleep(0)
+        return await super().embed(texts)
+
+
+async def test_the_lexical_candidates_records_are_read_while_the_query_is_encoded() -> None:
+    rig = Rig(
+        vector=[(1, 0.9), (2, 0.8)],
+        lexical=[(3, 9.0), (1, 8.0)],
+        embedder=lambda store: EncoderWaitingForRecords(store, [mid(3), mid(1)]),
+    )
+    for n in (1, 2, 3):
+        rig.store.put(memory(n))
+
+    found = await asyncio.wait_for(rig.ids(), timeout=5)
+
+    assert found == [mid(1), mid(3), mid(2)]
+    # the vector lane's own candidates after, and no record read twice
+    assert rig.store.reads == [[mid(3), mid(1)], [mid(2)]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from memhive_domain.edges import CreatorKind, Edge, EdgeKind
 from memhive_domain.ranking import RankedMemory
 from memhive_domain.scopes import Visibility
 from memhive_query.use_cases.supersession_resolver import SupersessionResolver
@@ -32,6 +33,19 @@ async def test_without_edges_nothing_more_is_read() -> None:
     store.put(a), store.put(b)
     resolved = await resolve(store, ranked(a, b))
     assert [r.memory.id for r in resolved] == [a.id, b.id]
+    assert store.reads == []
+
+
+async def test_related_memories_resolve_as_memories_without_edges() -> None:
+    a, b = memory(1, days_ago=2), memory(2, days_ago=1)
+    related = Edge(b.id, a.id, EdgeKind.RELATED_TO, 0.9, "c", CreatorKind.CLASSIFIER, "", NOW)
+    store = FakeStore()
+    store.put(a, (related,)), store.put(b, (related,))
+    resolved = await resolve(store, ranked(a, b), include_superseded=True)
+    assert [(r.memory.id, r.replaces, r.superseded_by) for r in resolved] == [
+        (a.id, (), None),
+        (b.id, (), None),
+    ]
     assert store.reads == []
 
 

@@ -38,6 +38,16 @@ class ResolvedMemory:
     superseded_by: str | None = None  # only with include_superseded: the head that replaces it
 
 
+# Only these edges can make a memory stale; `related_to` never does.
+SUPERSEDING_KINDS = frozenset({EdgeKind.UPDATES, EdgeKind.CONTRADICTS})
+
+
+def superseding_edges(edges: Iterable[Edge]) -> tuple[Edge, ...]:
+    """The edges that can make one end stale. Most records carry only `related_to` links
+    (the classifier's), and a recall with none of these skips resolution altogether."""
+    return tuple(e for e in edges if e.kind in SUPERSEDING_KINDS)
+
+
 def successor_ids_to_fetch(
     candidates: Sequence[RankedMemory],
     edges_of: EdgesOf,

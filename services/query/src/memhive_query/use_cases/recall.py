@@ -108,9 +108,9 @@ class RecallMemories:
             now=now,
             min_confidence=min_confidence,
         )
-        lane_hits = await self._search_lanes(query, lanes)
+        lane_hits, read = await self._search_lanes(principal.workspace_id, query, lanes)
         reranked: dict[str, float] = {}  # each candidate scored once, over both passes
-        fused, records = await self._in_context(principal, query, lane_hits, {}, reranked, now)
+        fused, records = await self._in_context(principal, query, lane_hits, read, reranked, now)
         if LEXICAL_LANE in lanes:
             fused, records = await self._follow_names(
                 principal, query, lane_hits, fused, records, reranked, now
@@ -239,17 +239,28 @@ class RecallMemories:
         return kept
 
     async def _search_lanes(
-        self, query: RecallQuery, lanes: tuple[str, ...]
-    ) -> dict[str, list[LaneHit]]:
+        self, workspace_id: str, query: RecallQuery, lanes: tuple[str, ...]
+    ) -> tuple[dict[str, list[LaneHit]], dict[str, StoredMemory]]:
+        """Both lanes at once, and the lexical candidates' records read while the query's
+        encoder pass (which holds no GIL) still runs: that read leaves the critical path.
+        Returns each lane's hits and the records read so far."""
         searches = {}
         if VECTOR_LANE in lanes:
             searches[VECTOR_LANE] = self._vector_search(query)
         if LEXICAL_LANE in lanes:
-            searches[LEXICAL_LANE] = self._lexical.search(
-                query.text, query.filter, query.candidates_per_lane
-            )
-        results = await asyncio.gather(*searches.values())
-        return dict(zip(searches, results, strict=True))
+            searches[LEXICAL_LANE] = self._lexical_search(workspace_id, query)
+        found = dict(zip(searches, await asyncio.gather(*searches.values()), strict=True))
+        read: dict[str, StoredMemory] = {}
+        if LEXICAL_LANE in found:  # in place, so the lanes keep their order for fusion
+            found[LEXICAL_LANE], read = found[LEXICAL_LANE]
+        return found, read
+
+    async def _lexical_search(
+        self, workspace_id: str, query: RecallQuery
+    ) -> tuple[list[LaneHit], dict[str, StoredMemory]]:
+        hits = await self._lexical.search(query.text, query.filter, query.candidates_per_lane)
+        ids = [h.memory_id for h in hits]
+        return hits, (await self._store.get_many(workspace_id, ids) if ids else {})
 
     async def _vector_search(self, query: RecallQuery) -> list[LaneHit]:
         vector = (await self._embedder.embed([query.text]))[0]

@@ -21,6 +21,7 @@ from memhive_domain.supersession import (
     ResolvedMemory,
     resolve_supersession,
     successor_ids_to_fetch,
+    superseding_edges,
 )
 from memhive_ports import Clock, MemoryStore
 from memhive_ports.store import StoredMemory
@@ -52,7 +53,7 @@ class SupersessionResolver:
         *,
         include_superseded: bool,
     ) -> list[RecalledMemory]:
-        edges_of = {r.memory.id: records[r.memory.id].edges for r in ranked}
+        edges_of = {r.memory.id: superseding_edges(records[r.memory.id].edges) for r in ranked}
         if not any(edges_of.values()):
             return [_plain(r) for r in ranked]
         view = tree_view(principal)
@@ -94,7 +95,8 @@ class SupersessionResolver:
             for memory_id, stored in (
                 await self._store.get_many(workspace_id, sorted(missing))
             ).items():
-                known[memory_id], edges_of[memory_id] = stored.memory, stored.edges
+                known[memory_id] = stored.memory
+                edges_of[memory_id] = superseding_edges(stored.edges)
         return known
 
 

@@ -150,14 +150,15 @@ async def test_malformed_llm_output_is_dead_lettered_and_the_memory_stays_recall
     }  # fmt: skip
 
 
-async def test_a_checked_save_costs_the_classifier_no_search_and_a_forced_one_is_still_linked(
+async def test_saves_the_gateway_checked_cost_the_classifier_no_search_and_a_forced_one_is_linked(
     stack: Stack, workspace: Workspace, monkeypatch
 ) -> None:
-    """Saves waiting for `indexed` without force were searched for near-duplicates by the
-    gateway: their MemoryIndexed says so, and a classifier that saw everything indexed since
-    does not search the lane again. A forced near-duplicate carries no such claim: searched,
-    and linked. (A classifier of this test's own, to read its counters; the clock skew it
-    allows between gateway and classifier set to none, as both run on this machine's clock.)"""
+    """Saves waiting for `indexed` were searched for near-duplicates by the gateway: their
+    MemoryIndexed says so, with what it found (a forced near-duplicate: the first memory),
+    and a classifier that saw everything indexed since does not search the lane again; the
+    forced one is linked all the same. (A classifier of this test's own, to read its
+    counters; the clock skew it allows between gateway and classifier set to none, as both
+    run on this machine's clock.)"""
     monkeypatch.setattr("memhive_link_classifier.recent.CLOCK_SKEW", timedelta(0))
     metrics, durable = Metrics.collecting(), f"link-classifier-{workspace.id}"
     consumer = await create_link_classifier(
@@ -181,8 +182,9 @@ async def test_a_checked_save_costs_the_classifier_no_search_and_a_forced_one_is
 
     checks = [e.near_duplicate_check if e.HasField("near_duplicate_check") else None
               for e in announced]  # fmt: skip
-    assert checks == [0.85, 0.85, None]
-    assert metrics.totals()["searches_skipped"] == 2  # the forced one alone was searched
+    assert checks == [0.85, 0.85, 0.85]
+    assert [[n.memory_id for n in e.near_duplicates] for e in announced] == [[], [], [first["id"]]]
+    assert metrics.totals()["searches_skipped"] == 3
     listed = (await workspace.member.get(f"/v1/memories/{first['id']}/edges")).json()["edges"]
     assert [(e["src_id"], e["dst_id"], e["creator_kind"]) for e in listed] == [
         (again["id"], first["id"], "classifier")

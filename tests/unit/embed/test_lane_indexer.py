@@ -121,14 +121,17 @@ async def test_a_save_checked_with_its_vector_announces_the_check_only_with_that
     own = pb.Embedding(model="fake-embedder", values=[1.0, 0.0, 0.0])
     other = pb.Embedding(model="another-encoder", values=[1.0, 0.0, 0.0])
     checked = [memory("m1"), memory("m2"), memory("m3")]
+    check = {"near_duplicate_check": 0.85, "near_duplicates": [pb.Neighbour(memory_id="n")]}
     await index.index(
         [
-            dataclasses.replace(request(checked[0]), embedding=own, near_duplicate_check=0.85),
-            dataclasses.replace(request(checked[1]), embedding=other, near_duplicate_check=0.85),
+            dataclasses.replace(request(checked[0]), embedding=own, **check),
+            dataclasses.replace(request(checked[1]), embedding=other, **check),
             dataclasses.replace(request(checked[2]), embedding=own),
         ]
     )
     announced = {e.memory.id: e for _, e, _ in publisher.sent}
     assert announced["m1"].near_duplicate_check == 0.85
-    assert not announced["m2"].HasField("near_duplicate_check")
-    assert not announced["m3"].HasField("near_duplicate_check")
+    assert [n.memory_id for n in announced["m1"].near_duplicates] == ["n"]
+    for unchecked in ("m2", "m3"):
+        assert not announced[unchecked].HasField("near_duplicate_check")
+        assert not announced[unchecked].near_duplicates

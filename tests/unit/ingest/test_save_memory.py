@@ -130,6 +130,8 @@ async def test_the_commands_near_duplicate_check_is_announced_with_its_vector() 
     checked = save("c1")
     checked.embedding.CopyFrom(pb.Embedding(model="m", values=[1.0, 0.0]))
     checked.near_duplicate_check = 0.85
+    checked.near_duplicates.add(memory_id="near", similarity=0.9)
     await SaveMemoryHandler(store, publisher)("ws", checked)
     [(_, event, _)] = publisher.sent
     assert event.near_duplicate_check == 0.85 and list(event.embedding.values) == [1.0, 0.0]
+    assert [(n.memory_id, n.similarity) for n in event.near_duplicates] == [("near", 0.9)]

@@ -38,14 +38,21 @@ class Rig:
         )  # fmt: skip
         self.clock.advance(30)  # running for a while before the saves below
 
-    async def indexed(self, memory_id: str, checked: float | None = THRESHOLD, ago_s: float = 1):
-        """Its MemoryIndexed, for a save checked `ago_s` seconds before now."""
+    async def indexed(
+        self,
+        memory_id: str,
+        checked: float | None = THRESHOLD,
+        ago_s: float = 1,
+        near: dict[str, float] | None = None,
+    ):
+        """Its MemoryIndexed, for a save checked `ago_s` seconds before now that found `near`."""
         self.clock.advance(0.1)
         at = self.clock.now() - timedelta(seconds=ago_s)
         m = MEMORIES[memory_id]
         event = IndexedMemory(
             f"evt-{memory_id}", WORKSPACE, memory_id, 1, VECTORS[memory_id], m.scope_ref,
             near_duplicate_check=checked, checked_at=None if checked is None else at,
+            near_duplicates=near or {},
         )  # fmt: skip
         return await self.link(event)
 
@@ -59,6 +66,20 @@ async def test_a_save_checked_at_the_classifiers_threshold_costs_no_search() -> 
     assert await rig.indexed("a") == []
     assert len(rig.index.searches) == 1 and rig.publisher.sent == []
     assert rig.metrics.totals() == {"searches_skipped": 1}
+
+
+async def test_a_forced_save_is_linked_to_the_near_duplicates_its_check_found_unsearched() -> None:
+    """Saved with force beside "a" (0.99): the check's hit is linked as the search's would be,
+    with what was indexed since the check ("far": below the threshold, not linked)."""
+    searched, told = Rig(("a", 0.99), ("far", 0.14)), Rig(("a", 0.99), ("far", 0.14))
+    for rig in (searched, told):
+        await rig.indexed("far", ago_s=0.5)
+    await searched.indexed("b", checked=None)
+    await told.indexed("b", near={"a": 0.99})
+    assert told.index.searches == [] and len(searched.index.searches) == 1
+    assert told.linked() == searched.linked() == [("b", "a")]
+    [(_, by_search, _)], [(_, by_check, _)] = searched.publisher.sent, told.publisher.sent
+    assert by_check.edges == by_search.edges
 
 
 async def test_a_save_checked_at_a_higher_threshold_is_searched_and_linked() -> None:

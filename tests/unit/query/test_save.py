@@ -11,7 +11,7 @@ from memhive_domain.errors import NotAllowed, NotFound
 from memhive_domain.ids import content_id
 from memhive_domain.memory import MemoryDraft
 from memhive_ports import LaneHit
-from memhive_query.use_cases.conflicts import ConflictCheck, NearDuplicates
+from memhive_query.use_cases.conflicts import NEIGHBOURS, ConflictCheck, NearDuplicates
 from memhive_query.use_cases.identical import IdenticalSaves
 from memhive_query.use_cases.link import EdgeCommands
 from memhive_query.use_cases.save import SaveMemory
@@ -169,18 +169,31 @@ async def test_a_checked_save_tells_the_link_classifier_the_threshold_it_passed(
     assert command.HasField("near_duplicate_check") and command.near_duplicate_check == 0.85
 
 
+async def test_a_forced_save_tells_the_link_classifier_its_near_duplicates() -> None:
+    """Saved beside its near-duplicates: the classifier links them without searching again."""
+    rig = Rig((1, 0.9), (2, 0.6))
+    rig.store.put(memory(1, body="Release trains leave every second Tuesday"))
+    await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed", force=True)
+    [(_, command, _)] = rig.publisher.sent
+    assert command.near_duplicate_check == 0.85
+    assert [(n.memory_id, n.similarity) for n in command.near_duplicates] == [(mid(1), 0.9)]
+
+
 @pytest.mark.parametrize(
-    ("draft", "force"),
+    ("draft", "hits"),
     [
-        (MemoryDraft(kind="fact", body=BODY), True),  # near-duplicates not looked for
-        (MemoryDraft(kind="event", body=BODY, occurred_at=NOW), False),  # that moment only
+        (MemoryDraft(kind="event", body=BODY, occurred_at=NOW), [(1, 0.9)]),  # that moment only
+        (MemoryDraft(kind="fact", body=BODY), [(n, 0.9) for n in range(1, NEIGHBOURS + 1)]),
     ],
 )
 async def test_a_save_not_checked_against_its_whole_scope_says_nothing(
-    draft: MemoryDraft, force: bool
+    draft: MemoryDraft, hits: list[tuple[int, float]]
 ) -> None:
-    rig = Rig((1, 0.9))
-    rig.store.put(memory(1, body="Release trains leave every second Tuesday"))
-    await rig.save(MEMBER, draft, "indexed", force=force)
+    """A moment of its own; or as many near-duplicates as were asked for (more may exist)."""
+    rig = Rig(*hits)
+    for n, _ in hits:
+        rig.store.put(memory(n, body=f"Release trains leave every {n}th Tuesday"))
+    await rig.save(MEMBER, draft, "indexed", force=True)
     [(_, command, _)] = rig.publisher.sent
     assert command.HasField("embedding") and not command.HasField("near_duplicate_check")
+    assert not command.near_duplicates

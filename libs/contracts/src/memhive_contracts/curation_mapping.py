@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from memhive.v1 import memory_pb2 as pb
 from memhive_domain.changes import MemoryChanges
 from memhive_domain.curation import AuthorKind, Curation, Flag, FlagDraft, FlagKind
 from memhive_domain.scopes import Visibility
+
+from memhive_contracts.timestamps import from_timestamp, set_timestamp
 
 _FLAG = {k: getattr(pb, f"FLAG_KIND_{k.name}") for k in FlagKind}
 _FLAG_BACK = {v: k for k, v in _FLAG.items()}
@@ -106,14 +108,14 @@ def _flag_from_pb(message: pb.MemoryFlag) -> Flag:
         kind=_FLAG_BACK[message.kind],
         reason=message.reason,
         flagged_by=message.flagged_by,
-        flagged_at=message.flagged_at.ToDatetime(tzinfo=UTC),
+        flagged_at=from_timestamp(message.flagged_at),
     )
 
 
 def _set_stamp(field: Timestamp, moment: datetime | None) -> None:
     if moment is not None:
-        field.FromDatetime(moment.astimezone(UTC))
+        set_timestamp(field, moment)
 
 
 def _stamp(message, name: str) -> datetime | None:
-    return getattr(message, name).ToDatetime(tzinfo=UTC) if message.HasField(name) else None
+    return from_timestamp(getattr(message, name), message.HasField(name))

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
-from google.protobuf.timestamp_pb2 import Timestamp
 from memhive.v1 import memory_pb2 as pb
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import Memory, MemoryDraft
@@ -13,6 +12,8 @@ from memhive_domain.sources import Source
 
 from memhive_contracts.curation_mapping import curation_from_pb, curation_to_pb
 from memhive_contracts.mentions_mapping import mentions_from_pb, mentions_to_pb
+from memhive_contracts.timestamps import from_timestamp, set_timestamp
+from memhive_contracts.timestamps import to_timestamp as to_timestamp  # imported from here
 
 _KIND = {k: getattr(pb, f"MEMORY_KIND_{k.name}") for k in MemoryKind}
 _SCOPE = {s: getattr(pb, f"SCOPE_{s.name}") for s in Scope}
@@ -22,18 +23,6 @@ _KIND_BACK = {v: k for k, v in _KIND.items()}
 _SCOPE_BACK = {v: k for k, v in _SCOPE.items()}
 _VISIBILITY_BACK = {v: k for k, v in _VISIBILITY.items()}
 _SOURCE_BACK = {v: k for k, v in _SOURCE.items()}
-
-
-def to_timestamp(moment: datetime | None) -> Timestamp | None:
-    if moment is None:
-        return None
-    stamp = Timestamp()
-    stamp.FromDatetime(moment.astimezone(UTC))
-    return stamp
-
-
-def from_timestamp(stamp: Timestamp, present: bool) -> datetime | None:
-    return stamp.ToDatetime(tzinfo=UTC) if present else None
 
 
 def visibility_to_pb(visibility: Visibility) -> int:
@@ -78,9 +67,9 @@ def memory_to_pb(memory: Memory) -> pb.Memory:
         curation=curation_to_pb(memory.curation),
     )
     for name in _MOMENTS:
-        stamp = to_timestamp(getattr(memory, name))
-        if stamp is not None:
-            getattr(message, name).CopyFrom(stamp)
+        moment = getattr(memory, name)
+        if moment is not None:
+            set_timestamp(getattr(message, name), moment)
     if memory.mentions is not None:
         message.mentions.CopyFrom(mentions_to_pb(memory.mentions))
     return message

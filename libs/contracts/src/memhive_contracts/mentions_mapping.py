@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
-from google.protobuf.timestamp_pb2 import Timestamp
 from memhive.v1 import memory_pb2 as pb
 from memhive_domain.mentions import Mentions
 from memhive_domain.time_range import TimeRange
+
+from memhive_contracts.timestamps import from_timestamp, set_timestamp
 
 
 def mentions_to_pb(mentions: Mentions) -> pb.MemoryMentions:
@@ -35,9 +36,7 @@ def _span_to_pb(span: TimeRange) -> pb.TimeSpan:
     for name in ("after", "before"):
         moment = getattr(span, name)
         if moment is not None:
-            stamp = Timestamp()
-            stamp.FromDatetime(moment.astimezone(UTC))
-            getattr(message, name).CopyFrom(stamp)
+            set_timestamp(getattr(message, name), moment)
     return message
 
 
@@ -46,4 +45,4 @@ def _span_from_pb(message: pb.TimeSpan) -> TimeRange:
 
 
 def _moment(message: pb.TimeSpan, name: str) -> datetime | None:
-    return getattr(message, name).ToDatetime(tzinfo=UTC) if message.HasField(name) else None
+    return from_timestamp(getattr(message, name), message.HasField(name))

@@ -3,10 +3,7 @@ context in message headers is in `propagation.py`)."""
 
 from __future__ import annotations
 
-import random
-
 from memhive_settings import TelemetrySettings
-from opentelemetry import trace
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter
 from opentelemetry.sdk.trace.id_generator import IdGenerator
@@ -18,6 +15,7 @@ from memhive_telemetry.meters import (
     one_line_json,
     resource_of,
 )
+from memhive_telemetry.propagation import random_id
 
 
 class OwnRandomIds(IdGenerator):
@@ -25,23 +23,29 @@ class OwnRandomIds(IdGenerator):
     the global `random` module on every span, which moves the application's (and its
     tests') random state from whichever thread serves a request or consumes a message."""
 
-    def __init__(self) -> None:
-        self._random = random.Random()  # seeded from os.urandom
-
     def generate_span_id(self) -> int:
-        return self._nonzero(64, trace.INVALID_SPAN_ID)
+        return random_id(64)
 
     def generate_trace_id(self) -> int:
-        return self._nonzero(128, trace.INVALID_TRACE_ID)
+        return random_id(128)
 
-    def _nonzero(self, bits: int, invalid: int) -> int:
-        while (value := self._random.getrandbits(bits)) == invalid:
-            pass
-        return value
+
+class ExportAwareTracerProvider(TracerProvider):
+    """The SDK's provider, saying whether any processor takes its spans: with none (no
+    exporter, the default), work done per message is not recorded (`propagation.py`).
+    A processor added later (a test's in-memory exporter) turns recording on."""
+
+    exports_spans = False
+
+    def add_span_processor(self, span_processor: SpanProcessor) -> None:
+        super().add_span_processor(span_processor)
+        self.exports_spans = True
 
 
 def build_tracer_provider(settings: TelemetrySettings) -> TracerProvider:
-    provider = TracerProvider(resource=resource_of(settings), id_generator=OwnRandomIds())
+    provider = ExportAwareTracerProvider(
+        resource=resource_of(settings), id_generator=OwnRandomIds()
+    )
     for processor in _exporting_processors(settings):
         provider.add_span_processor(processor)
     return provider

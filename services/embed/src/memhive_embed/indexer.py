@@ -49,6 +49,7 @@ class IndexRequest:
     memory: Memory | None = None  # as the event carries it (None: a purge carries none)
     redelivered: bool = False  # delivered before: later events may have been handled since
     near_duplicate_check: float | None = None  # the event's, passed on with its own vector
+    near_duplicates: Sequence[pb.Neighbour] = ()  # with near_duplicate_check, the same way
 
 
 # Revisions remembered per memory for the guard against an older event (a bound on memory).
@@ -180,6 +181,7 @@ class LaneIndexer:
             subject, event = _lane_event(event_id, memory, vectors, self._embedder.model_name, now)
             if self._checked_vector(r, memory):
                 event.near_duplicate_check = r.near_duplicate_check
+                event.near_duplicates.extend(r.near_duplicates)
             await self._publisher.publish(subject, event, msg_id=event_id)
 
 

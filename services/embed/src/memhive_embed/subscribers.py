@@ -46,6 +46,7 @@ def _request(msg: Msg) -> IndexRequest:
         memory=memory_from_pb(event.memory),
         redelivered=msg.metadata.num_delivered > 1,
         near_duplicate_check=_checked(event),
+        near_duplicates=getattr(event, "near_duplicates", ()),
     )
 
 

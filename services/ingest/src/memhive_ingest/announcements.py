@@ -7,6 +7,8 @@ announces the same event again and JetStream drops the duplicate.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from google.protobuf.timestamp_pb2 import Timestamp
 from memhive.v1 import events_pb2, memory_pb2
 from memhive_contracts import subjects
@@ -36,8 +38,9 @@ class Announcer:
         embedding: memory_pb2.Embedding | None = None,
         requested_by: str = "",
         near_duplicate_check: float | None = None,
+        near_duplicates: Sequence[memory_pb2.Neighbour] = (),
     ) -> None:
-        """near_duplicate_check: the command's, passed on with its embedding."""
+        """near_duplicate_check, near_duplicates: the command's, passed on with its embedding."""
         event = events_pb2.MemorySaved(
             event_id=event_id,
             command_id=command_id,
@@ -49,6 +52,7 @@ class Announcer:
             event.embedding.CopyFrom(embedding)
             if near_duplicate_check is not None:
                 event.near_duplicate_check = near_duplicate_check
+                event.near_duplicates.extend(near_duplicates)
         if self._purges is not None:
             await self._purges.written(memory)
         await self._publish(subjects.MEMORY_SAVED, memory, event)

@@ -92,6 +92,7 @@ class SaveMemoryHandler:
             near_duplicate_check=(
                 command.near_duplicate_check if command.HasField("near_duplicate_check") else None
             ),
+            near_duplicates=command.near_duplicates,
         )
 
 

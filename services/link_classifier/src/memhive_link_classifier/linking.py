@@ -13,8 +13,8 @@ no near-duplicate, and cost no read at all.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -57,6 +57,8 @@ class IndexedMemory:
     # The gateway found no neighbour this similar just before the save (recent.py), at:
     near_duplicate_check: float | None = None
     checked_at: datetime | None = None
+    # ...but these, by id with their cosine (a save with force or supersedes):
+    near_duplicates: Mapping[str, float] = field(default_factory=dict)
 
 
 class LinkNewMemory:
@@ -112,17 +114,18 @@ class LinkNewMemory:
     def _since_check(
         self, indexed: IndexedMemory, unit: np.ndarray | None
     ) -> dict[str, float] | None:
-        """A save checked at or below the classifier's own threshold: only what was indexed
-        since the check can be new (recent.py). None: search the lane."""
+        """A save checked at or below the classifier's own threshold: what the check found
+        and what was indexed since it, which can be new (recent.py). None: search the lane."""
         checked, at = indexed.near_duplicate_check, indexed.checked_at
         if self._recent is None or self._floor is None or checked is None or at is None:
             return None
         if checked > self._floor:
             return None
         scores = self._recent.since(at, _node(indexed), unit)
-        if scores is not None:
-            self._metrics.searches_skipped.add(1)
-        return scores
+        if scores is None:
+            return None
+        self._metrics.searches_skipped.add(1)
+        return {**indexed.near_duplicates, **scores}
 
     async def _searched(self, indexed: IndexedMemory, now: datetime) -> dict[str, float]:
         same_scope = MemoryFilter(indexed.workspace_id, node=indexed.scope, live_at=now)

@@ -1,13 +1,14 @@
 """What this classifier indexed lately: a save the gateway checked is not searched again.
 
-A save that waited for `indexed` without force was searched in its scope just before it was
-sent, and had no neighbour as similar as `near_duplicate_check` (the gateway refuses those
-with a 409). What that search could not see is what was indexed after it, such as a
-near-duplicate saved at the same moment and checked before this one was indexed. Each such
-memory went through this classifier after the check (MemoryIndexed follows the lane write),
-so comparing the vector with those seen since finds it: one matrix product instead of a
-search. The lane is searched as before when this process cannot vouch for the whole span
-(it started after the check, or has since overwritten what it saw then: KEPT memories).
+A save that waited for `indexed` was searched in its scope just before it was sent, and had
+no neighbour as similar as `near_duplicate_check` but those it names (`near_duplicates`: a
+save with force or supersedes; without, the gateway refuses them with a 409). What that
+search could not see is what was indexed after it, such as a near-duplicate saved at the
+same moment and checked before this one was indexed. Each such memory went through this
+classifier after the check (MemoryIndexed follows the lane write), so comparing the vector
+with those seen since finds it: one matrix product instead of a search. The lane is
+searched as before when this process cannot vouch for the whole span (it started after the
+check, or has since overwritten what it saw then: KEPT memories).
 """
 
 from __future__ import annotations

@@ -44,4 +44,5 @@ def _indexed(msg: Msg) -> IndexedMemory:
             event.near_duplicate_check if event.HasField("near_duplicate_check") else None
         ),
         checked_at=memory.created_at,  # the gateway's check came just after
+        near_duplicates={n.memory_id: n.similarity for n in event.near_duplicates},
     )

@@ -1,5 +1,6 @@
-"""What a pull consumer reports: a span per batch joined to the publishers' traces,
-messages handled and dead-lettered, and its lag (pending messages, from consumer info)."""
+"""What a pull consumer reports: a span per batch joined to the publishers' traces (not
+recorded when nothing exports spans: `span_caused_by`), messages handled and dead-lettered,
+and its lag (pending messages, from consumer info)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from memhive_telemetry.propagation import cause_of, extract_trace, span_caused_by
+from memhive_telemetry.propagation import causes_of, extract_trace, span_caused_by
 from nats.aio.msg import Msg
 from opentelemetry import context as otel_context
 from opentelemetry import metrics
@@ -42,7 +43,7 @@ class ConsumerTelemetry:
     def batch_span(self, msgs: Sequence[Msg]) -> Iterator[None]:
         """The batch is handled in a child of its first message's trace, linked to the
         others' (one message: exactly the publisher's trace)."""
-        causes = [c for c in (cause_of(m.headers) for m in msgs) if c is not None]
+        causes = causes_of(m.headers for m in msgs)
         with span_caused_by(
             f"{self._durable} process",
             causes,

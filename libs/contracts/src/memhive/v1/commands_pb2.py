@@ -27,7 +27,7 @@ from memhive.v1 import memory_pb2 as memhive_dot_v1_dot_memory__pb2
 from memhive.v1 import requester_pb2 as memhive_dot_v1_dot_requester__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19memhive/v1/commands.proto\x12\nmemhive.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17memhive/v1/memory.proto\x1a\x1amemhive/v1/requester.proto\"\xd2\x02\n\nSaveMemory\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\"\n\x06memory\x18\x02 \x01(\x0b\x32\x12.memhive.v1.Memory\x12(\n\tembedding\x18\x03 \x01(\x0b\x32\x15.memhive.v1.Embedding\x12\x14\n\x0crequested_by\x18\x04 \x01(\t\x12\x30\n\x0crequested_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07restore\x18\x06 \x01(\x08\x12#\n\x07history\x18\x07 \x03(\x0b\x32\x12.memhive.v1.Memory\x12(\n\trequester\x18\x08 \x01(\x0b\x32\x15.memhive.v1.Requester\x12!\n\x14near_duplicate_check\x18\t \x01(\x01H\x00\x88\x01\x01\x42\x17\n\x15_near_duplicate_check\"\x89\x02\n\x0cUpdateMemory\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x11\n\tmemory_id\x18\x03 \x01(\t\x12\x14\n\x0crequested_by\x18\x04 \x01(\t\x12\x30\n\x0crequested_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x06pinned\x18\x06 \x01(\x08H\x00\x88\x01\x01\x12(\n\trequester\x18\x07 \x01(\x0b\x32\x15.memhive.v1.Requester\x12*\n\x07\x63hanges\x18< \x01(\x0b\x32\x19.memhive.v1.MemoryChangesB\t\n\x07_pinned\"\xa6\x01\n\x0bPurgeMemory\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x11\n\tmemory_id\x18\x03 \x01(\t\x12.\n\nexpires_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12*\n\x06\x64ue_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xcd\x01\n\x0c\x46orgetMemory\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x11\n\tmemory_id\x18\x03 \x01(\t\x12\x14\n\x0crequested_by\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x30\n\x0crequested_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12(\n\trequester\x18\x07 \x01(\x0b\x32\x15.memhive.v1.Requesterb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19memhive/v1/commands.proto\x12\nmemhive.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17memhive/v1/memory.proto\x1a\x1amemhive/v1/requester.proto\"\x82\x03\n\nSaveMemory\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\"\n\x06memory\x18\x02 \x01(\x0b\x32\x12.memhive.v1.Memory\x12(\n\tembedding\x18\x03 \x01(\x0b\x32\x15.memhive.v1.Embedding\x12\x14\n\x0crequested_by\x18\x04 \x01(\t\x12\x30\n\x0crequested_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07restore\x18\x06 \x01(\x08\x12#\n\x07history\x18\x07 \x03(\x0b\x32\x12.memhive.v1.Memory\x12(\n\trequester\x18\x08 \x01(\x0b\x32\x15.memhive.v1.Requester\x12!\n\x14near_duplicate_check\x18\t \x01(\x01H\x00\x88\x01\x01\x12.\n\x0fnear_duplicates\x18\n \x03(\x0b\x32\x15.memhive.v1.NeighbourB\x17\n\x15_near_duplicate_check\"\x89\x02\n\x0cUpdateMemory\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x11\n\tmemory_id\x18\x03 \x01(\t\x12\x14\n\x0crequested_by\x18\x04 \x01(\t\x12\x30\n\x0crequested_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x06pinned\x18\x06 \x01(\x08H\x00\x88\x01\x01\x12(\n\trequester\x18\x07 \x01(\x0b\x32\x15.memhive.v1.Requester\x12*\n\x07\x63hanges\x18< \x01(\x0b\x32\x19.memhive.v1.MemoryChangesB\t\n\x07_pinned\"\xa6\x01\n\x0bPurgeMemory\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x11\n\tmemory_id\x18\x03 \x01(\t\x12.\n\nexpires_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12*\n\x06\x64ue_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xcd\x01\n\x0c\x46orgetMemory\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x11\n\tmemory_id\x18\x03 \x01(\t\x12\x14\n\x0crequested_by\x18\x04 \x01(\t\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x30\n\x0crequested_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12(\n\trequester\x18\x07 \x01(\x0b\x32\x15.memhive.v1.Requesterb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,11 +35,11 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'memhive.v1.commands_pb2', _
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_SAVEMEMORY']._serialized_start=128
-  _globals['_SAVEMEMORY']._serialized_end=466
-  _globals['_UPDATEMEMORY']._serialized_start=469
-  _globals['_UPDATEMEMORY']._serialized_end=734
-  _globals['_PURGEMEMORY']._serialized_start=737
-  _globals['_PURGEMEMORY']._serialized_end=903
-  _globals['_FORGETMEMORY']._serialized_start=906
-  _globals['_FORGETMEMORY']._serialized_end=1111
+  _globals['_SAVEMEMORY']._serialized_end=514
+  _globals['_UPDATEMEMORY']._serialized_start=517
+  _globals['_UPDATEMEMORY']._serialized_end=782
+  _globals['_PURGEMEMORY']._serialized_start=785
+  _globals['_PURGEMEMORY']._serialized_end=951
+  _globals['_FORGETMEMORY']._serialized_start=954
+  _globals['_FORGETMEMORY']._serialized_end=1159
 # @@protoc_insertion_point(module_scope)

@@ -12,7 +12,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class SaveMemory(_message.Message):
-    __slots__ = ("command_id", "memory", "embedding", "requested_by", "requested_at", "restore", "history", "requester", "near_duplicate_check")
+    __slots__ = ("command_id", "memory", "embedding", "requested_by", "requested_at", "restore", "history", "requester", "near_duplicate_check", "near_duplicates")
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     MEMORY_FIELD_NUMBER: _ClassVar[int]
     EMBEDDING_FIELD_NUMBER: _ClassVar[int]
@@ -22,6 +22,7 @@ class SaveMemory(_message.Message):
     HISTORY_FIELD_NUMBER: _ClassVar[int]
     REQUESTER_FIELD_NUMBER: _ClassVar[int]
     NEAR_DUPLICATE_CHECK_FIELD_NUMBER: _ClassVar[int]
+    NEAR_DUPLICATES_FIELD_NUMBER: _ClassVar[int]
     command_id: str
     memory: _memory_pb2.Memory
     embedding: _memory_pb2.Embedding
@@ -31,7 +32,8 @@ class SaveMemory(_message.Message):
     history: _containers.RepeatedCompositeFieldContainer[_memory_pb2.Memory]
     requester: _requester_pb2.Requester
     near_duplicate_check: float
-    def __init__(self, command_id: _Optional[str] = ..., memory: _Optional[_Union[_memory_pb2.Memory, _Mapping]] = ..., embedding: _Optional[_Union[_memory_pb2.Embedding, _Mapping]] = ..., requested_by: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., restore: _Optional[bool] = ..., history: _Optional[_Iterable[_Union[_memory_pb2.Memory, _Mapping]]] = ..., requester: _Optional[_Union[_requester_pb2.Requester, _Mapping]] = ..., near_duplicate_check: _Optional[float] = ...) -> None: ...
+    near_duplicates: _containers.RepeatedCompositeFieldContainer[_memory_pb2.Neighbour]
+    def __init__(self, command_id: _Optional[str] = ..., memory: _Optional[_Union[_memory_pb2.Memory, _Mapping]] = ..., embedding: _Optional[_Union[_memory_pb2.Embedding, _Mapping]] = ..., requested_by: _Optional[str] = ..., requested_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., restore: _Optional[bool] = ..., history: _Optional[_Iterable[_Union[_memory_pb2.Memory, _Mapping]]] = ..., requester: _Optional[_Union[_requester_pb2.Requester, _Mapping]] = ..., near_duplicate_check: _Optional[float] = ..., near_duplicates: _Optional[_Iterable[_Union[_memory_pb2.Neighbour, _Mapping]]] = ...) -> None: ...
 
 class UpdateMemory(_message.Message):
     __slots__ = ("command_id", "workspace_id", "memory_id", "requested_by", "requested_at", "pinned", "requester", "changes")

@@ -11,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class MemorySaved(_message.Message):
-    __slots__ = ("event_id", "command_id", "memory", "embedding", "occurred_at", "requested_by", "near_duplicate_check")
+    __slots__ = ("event_id", "command_id", "memory", "embedding", "occurred_at", "requested_by", "near_duplicate_check", "near_duplicates")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
     MEMORY_FIELD_NUMBER: _ClassVar[int]
@@ -19,6 +19,7 @@ class MemorySaved(_message.Message):
     OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
     REQUESTED_BY_FIELD_NUMBER: _ClassVar[int]
     NEAR_DUPLICATE_CHECK_FIELD_NUMBER: _ClassVar[int]
+    NEAR_DUPLICATES_FIELD_NUMBER: _ClassVar[int]
     event_id: str
     command_id: str
     memory: _memory_pb2.Memory
@@ -26,21 +27,24 @@ class MemorySaved(_message.Message):
     occurred_at: _timestamp_pb2.Timestamp
     requested_by: str
     near_duplicate_check: float
-    def __init__(self, event_id: _Optional[str] = ..., command_id: _Optional[str] = ..., memory: _Optional[_Union[_memory_pb2.Memory, _Mapping]] = ..., embedding: _Optional[_Union[_memory_pb2.Embedding, _Mapping]] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., requested_by: _Optional[str] = ..., near_duplicate_check: _Optional[float] = ...) -> None: ...
+    near_duplicates: _containers.RepeatedCompositeFieldContainer[_memory_pb2.Neighbour]
+    def __init__(self, event_id: _Optional[str] = ..., command_id: _Optional[str] = ..., memory: _Optional[_Union[_memory_pb2.Memory, _Mapping]] = ..., embedding: _Optional[_Union[_memory_pb2.Embedding, _Mapping]] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., requested_by: _Optional[str] = ..., near_duplicate_check: _Optional[float] = ..., near_duplicates: _Optional[_Iterable[_Union[_memory_pb2.Neighbour, _Mapping]]] = ...) -> None: ...
 
 class MemoryIndexed(_message.Message):
-    __slots__ = ("event_id", "memory", "embedding", "occurred_at", "near_duplicate_check")
+    __slots__ = ("event_id", "memory", "embedding", "occurred_at", "near_duplicate_check", "near_duplicates")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]
     MEMORY_FIELD_NUMBER: _ClassVar[int]
     EMBEDDING_FIELD_NUMBER: _ClassVar[int]
     OCCURRED_AT_FIELD_NUMBER: _ClassVar[int]
     NEAR_DUPLICATE_CHECK_FIELD_NUMBER: _ClassVar[int]
+    NEAR_DUPLICATES_FIELD_NUMBER: _ClassVar[int]
     event_id: str
     memory: _memory_pb2.Memory
     embedding: _memory_pb2.Embedding
     occurred_at: _timestamp_pb2.Timestamp
     near_duplicate_check: float
-    def __init__(self, event_id: _Optional[str] = ..., memory: _Optional[_Union[_memory_pb2.Memory, _Mapping]] = ..., embedding: _Optional[_Union[_memory_pb2.Embedding, _Mapping]] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., near_duplicate_check: _Optional[float] = ...) -> None: ...
+    near_duplicates: _containers.RepeatedCompositeFieldContainer[_memory_pb2.Neighbour]
+    def __init__(self, event_id: _Optional[str] = ..., memory: _Optional[_Union[_memory_pb2.Memory, _Mapping]] = ..., embedding: _Optional[_Union[_memory_pb2.Embedding, _Mapping]] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., near_duplicate_check: _Optional[float] = ..., near_duplicates: _Optional[_Iterable[_Union[_memory_pb2.Neighbour, _Mapping]]] = ...) -> None: ...
 
 class MemoryForgotten(_message.Message):
     __slots__ = ("event_id", "command_id", "memory", "reason", "occurred_at", "requested_by")

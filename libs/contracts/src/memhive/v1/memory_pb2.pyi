@@ -247,6 +247,14 @@ class Embedding(_message.Message):
     values: _containers.RepeatedScalarFieldContainer[float]
     def __init__(self, model: _Optional[str] = ..., values: _Optional[_Iterable[float]] = ...) -> None: ...
 
+class Neighbour(_message.Message):
+    __slots__ = ("memory_id", "similarity")
+    MEMORY_ID_FIELD_NUMBER: _ClassVar[int]
+    SIMILARITY_FIELD_NUMBER: _ClassVar[int]
+    memory_id: str
+    similarity: float
+    def __init__(self, memory_id: _Optional[str] = ..., similarity: _Optional[float] = ...) -> None: ...
+
 class MemoryRecord(_message.Message):
     __slots__ = ("memory", "last_command_id", "edges")
     MEMORY_FIELD_NUMBER: _ClassVar[int]

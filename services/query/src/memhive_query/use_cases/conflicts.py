@@ -34,6 +34,25 @@ class Similar:
     similarity: float  # cosine of the two bodies' vectors
 
 
+@dataclass(frozen=True, slots=True)
+class Check:
+    """What a save's search found: the memories to tell the caller of, and every hit at or
+    above the threshold by id with its cosine (what the link classifier would link)."""
+
+    similar: list[Similar]
+    near: dict[str, float]
+    complete: bool  # fewer hits than asked were that close: no other one in the scope is
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedScope:
+    """What a save's check vouches for on the bus (SaveMemory.near_duplicate_check and
+    near_duplicates): no memory of its scope at or above `threshold` but `near_duplicates`."""
+
+    threshold: float
+    near_duplicates: dict[str, float]
+
+
 class NearDuplicates(Exception):
     """The save was refused: memories this similar exist in its scope (HTTP 409)."""
 
@@ -63,12 +82,25 @@ class ConflictCheck:
         (or exact duplicates), most similar first. `exact_only` (a save with force or
         supersedes reports no near-duplicates): exact duplicates alone, so the records of
         near ones are not read for nothing."""
+        return (await self.check(principal, memory, vector, exact_only=exact_only)).similar
+
+    async def check(
+        self,
+        principal: Principal,
+        memory: Memory,
+        vector: Sequence[float],
+        *,
+        exact_only: bool = False,
+    ) -> Check:
+        """`similar`'s memories, and the hits at or above the threshold (records not read)."""
         scope = _same_scope(principal, memory)
         floor = EXACT_FLOOR if exact_only else min(self._threshold, EXACT_FLOOR)
-        hits = [h for h in await self._vector.search(vector, scope, NEIGHBOURS) if h.score >= floor]
+        hits = await self._vector.search(vector, scope, NEIGHBOURS)
+        near = {h.memory_id: h.score for h in hits if h.score >= self._threshold}
+        hits = [h for h in hits if h.score >= floor]
         records = await self._store.get_many(principal.workspace_id, [h.memory_id for h in hits])
         near_counts = not exact_only
-        return [
+        similar = [
             Similar(records[h.memory_id].memory, h.score)
             for h in hits
             if h.memory_id in records
@@ -78,14 +110,17 @@ class ConflictCheck:
                 or records[h.memory_id].memory.body == memory.body
             )
         ]
+        return Check(similar, near, complete=len(near) < NEIGHBOURS)
 
-    def covered(self, principal: Principal, memory: Memory) -> float | None:
-        """The threshold a save that passed the check may carry on the bus, when the search
-        covered every memory the link classifier could link it to: a member's view of the
-        node (a non-member's holds public memories only), at any moment (a memory that says
-        when it happened is checked against that moment alone). None: the classifier searches.
-        """
-        return self._threshold if principal.is_member and memory.occurred_at is None else None
+    def covered(self, principal: Principal, memory: Memory, check: Check) -> CheckedScope | None:
+        """What a save may carry on the bus when its search covered every memory the link
+        classifier could link it to: a member's view of the node (a non-member's holds public
+        memories only), at any moment (a memory that says when it happened is checked against
+        that moment alone), every hit that close (fewer than asked). None: the classifier
+        searches."""
+        if not (principal.is_member and memory.occurred_at is None and check.complete):
+            return None
+        return CheckedScope(self._threshold, check.near)
 
     def refusal(self, similar: Sequence[Similar]) -> NearDuplicates:
         return NearDuplicates(similar, self._threshold)

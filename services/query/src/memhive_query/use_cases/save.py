@@ -33,7 +33,7 @@ from memhive_ports import Clock, Embedder, EventPublisher
 from memhive_ports.products import ProductDirectory
 
 from memhive_query.event_waiter import EventWaiter
-from memhive_query.use_cases.conflicts import ConflictCheck, exact_duplicate
+from memhive_query.use_cases.conflicts import CheckedScope, ConflictCheck, exact_duplicate
 from memhive_query.use_cases.identical import IdenticalSaves
 from memhive_query.use_cases.link import EdgeCommands
 
@@ -88,12 +88,12 @@ class SaveMemory:
         checked = None
         if self._conflicts is not None:
             forced = force or bool(stale)
-            similar = await self._conflicts.similar(principal, memory, vector, exact_only=forced)
-            if (existing := exact_duplicate(similar, memory)) is not None:
+            check = await self._conflicts.check(principal, memory, vector, exact_only=forced)
+            if (existing := exact_duplicate(check.similar, memory)) is not None:
                 return await self._duplicate(existing, wait)
-            if similar and not forced:
-                raise self._conflicts.refusal(similar)
-            checked = None if forced else self._conflicts.covered(principal, memory)
+            if check.similar and not forced:
+                raise self._conflicts.refusal(check.similar)
+            checked = self._conflicts.covered(principal, memory, check)
         return await self.publish(principal, memory, vector, wait, stale, checked=checked)
 
     async def checked_memory(
@@ -149,10 +149,10 @@ class SaveMemory:
         wait: Wait,
         stale: Sequence[Memory] = (),
         *,
-        checked: float | None = None,
+        checked: CheckedScope | None = None,
     ) -> SaveOutcome:
-        """`vector` None: embed computes it. `checked`: no near-duplicate at or above this
-        cosine in the scope (the link classifier need not search again)."""
+        """`vector` None: embed computes it. `checked`: what the search found in the scope
+        with that vector (the link classifier need not search again)."""
         stage = None if wait == "accepted" else wait
         if self._identical is not None:
             claim = await self._identical.claim(memory, stage, memory.created_at)
@@ -175,7 +175,8 @@ class SaveMemory:
         if vector is not None:
             command.embedding.CopyFrom(pb.Embedding(model=self._embedder.model_name, values=vector))
             if checked is not None:
-                command.near_duplicate_check = checked
+                command.near_duplicate_check = checked.threshold
+                command.near_duplicates.extend(_neighbours(checked.near_duplicates))
         subject = subjects.for_workspace(subjects.SAVE_MEMORY, principal.workspace_id)
         await self._publisher.publish(subject, command, msg_id=command_id)
         linked = await self._link(principal, edges, wait)
@@ -205,3 +206,7 @@ class SaveMemory:
 def _updates(principal: Principal, new: Memory, old: Memory, now: datetime) -> Edge:
     draft = EdgeDraft(new.id, old.id, EdgeKind.UPDATES, rationale="saved as its replacement")
     return propose_edge(draft, created_by=principal.user_id, now=now)
+
+
+def _neighbours(near: dict[str, float]) -> list[pb.Neighbour]:
+    return [pb.Neighbour(memory_id=i, similarity=s) for i, s in near.items()]

@@ -49,6 +49,15 @@ async def next_where(queue: asyncio.Queue, matches) -> object:
     return await asyncio.wait_for(first(), BUS_WAIT_S)
 
 
+async def _edges_once_linked(workspace: Workspace, memory_id: str) -> list[dict]:
+    deadline = asyncio.get_running_loop().time() + BUS_WAIT_S
+    while True:
+        got = await workspace.member.get(f"/v1/memories/{memory_id}/edges")
+        if got.json()["edges"] or asyncio.get_running_loop().time() > deadline:
+            return got.json()["edges"]
+        await asyncio.sleep(0.05)
+
+
 async def until(condition, timeout_s: float) -> None:
     deadline = asyncio.get_running_loop().time() + timeout_s
     while not condition():
@@ -185,7 +194,7 @@ async def test_saves_the_gateway_checked_cost_the_classifier_no_search_and_a_for
     assert checks == [0.85, 0.85, 0.85]
     assert [[n.memory_id for n in e.near_duplicates] for e in announced] == [[], [], [first["id"]]]
     assert metrics.totals()["searches_skipped"] == 3
-    listed = (await workspace.member.get(f"/v1/memories/{first['id']}/edges")).json()["edges"]
+    listed = await _edges_once_linked(workspace, first["id"])  # proposed, then applied by ingest
     assert [(e["src_id"], e["dst_id"], e["creator_kind"]) for e in listed] == [
         (again["id"], first["id"], "classifier")
     ]

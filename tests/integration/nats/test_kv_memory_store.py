@@ -6,6 +6,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
+from memhive_adapters.nats.decoded_records import DecodedRecords
 from memhive_adapters.nats.kv_memory_store import KvMemoryStore
 from memhive_domain.edges import CreatorKind, Edge, EdgeKind
 from memhive_domain.errors import ConcurrentUpdate, InvalidInput
@@ -17,9 +18,17 @@ from nats.js import JetStreamContext
 NOW = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
 
 
+# Every test runs with no decoded record kept and with records kept: reads must not differ.
+@pytest.fixture(params=[0, 1000], ids=["decoding-every-read", "keeping-decoded"])
+async def store(
+    js: JetStreamContext, nats_client: Client, request: pytest.FixtureRequest
+) -> KvMemoryStore:
+    return await KvMemoryStore.open(nats_client, DecodedRecords(request.param))  # js: declared
+
+
 @pytest.fixture
-async def store(js: JetStreamContext, nats_client: Client) -> KvMemoryStore:
-    return await KvMemoryStore.open(nats_client)  # js: the buckets declared
+async def keeping(js: JetStreamContext, nats_client: Client) -> KvMemoryStore:
+    return await KvMemoryStore.open(nats_client, DecodedRecords(1000))
 
 
 @pytest.fixture
@@ -157,3 +166,33 @@ async def test_a_replace_without_edges_keeps_the_record_s_edges(
 
     read = await store.get(workspace, old.memory.id)
     assert (read.memory.access_count, read.edges) == (3, (edge,))
+
+
+async def test_a_record_read_again_is_not_decoded_again(
+    keeping: KvMemoryStore, workspace: str
+) -> None:
+    one, two = a_memory(workspace, "one"), a_memory(workspace, "two")
+    for memory in (one, two):
+        await keeping.create(memory, "cmd-1")
+
+    first = await keeping.get(workspace, one.id)
+    many = await keeping.get_many(workspace, [one.id, two.id])
+    again = await keeping.get_many(workspace, [one.id, two.id])
+
+    assert many[one.id] is first and again[two.id] is many[two.id]
+
+
+async def test_a_kept_record_still_reads_its_newest_revision_and_its_purge(
+    keeping: KvMemoryStore, workspace: str
+) -> None:
+    one, two = a_memory(workspace, "one"), a_memory(workspace, "two")
+    current = await keeping.create(one, "cmd-1")
+    await keeping.create(two, "cmd-1")
+    await keeping.get_many(workspace, [one.id, two.id])
+
+    written = await keeping.replace(current, replace(one, body="one, revised"), "cmd-2")
+    assert await keeping.get(workspace, one.id) == written
+    await keeping.purge(written)
+
+    assert await keeping.get(workspace, one.id) is None
+    assert list(await keeping.get_many(workspace, [one.id, two.id])) == [two.id]

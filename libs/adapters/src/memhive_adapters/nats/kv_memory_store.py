@@ -7,9 +7,9 @@ import re
 from collections.abc import Sequence
 
 from memhive.v1.memory_pb2 import MemoryRecord
-from memhive_contracts.codec import decode, encode
-from memhive_contracts.edge_mapping import edge_from_pb, edge_to_pb
-from memhive_contracts.mapping import memory_from_pb, memory_to_pb
+from memhive_contracts.codec import encode
+from memhive_contracts.edge_mapping import edge_to_pb
+from memhive_contracts.mapping import memory_to_pb
 from memhive_contracts.streams import MEMORIES_BUCKET, memory_key
 from memhive_domain.edges import Edge
 from memhive_domain.errors import ConcurrentUpdate, FieldProblem, InvalidInput
@@ -19,6 +19,7 @@ from nats.aio.client import Client
 from nats.js.errors import KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
+from memhive_adapters.nats.decoded_records import DecodedRecords
 from memhive_adapters.nats.kv_latest import LatestValues
 from memhive_adapters.nats.kv_latest_many import LatestMany, open_latest_many
 
@@ -36,21 +37,31 @@ class KvMemoryStore:
     (`kv_latest_many`: a bucket with one replica), else each key from the leader.
     The record also carries every edge touching the memory (StoredMemory.edges): a replace
     keeps them unless it is given new ones, so only a link ever changes them.
+    Every read asks the bucket; a record read again at the same revision is not decoded
+    again (`decoded_records`; none kept unless given one).
     """
 
-    def __init__(self, kv: KeyValue, latest: LatestValues, many: LatestMany | None = None) -> None:
+    def __init__(
+        self,
+        kv: KeyValue,
+        latest: LatestValues,
+        many: LatestMany | None = None,
+        decoded: DecodedRecords | None = None,
+    ) -> None:
         self._kv, self._latest, self._many = kv, latest, many
+        self._decoded = DecodedRecords(0) if decoded is None else decoded
 
     @classmethod
-    async def open(cls, nc: Client) -> KvMemoryStore:
+    async def open(cls, nc: Client, decoded: DecodedRecords | None = None) -> KvMemoryStore:
         """Binds to the bucket that connection.ensure_streams declared."""
         kv = await nc.jetstream().key_value(MEMORIES_BUCKET)
         many = await open_latest_many(nc, MEMORIES_BUCKET)
-        return cls(kv, LatestValues(nc, MEMORIES_BUCKET), many)
+        return cls(kv, LatestValues(nc, MEMORIES_BUCKET), many, decoded)
 
     async def get(self, workspace_id: str, memory_id: str) -> StoredMemory | None:
-        latest = await self._latest.get(memory_key(workspace_id, memory_id))
-        return None if latest is None else _stored(latest.value, latest.revision)
+        key = memory_key(workspace_id, memory_id)
+        latest = await self._latest.get(key)
+        return None if latest is None else self._decoded.stored(key, latest)
 
     async def get_many(
         self, workspace_id: str, memory_ids: Sequence[str]
@@ -59,7 +70,7 @@ class KvMemoryStore:
         if self._many is not None and len(unique) > 1:
             keys = {memory_key(workspace_id, m): m for m in unique}
             found = await self._many.get(list(keys))
-            return {keys[k]: _stored(v.value, v.revision) for k, v in found.items()}
+            return {keys[k]: self._decoded.stored(k, v) for k, v in found.items()}
         read = await asyncio.gather(*(self.get(workspace_id, m) for m in unique))
         return {m: stored for m, stored in zip(unique, read, strict=True) if stored is not None}
 
@@ -115,9 +126,3 @@ def _record(memory: Memory, command_id: str, edges: tuple[Edge, ...] = ()) -> by
         edges=[edge_to_pb(e) for e in edges],
     )
     return encode(record)
-
-
-def _stored(value: bytes, revision: int) -> StoredMemory:
-    record = decode(value, MemoryRecord)
-    edges = tuple(edge_from_pb(e) for e in record.edges)
-    return StoredMemory(memory_from_pb(record.memory), revision, record.last_command_id, edges)

@@ -24,6 +24,7 @@ from memhive_adapters.free_space import FreeSpace, data_dir_space
 from memhive_adapters.nats.bus_client import BusClient
 from memhive_adapters.nats.connection import connect, ensure_streams
 from memhive_adapters.nats.credentials import bus_credentials
+from memhive_adapters.nats.decoded_records import DecodedRecords
 from memhive_adapters.nats.kv_generation_pointer import KvGenerationPointer
 from memhive_adapters.nats.kv_memory_store import KvMemoryStore
 from memhive_adapters.nats.kv_product_directory import KvProductDirectory
@@ -57,11 +58,12 @@ class Infrastructure:
     _follower: GenerationFollower | None = None
     # Set on a service's connection in a shared process: the lanes are the owner's.
     _lane_owner: Infrastructure | None = None
+    _decoded: DecodedRecords | None = None  # shared with its siblings, like the lanes
 
     async def connect_as(self, user: str, *, name: str) -> Infrastructure:
         """The same lanes over a bus connection of its own as `user` (memhive run: each
         service on the bus as itself). The caller closes it; this one closes the lanes."""
-        sibling = await _open_bus(self.settings, name=name, user=user)
+        sibling = await _open_bus(self.settings, name=name, user=user, decoded=self._decoded)
         sibling._lane_owner = self._lane_owner or self
         sibling.clock = self.clock
         return sibling
@@ -150,8 +152,15 @@ async def open_infrastructure(
 
 
 async def _open_bus(
-    settings: MemhiveSettings, *, name: str, user: str, declare: bool = False
+    settings: MemhiveSettings,
+    *,
+    name: str,
+    user: str,
+    declare: bool = False,
+    decoded: DecodedRecords | None = None,
 ) -> Infrastructure:
+    if decoded is None:
+        decoded = DecodedRecords(settings.nats.decoded_records_kept)
     nc = await connect(
         settings.nats.url,
         name=name,
@@ -169,9 +178,10 @@ async def _open_bus(
             settings=settings,
             nats=nc,
             js=js,
-            store=await KvMemoryStore.open(nc),
+            store=await KvMemoryStore.open(nc, decoded),
             tokens=await KvTokenDirectory.open(js),
             publisher=JetStreamPublisher(js),
+            _decoded=decoded,
         )
     except BaseException:
         await nc.close()

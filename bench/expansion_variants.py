@@ -138,6 +138,16 @@ async def weighted_search(
     return scores.most_common(POOL)
 
 
+async def terms_search(
+    study: Study, q: Question, terms: list[tuple[str, float]], weighted: bool
+) -> list[tuple[str, float]]:
+    """The terms searched in BM25: weighted (`weighted_search`) or as one plain query."""
+    if weighted:
+        return await weighted_search(study, q, terms)
+    hits = await study.lexical.search(" ".join(t for t, _ in terms), q.scope, POOL)
+    return [(h.memory_id, h.score) for h in hits]
+
+
 def interpolated(
     first: list[tuple[str, float]],
     second: list[tuple[str, float]],
@@ -161,11 +171,7 @@ def rm3(k: int, n: int, keep: float, weighted: bool = True, cut: bool = False) -
         terms = feedback_terms(q, study, first, k, n)
         if not terms:
             return q.lanes
-        if weighted:
-            found = await weighted_search(study, q, terms)
-        else:
-            hits = await study.lexical.search(" ".join(t for t, _ in terms), q.scope, POOL)
-            found = [(h.memory_id, h.score) for h in hits]
+        found = await terms_search(study, q, terms, weighted)
         return {**q.lanes, "lexical": interpolated(q.lanes["lexical"], found, keep, cut)}
 
     return expanded(expand)
@@ -242,11 +248,7 @@ def category_instances(
         close = instances(q, study, floor, per_word, plural_only)
         if not close or not q.lanes["lexical"]:
             return q.lanes
-        if weighted:
-            found = await weighted_search(study, q, close)
-        else:
-            hits = await study.lexical.search(" ".join(w for w, _ in close), q.scope, POOL)
-            found = [(h.memory_id, h.score) for h in hits]
+        found = await terms_search(study, q, close, weighted)
         return {**q.lanes, "lexical": with_followed(q.lanes["lexical"], found, share)}
 
     return expanded(expand)

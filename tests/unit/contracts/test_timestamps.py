@@ -8,7 +8,8 @@ import pytest
 from google.protobuf.timestamp_pb2 import Timestamp
 from hypothesis import given
 from hypothesis import strategies as st
-from memhive_contracts.timestamps import from_timestamp, set_timestamp, to_timestamp
+from memhive.v1 import memory_pb2 as pb
+from memhive_contracts.timestamps import from_timestamp, moment_of, set_timestamp, to_timestamp
 
 OFFSETS = st.integers(-23 * 60, 23 * 60).map(lambda m: timezone(timedelta(minutes=m)))
 MOMENTS = st.datetimes(
@@ -41,3 +42,13 @@ def test_an_absent_field_is_none_and_an_invalid_one_is_refused() -> None:
     for invalid in (Timestamp(nanos=-1), Timestamp(seconds=253_402_300_800)):
         with pytest.raises(ValueError):
             from_timestamp(invalid)
+
+
+def test_a_missing_moment_leaves_the_field_unset_and_reads_back_as_none() -> None:
+    span = pb.TimeSpan()
+    set_timestamp(span.after, None)
+    set_timestamp(span.before, datetime(2026, 11, 26, tzinfo=UTC))
+
+    assert not span.HasField("after")
+    assert moment_of(span, "after") is None
+    assert moment_of(span, "before") == datetime(2026, 11, 26, tzinfo=UTC)

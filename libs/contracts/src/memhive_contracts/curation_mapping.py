@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from google.protobuf.timestamp_pb2 import Timestamp
 from memhive.v1 import memory_pb2 as pb
 from memhive_domain.changes import MemoryChanges
 from memhive_domain.curation import AuthorKind, Curation, Flag, FlagDraft, FlagKind
 from memhive_domain.scopes import Visibility
 
-from memhive_contracts.timestamps import from_timestamp, set_timestamp
+from memhive_contracts.timestamps import from_timestamp, moment_of, set_timestamp
 
 _FLAG = {k: getattr(pb, f"FLAG_KIND_{k.name}") for k in FlagKind}
 _FLAG_BACK = {v: k for k, v in _FLAG.items()}
@@ -27,8 +24,8 @@ def curation_to_pb(state: Curation) -> pb.MemoryCuration:
         corrections=state.corrections,
         author_kind=_AUTHOR[state.author_kind] if state.author_kind else 0,
     )
-    _set_stamp(message.last_confirmed_at, state.last_confirmed_at)
-    _set_stamp(message.promoted_at, state.promoted_at)
+    set_timestamp(message.last_confirmed_at, state.last_confirmed_at)
+    set_timestamp(message.promoted_at, state.promoted_at)
     return message
 
 
@@ -36,9 +33,9 @@ def curation_from_pb(message: pb.MemoryCuration) -> Curation:
     return Curation(
         flags=tuple(_flag_from_pb(f) for f in message.flags if f.kind in _FLAG_BACK),
         confirmations=message.confirmations,
-        last_confirmed_at=_stamp(message, "last_confirmed_at"),
+        last_confirmed_at=moment_of(message, "last_confirmed_at"),
         corrections=message.corrections,
-        promoted_at=_stamp(message, "promoted_at"),
+        promoted_at=moment_of(message, "promoted_at"),
         author_kind=_AUTHOR_BACK.get(message.author_kind),
     )
 
@@ -61,8 +58,8 @@ def changes_to_pb(changes: MemoryChanges) -> pb.MemoryChanges:
         message.tags.CopyFrom(pb.TagList(tags=list(changes.tags)))
     if changes.visibility is not None:
         message.visibility = _VISIBILITY[Visibility(changes.visibility)]
-    _set_stamp(message.expires_at, changes.expires_at)
-    _set_stamp(message.occurred_at, changes.occurred_at)
+    set_timestamp(message.expires_at, changes.expires_at)
+    set_timestamp(message.occurred_at, changes.occurred_at)
     if changes.add_flag is not None:
         message.add_flag = _FLAG[FlagKind(changes.add_flag.kind)]
         message.flag_reason = changes.add_flag.reason
@@ -82,9 +79,9 @@ def changes_from_pb(message: pb.MemoryChanges) -> MemoryChanges:
         visibility=_VISIBILITY_BACK.get(message.visibility, "unspecified")
         if message.visibility
         else None,
-        expires_at=_stamp(message, "expires_at"),
+        expires_at=moment_of(message, "expires_at"),
         clear_expiry=message.clear_expiry,
-        occurred_at=_stamp(message, "occurred_at"),
+        occurred_at=moment_of(message, "occurred_at"),
         clear_occurred_at=message.clear_occurred_at,
         add_flag=flag,
         clear_flag_ids=tuple(message.clear_flag_ids),
@@ -98,7 +95,7 @@ def _flag_to_pb(flag: Flag) -> pb.MemoryFlag:
     message = pb.MemoryFlag(
         id=flag.id, kind=_FLAG[flag.kind], reason=flag.reason, flagged_by=flag.flagged_by
     )
-    _set_stamp(message.flagged_at, flag.flagged_at)
+    set_timestamp(message.flagged_at, flag.flagged_at)
     return message
 
 
@@ -110,12 +107,3 @@ def _flag_from_pb(message: pb.MemoryFlag) -> Flag:
         flagged_by=message.flagged_by,
         flagged_at=from_timestamp(message.flagged_at),
     )
-
-
-def _set_stamp(field: Timestamp, moment: datetime | None) -> None:
-    if moment is not None:
-        set_timestamp(field, moment)
-
-
-def _stamp(message, name: str) -> datetime | None:
-    return from_timestamp(getattr(message, name), message.HasField(name))

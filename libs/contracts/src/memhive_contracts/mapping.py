@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from memhive.v1 import memory_pb2 as pb
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import Memory, MemoryDraft
@@ -12,7 +10,8 @@ from memhive_domain.sources import Source
 
 from memhive_contracts.curation_mapping import curation_from_pb, curation_to_pb
 from memhive_contracts.mentions_mapping import mentions_from_pb, mentions_to_pb
-from memhive_contracts.timestamps import from_timestamp, set_timestamp
+from memhive_contracts.timestamps import from_timestamp as from_timestamp  # imported from here
+from memhive_contracts.timestamps import moment_of, set_timestamp
 from memhive_contracts.timestamps import to_timestamp as to_timestamp  # imported from here
 
 _KIND = {k: getattr(pb, f"MEMORY_KIND_{k.name}") for k in MemoryKind}
@@ -67,9 +66,7 @@ def memory_to_pb(memory: Memory) -> pb.Memory:
         curation=curation_to_pb(memory.curation),
     )
     for name in _MOMENTS:
-        moment = getattr(memory, name)
-        if moment is not None:
-            set_timestamp(getattr(message, name), moment)
+        set_timestamp(getattr(message, name), getattr(memory, name))
     if memory.mentions is not None:
         message.mentions.CopyFrom(mentions_to_pb(memory.mentions))
     return message
@@ -93,16 +90,16 @@ def memory_from_pb(message: pb.Memory) -> Memory:
         source=_SOURCE_BACK.get(message.source, Source.AGENT),
         source_ref=message.source_ref or None,
         created_by=message.created_by,
-        expires_at=_stamp(message, "expires_at"),
-        created_at=_stamp(message, "created_at"),
-        updated_at=_stamp(message, "updated_at"),
+        expires_at=moment_of(message, "expires_at"),
+        created_at=moment_of(message, "created_at"),
+        updated_at=moment_of(message, "updated_at"),
         revision=message.revision,
         access_count=message.access_count,
-        last_accessed_at=_stamp(message, "last_accessed_at"),
+        last_accessed_at=moment_of(message, "last_accessed_at"),
         forgotten=message.forgotten,
-        forgotten_at=_stamp(message, "forgotten_at"),
+        forgotten_at=moment_of(message, "forgotten_at"),
         curation=curation_from_pb(message.curation),
-        occurred_at=_stamp(message, "occurred_at"),
+        occurred_at=moment_of(message, "occurred_at"),
         mentions=mentions_from_pb(message.mentions) if message.HasField("mentions") else None,
     )
 
@@ -122,8 +119,8 @@ def draft_from_pb(message: pb.Memory) -> MemoryDraft:
         visibility=_VISIBILITY_BACK.get(message.visibility),
         source=_SOURCE_BACK.get(message.source, Source.AGENT),
         source_ref=message.source_ref or None,
-        expires_at=_stamp(message, "expires_at"),
-        occurred_at=_stamp(message, "occurred_at"),
+        expires_at=moment_of(message, "expires_at"),
+        occurred_at=moment_of(message, "occurred_at"),
     )
 
 
@@ -135,7 +132,3 @@ def _nested_path(message: pb.Memory) -> str | None:
     parts += [f"team:{message.team_id}"] if message.team_id else []
     parts += [f"agent:{message.agent_id}"] if message.agent_id else []
     return "/".join(parts)
-
-
-def _stamp(message: pb.Memory, name: str) -> datetime | None:
-    return from_timestamp(getattr(message, name), message.HasField(name))

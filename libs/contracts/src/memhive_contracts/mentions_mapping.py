@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
 from memhive.v1 import memory_pb2 as pb
 from memhive_domain.mentions import Mentions
 from memhive_domain.time_range import TimeRange
 
-from memhive_contracts.timestamps import from_timestamp, set_timestamp
+from memhive_contracts.timestamps import moment_of, set_timestamp
 
 
 def mentions_to_pb(mentions: Mentions) -> pb.MemoryMentions:
@@ -34,15 +32,9 @@ def mentions_from_pb(message: pb.MemoryMentions) -> Mentions:
 def _span_to_pb(span: TimeRange) -> pb.TimeSpan:
     message = pb.TimeSpan()
     for name in ("after", "before"):
-        moment = getattr(span, name)
-        if moment is not None:
-            set_timestamp(getattr(message, name), moment)
+        set_timestamp(getattr(message, name), getattr(span, name))
     return message
 
 
 def _span_from_pb(message: pb.TimeSpan) -> TimeRange:
-    return TimeRange(_moment(message, "after"), _moment(message, "before"))
-
-
-def _moment(message: pb.TimeSpan, name: str) -> datetime | None:
-    return from_timestamp(getattr(message, name), message.HasField(name))
+    return TimeRange(moment_of(message, "after"), moment_of(message, "before"))

@@ -25,14 +25,21 @@ def to_timestamp(moment: datetime | None) -> Timestamp | None:
     return stamp
 
 
-def set_timestamp(stamp: Timestamp, moment: datetime) -> None:
-    """Writes `moment` into a message's Timestamp field in place (no copy). A naive
-    datetime is taken as local time, as `astimezone` takes it."""
+def set_timestamp(stamp: Timestamp, moment: datetime | None) -> None:
+    """Writes `moment` into a message's Timestamp field in place (no copy); None leaves
+    the field unset. A naive datetime is taken as local time, as `astimezone` takes it."""
+    if moment is None:
+        return
     if moment.tzinfo is None:
         moment = moment.astimezone(UTC)
     since = moment - _EPOCH
     stamp.seconds = since.days * _DAY_S + since.seconds
     stamp.nanos = since.microseconds * 1000
+
+
+def moment_of(message, name: str) -> datetime | None:
+    """The message's Timestamp field `name` as `from_timestamp` gives it; None when unset."""
+    return from_timestamp(getattr(message, name), message.HasField(name))
 
 
 def from_timestamp(stamp: Timestamp, present: bool = True) -> datetime | None:

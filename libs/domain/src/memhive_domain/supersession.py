@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memhive_domain.edges import Edge, EdgeKind
+from memhive_domain.edges import Edge, EdgeKind, demoted_ends
 from memhive_domain.memory import Memory
 from memhive_domain.ranking import RankedMemory
 
@@ -38,14 +38,11 @@ class ResolvedMemory:
     superseded_by: str | None = None  # only with include_superseded: the head that replaces it
 
 
-# Only these edges can make a memory stale; `related_to` never does.
-SUPERSEDING_KINDS = frozenset({EdgeKind.UPDATES, EdgeKind.CONTRADICTS})
-
-
 def superseding_edges(edges: Iterable[Edge]) -> tuple[Edge, ...]:
-    """The edges that can make one end stale. Most records carry only `related_to` links
-    (the classifier's), and a recall with none of these skips resolution altogether."""
-    return tuple(e for e in edges if e.kind in SUPERSEDING_KINDS)
+    """The edges that can make one end stale (`demoted_ends`: updates, contradicts). Most
+    records carry only `related_to` links (the classifier's), and a recall with none of
+    these skips resolution altogether."""
+    return tuple(e for e in edges if demoted_ends(e))
 
 
 def successor_ids_to_fetch(

@@ -27,7 +27,7 @@ class NatsSettings(BaseModel):
     # Declare streams and buckets at start (needs the admin user). Services with
     # least-privilege users only check them: `memhive declare-streams` declares them.
     declare_streams: bool = True
-    # Records each process keeps decoded (about 6 KiB each with a few edges), so a record
+    # Records each process keeps decoded (2-3.5 KiB each, by tracemalloc), so a record
     # read again at the same revision costs its read but no decode; 0 keeps none.
     decoded_records_kept: int = Field(10_000, ge=0, le=1_000_000)
     # Credentials for this process's bus user (distributed mode); none set: the NKey seeds

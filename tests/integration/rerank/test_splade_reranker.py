@@ -111,3 +111,39 @@ def test_the_packaged_splade_tiny_ranks_the_answer_first() -> None:
     ]
     scores = reranker.score_sync("What pets does Melanie have?", texts)
     assert max(range(3), key=scores.__getitem__) == 1
+
+
+def test_document_terms_are_the_strongest_words_of_the_whole_vocabulary_vector(
+    tmp_path: Path,
+) -> None:
+    reranker = SpladeReranker(_checkpoint(tmp_path), document_terms=5)
+    texts = ["we got a puppy", "the sky is blue", "dog", "what pets does mel have"]
+
+    found = reranker.document_terms_sync(texts)
+
+    for text, terms in zip(texts, found, strict=True):
+        (ids,) = [e.ids for e in reranker._tokenizer.encode_batch([text])]
+        vector = reranker._activations([ids], None)[0]
+        strongest = [i for i in np.argsort(-vector, kind="stable")[:5] if vector[i] > 0]
+        assert list(terms.word_ids) == strongest
+        assert terms.weights == pytest.approx(vector[strongest].tolist(), rel=1e-5)
+        assert list(terms.weights) == sorted(terms.weights, reverse=True)
+
+
+def test_query_terms_dotted_with_document_terms_score_as_the_reranker_does(
+    tmp_path: Path,
+) -> None:
+    """With every word kept on both sides, stored terms give score()'s numbers."""
+    reranker = SpladeReranker(
+        _checkpoint(tmp_path), query_terms=len(WORDS), document_terms=len(WORDS)
+    )
+    query, texts = "what pets does mel have", ["we got a puppy", "the sky is blue", "dog"] * 3
+
+    query_terms = reranker.query_terms_sync(query)
+    dots = [d.dot(query_terms) for d in reranker.document_terms_sync(texts)]
+
+    assert dots == pytest.approx(reranker.score_sync(query, texts), rel=1e-4)
+
+
+async def test_no_texts_no_terms(tmp_path: Path) -> None:
+    assert await SpladeReranker(_checkpoint(tmp_path)).document_terms([]) == []

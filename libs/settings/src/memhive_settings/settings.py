@@ -152,7 +152,7 @@ class RerankSettings(BaseModel):
     # vector lane, and recall dots the query's words with them instead of reading each
     # candidate's body through the model (~2 ms instead of ~120 ms of CPU at 50; a memory
     # without them is read as before). The same on embed and query; 0 keeps none.
-    document_terms: int = Field(128, ge=0, le=1024)
+    document_terms: int = Field(256, ge=0, le=1024)
 
 
 class QuerySettings(BaseModel):

@@ -120,15 +120,19 @@ async def test_nothing_is_followed_when_the_best_hits_name_no_one_new() -> None:
     assert len(rig.lexical.searches) == 1
 
 
+# Lexical hits 1..4 and their bodies: BM25 favours 1, the answer is 3.
+MUSIC_HITS = [(1, 9.0), (2, 8.5), (3, 8.8), (4, 1.0)]
+MUSIC_BODIES = (
+    "Mel: Music night!",
+    "Mel: Music is my escape.",
+    "Mel: I play clarinet, violin.",
+    "Hi",
+)
+
+
 async def test_a_reranker_lifts_the_candidate_it_judges_the_answer() -> None:
     reranker = FakeReranker(frozenset({"clarinet", "violin"}))
-    lexical = [(1, 9.0), (2, 8.5), (3, 8.8), (4, 1.0)]
-    bodies = (
-        "Mel: Music night!",
-        "Mel: Music is my escape.",
-        "Mel: I play clarinet, violin.",
-        "Hi",
-    )
+    lexical, bodies = MUSIC_HITS, MUSIC_BODIES
     plain, reranked = Rig(lexical=lexical), Rig(lexical=lexical, reranking=Reranking(reranker))
     for rig in (plain, reranked):
         for n, body in enumerate(bodies, start=1):
@@ -152,13 +156,7 @@ async def test_a_reranker_reads_only_the_best_candidates_the_caller_may_get() ->
 
 async def test_stored_document_terms_score_as_the_reranker_would_and_spare_its_reads() -> None:
     favoured = frozenset({"clarinet", "violin"})
-    lexical = [(1, 9.0), (2, 8.5), (3, 8.8), (4, 1.0)]
-    bodies = (
-        "Mel: Music night!",
-        "Mel: Music is my escape.",
-        "Mel: I play clarinet, violin.",
-        "Hi",
-    )
+    lexical, bodies = MUSIC_HITS, MUSIC_BODIES
     reading, terms = FakeReranker(favoured), FakeTermWeights(favoured)
     plain = Rig(lexical=lexical, reranking=Reranking(FakeReranker(favoured)))
     stored = Rig(lexical=lexical, reranking=Reranking(reading, terms=terms))

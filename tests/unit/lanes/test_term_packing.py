@@ -12,6 +12,7 @@ from memhive_adapters.vector.term_packing import (
     quantisation_error,
     unpack_terms,
 )
+from memhive_adapters.vector.term_payload import TERMS_FIELD, terms_in
 from memhive_ports import DocumentTerms
 
 _terms = st.lists(
@@ -60,3 +61,11 @@ def test_what_does_not_fit_is_refused(ids, weights) -> None:
 def test_a_string_it_did_not_make_is_refused(packed: str) -> None:
     with pytest.raises(ValueError):
         unpack_terms(packed)
+
+
+def test_a_point_whose_terms_do_not_unpack_is_read_as_having_none() -> None:
+    packed = pack_terms(DocumentTerms((7,), (1.0,)))
+    records = [("a", {TERMS_FIELD: packed}), ("b", {TERMS_FIELD: "garbled!"}), ("c", None)]
+    records += [("d", {TERMS_FIELD: 42}), ("e", {"workspace_id": "ws"})]
+
+    assert set(terms_in(records)) == {"a"}

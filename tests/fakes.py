@@ -27,7 +27,7 @@ from memhive_domain.revisions import Revision
 from memhive_domain.scopes import ScopeRef
 from memhive_domain.selection import is_selected
 from memhive_domain.tokens import TokenDraft, TokenRecord
-from memhive_ports import AuditPage, LaneHit
+from memhive_ports import AuditPage, DocumentTerms, LaneHit
 from memhive_ports.dead_letters import DeadLetter
 from memhive_ports.store import StoredMemory
 
@@ -132,10 +132,20 @@ class FakeVectorIndex:
 
     hits: list[LaneHit] = field(default_factory=list)
     searches: list[tuple[MemoryFilter, int]] = field(default_factory=list)
+    # Document terms kept, by (workspace, memory id); each read's ids, in order.
+    terms: dict[tuple[str, str], DocumentTerms] = field(default_factory=dict)
+    terms_reads: list[list[str]] = field(default_factory=list)
 
     async def search(self, vector, memory_filter: MemoryFilter, limit: int) -> list[LaneHit]:
         self.searches.append((memory_filter, limit))
         return self.hits[:limit]
+
+    async def document_terms(
+        self, workspace_id: str, memory_ids: Sequence[str]
+    ) -> dict[str, DocumentTerms]:
+        self.terms_reads.append(list(memory_ids))
+        held = ((i, self.terms.get((workspace_id, i))) for i in memory_ids)
+        return {i: t for i, t in held if t is not None}
 
 
 @dataclass
@@ -541,3 +551,28 @@ class FakeReranker:
     async def score(self, query: str, texts: Sequence[str]) -> list[float]:
         self.read.extend(texts)
         return [float(sum(w in t.lower() for w in self.favoured)) for t in texts]
+
+
+@dataclass
+class FakeTermWeights:
+    """FakeReranker's judgement as terms: a text's terms are the favoured words it holds
+    (weight 1 each, ids by their sorted place), the query's all of them, so a dot product
+    gives what FakeReranker.score gives. Keeps the queries it read."""
+
+    favoured: frozenset[str] = frozenset()
+    queries: list[str] = field(default_factory=list)
+
+    @property
+    def model_name(self) -> str:
+        return "fake-reranker"
+
+    async def document_terms(self, texts: Sequence[str]) -> list[DocumentTerms]:
+        return [self._terms(lambda w, t=t: w in t.lower()) for t in texts]
+
+    async def query_terms(self, text: str) -> DocumentTerms:
+        self.queries.append(text)
+        return self._terms(lambda _w: True)
+
+    def _terms(self, holds: Callable[[str], bool]) -> DocumentTerms:
+        ids = [i for i, w in enumerate(sorted(self.favoured)) if holds(w)]
+        return DocumentTerms(tuple(ids), tuple(1.0 for _ in ids))

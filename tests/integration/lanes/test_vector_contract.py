@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 from memhive_domain.recall import MemoryFilter
+from memhive_ports import DocumentTerms
 
 from tests.integration.lanes.conftest import Backend
 from tests.integration.lanes.filter_cases import (
@@ -112,6 +113,45 @@ async def test_vectors_come_back_as_stored_for_the_ids_held(vector_index) -> Non
     assert found[first.id] == pytest.approx(blend({0: 0.6, 1: 0.8}), abs=1e-6)
     assert found[second.id] == pytest.approx(axis(2), abs=1e-6)
     assert await vector_index.vectors([]) == {}
+
+
+TERMS = DocumentTerms((2023, 7, 30521), (2.5, 1.25, 0.1))
+
+
+async def test_document_terms_come_back_for_the_memories_written_with_them(vector_index) -> None:
+    with_terms, without, foreign = a_memory(), a_memory(), a_memory(workspace_id="ws-2")
+    await vector_index.upsert(
+        [(with_terms, axis(0)), (without, axis(1)), (foreign, axis(2))],
+        {with_terms.id: TERMS, foreign.id: TERMS},
+    )
+
+    found = await vector_index.document_terms(
+        "ws-1", [with_terms.id, without.id, foreign.id, str(uuid.uuid4())]
+    )
+
+    assert set(found) == {with_terms.id}  # the other workspace's terms are not read
+    assert found[with_terms.id].word_ids == TERMS.word_ids
+    assert found[with_terms.id].weights == pytest.approx(TERMS.weights, abs=2.5 / 510)
+    assert set(await vector_index.document_terms("ws-2", [foreign.id])) == {foreign.id}
+    assert await vector_index.document_terms("ws-1", []) == {}
+
+
+async def test_a_memory_written_again_without_terms_keeps_none(vector_index) -> None:
+    memory = a_memory()
+    await vector_index.upsert([(memory, axis(0))], {memory.id: TERMS})
+    await vector_index.upsert([(replace(memory, body="another body", revision=2), axis(0))])
+
+    assert await vector_index.document_terms("ws-1", [memory.id]) == {}
+    assert await vector_index.present("ws-1", [memory.id]) == {memory.id}
+
+
+async def test_a_memory_written_again_with_other_terms_keeps_the_new_ones(vector_index) -> None:
+    memory, other = a_memory(), DocumentTerms((11,), (0.5,))
+    await vector_index.upsert([(memory, axis(0))], {memory.id: TERMS})
+    await vector_index.upsert([(memory, axis(0))], {memory.id: other})
+
+    found = await vector_index.document_terms("ws-1", [memory.id])
+    assert found[memory.id].word_ids == (11,)
 
 
 async def test_count_all_or_one_workspace(vector_index) -> None:

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from memhive_adapters.rerank.splade_reranker import SpladeReranker
+from memhive_adapters.embedding.bert_encoder import encode
+from memhive_adapters.embedding.word_pieces import pad
+from memhive_adapters.rerank.splade_reranker import SpladeReranker, _head_logits
 from memhive_adapters.rerank.splade_weights import packaged_model_dir
 from memhive_adapters.runtime.reranker import open_reranker
 from memhive_settings import RerankSettings
@@ -111,3 +113,54 @@ def test_the_packaged_splade_tiny_ranks_the_answer_first() -> None:
     ]
     scores = reranker.score_sync("What pets does Melanie have?", texts)
     assert max(range(3), key=scores.__getitem__) == 1
+
+
+def test_document_terms_are_the_strongest_words_of_the_whole_vocabulary_vector(
+    tmp_path: Path,
+) -> None:
+    reranker = SpladeReranker(_checkpoint(tmp_path), document_terms=5)
+    texts = ["we got a puppy", "the sky is blue", "dog", "what pets does mel have"]
+
+    found = reranker.document_terms_sync(texts)
+
+    for text, terms in zip(texts, found, strict=True):
+        vector = _whole_vocabulary_vector(reranker, text)
+        strongest = [i for i in np.argsort(-vector, kind="stable")[:5] if vector[i] > 0]
+        assert list(terms.word_ids) == strongest
+        assert terms.weights == pytest.approx(vector[strongest].tolist(), rel=1e-5)
+        assert list(terms.weights) == sorted(terms.weights, reverse=True)
+
+
+def _whole_vocabulary_vector(reranker: SpladeReranker, text: str) -> np.ndarray:
+    """SPLADE's definition computed plainly: every token's logits, log(1 + relu), the max."""
+    (ids,) = [e.ids for e in reranker._tokenizer.encode_batch([text])]
+    hidden = encode(reranker._weights.encoder, *pad([ids]))
+    logits = _head_logits(reranker._weights, hidden, None)[0]
+    return np.log1p(np.maximum(logits, 0.0)).max(axis=0)
+
+
+def test_the_whole_vocabulary_vector_is_splades_definition(tmp_path: Path) -> None:
+    reranker = SpladeReranker(_checkpoint(tmp_path))
+    texts = ["we got a puppy", "the sky is blue dog dog", "dog"]  # padded to the longest
+    vectors = reranker._activations([e.ids for e in reranker._tokenizer.encode_batch(texts)], None)
+    for text, vector in zip(texts, vectors, strict=True):
+        assert vector == pytest.approx(_whole_vocabulary_vector(reranker, text), rel=1e-5, abs=1e-6)
+
+
+def test_query_terms_dotted_with_document_terms_score_as_the_reranker_does(
+    tmp_path: Path,
+) -> None:
+    """With every word kept on both sides, stored terms give score()'s numbers."""
+    reranker = SpladeReranker(
+        _checkpoint(tmp_path), query_terms=len(WORDS), document_terms=len(WORDS)
+    )
+    query, texts = "what pets does mel have", ["we got a puppy", "the sky is blue", "dog"] * 3
+
+    query_terms = reranker.query_terms_sync(query)
+    dots = [d.dot(query_terms) for d in reranker.document_terms_sync(texts)]
+
+    assert dots == pytest.approx(reranker.score_sync(query, texts), rel=1e-4)
+
+
+async def test_no_texts_no_terms(tmp_path: Path) -> None:
+    assert await SpladeReranker(_checkpoint(tmp_path)).document_terms([]) == []

@@ -77,12 +77,13 @@ async def stack(
 
 @asynccontextmanager
 async def running_stack(
-    nats_url: str, bus_auth: EmbeddedBusAuth, data_dir: Path
+    nats_url: str, bus_auth: EmbeddedBusAuth, data_dir: Path, query: dict | None = None
 ) -> AsyncIterator[Stack]:
+    """`query`: query settings other than the defaults (e.g. the rerank option)."""
     nats = {"url": nats_url, "embedded": False, "credentials_dir": bus_auth.directory}
     # Expired memories are purged 4 s after their expiry here (30 days by default).
     ingest = {"expired_retention_days": PURGE_AFTER_S / 86400}
-    settings = MemhiveSettings(data_dir=data_dir, nats=nats, ingest=ingest)
+    settings = MemhiveSettings(data_dir=data_dir, nats=nats, ingest=ingest, query=query or {})
     infra = await open_infrastructure(settings, name="memhive-tests")
     services = {name: await infra.connect_as(name, name=name) for name in BACKGROUND_SERVICES}
     services[QUERY] = await infra.connect_as(QUERY, name=QUERY)

@@ -12,8 +12,9 @@ from memhive_adapters.lexical.group_commit import completed
 from memhive_domain.memory import Memory, MemoryDraft, create_memory
 from memhive_domain.principals import Principal
 from memhive_embed.indexer import IndexRequest, LaneIndexer
+from memhive_ports import DocumentTerms
 
-from tests.fakes import FakeEmbedder, FakePublisher, FakeStore, FixedClock
+from tests.fakes import FakeEmbedder, FakePublisher, FakeStore, FakeTermWeights, FixedClock
 
 NOW = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
@@ -23,11 +24,14 @@ class RecordingLanes:
 
     def __init__(self) -> None:
         self.held: dict[str, Memory] = {}
+        self.terms: dict[str, DocumentTerms | None] = {}  # as the vector lane last got them
 
-    async def upsert(self, items) -> None:
+    async def upsert(self, items, terms=None) -> None:
         for item in items:
             memory = item[0] if isinstance(item, tuple) else item
             self.held[memory.id] = memory
+            if isinstance(item, tuple):
+                self.terms[memory.id] = (terms or {}).get(memory.id)
 
     async def delete(self, workspace_id: str, ids) -> None:
         for i in ids:
@@ -135,3 +139,26 @@ async def test_a_save_checked_with_its_vector_announces_the_check_only_with_that
     for unchecked in ("m2", "m3"):
         assert not announced[unchecked].HasField("near_duplicate_check")
         assert not announced[unchecked].near_duplicates
+
+
+async def test_with_document_terms_each_live_memory_of_a_batch_keeps_its_own():
+    store, lanes = FakeStore(), RecordingLanes()
+    kept, gone = memory("m1", body="clarinet and violin"), memory("m2", body="violin")
+    store.put(kept)
+    store.put(gone)
+    terms = FakeTermWeights(frozenset({"clarinet", "violin"}))
+    index = LaneIndexer(
+        store, lanes, lanes, FakeEmbedder(), FakePublisher(), FixedClock(NOW), terms=terms
+    )
+    await (await index.index([request(kept), request(gone)]))
+    assert lanes.terms == {
+        "m1": DocumentTerms((0, 1), (1.0, 1.0)),
+        "m2": DocumentTerms((1,), (1.0,)),
+    }
+
+
+async def test_without_document_terms_a_memory_is_written_without_any():
+    store, lanes = FakeStore(), RecordingLanes()
+    store.put(memory("m1"))
+    await (await indexer(store, lanes, trust=False).index([request(memory("m1"))]))
+    assert lanes.terms == {"m1": None}

@@ -26,7 +26,10 @@ from memhive_domain.memory import Memory, MemoryDraft, create_memory
 from memhive_domain.principals import Principal
 from memhive_embed import reindex
 from memhive_embed.reindex import Progress, Reindexer
+from memhive_ports import DocumentTerms
 from memhive_ports.lanes import LaneHit
+
+from tests.fakes import FakeTermWeights
 
 GRACE_S = 0.3  # MEMHIVE_EMBEDDER__RETIRE_AFTER_S, shortened
 NOW = datetime(2026, 1, 5, tzinfo=UTC)
@@ -37,6 +40,7 @@ class ServerCollection:
     """A collection (or index) on a lane server, read by every process's client."""
 
     held: dict[str, int] = field(default_factory=dict)
+    terms: dict[str, DocumentTerms] = field(default_factory=dict)  # as last written
     dropped_at: float | None = None  # loop time
     drops: int = 0
 
@@ -53,11 +57,13 @@ class ClientLane:
     async def ensure_ready(self) -> None:
         self._check()
 
-    async def upsert(self, items) -> None:
+    async def upsert(self, items, terms=None) -> None:
         self._check()
         for item in items:
             memory = item[0] if isinstance(item, tuple) else item
             self.collection.held[memory.id] = memory.revision
+            if (kept := (terms or {}).get(memory.id)) is not None:
+                self.collection.terms[memory.id] = kept
 
     def persisted(self) -> asyncio.Future[None]:
         self._check()
@@ -253,3 +259,18 @@ async def test_a_process_own_embedded_generation_is_dropped_at_the_swap() -> Non
 
     assert server[0][0].drops == server[0][1].drops == 1  # no replica reads it: no grace
     assert server[1][0].drops == 0
+
+
+async def test_a_rebuild_and_a_repair_compute_each_memorys_document_terms_again() -> None:
+    server: Server = {}
+    generations = ServerGenerations(server, shared=False)
+    lanes = LaneSet(generations.build(generations.current_spec()))
+    terms = FakeTermWeights(frozenset({"m1", "m2"}))
+    reindexer = Reindexer(Replay([memory("m1"), memory("m2")]), lanes, generations, terms=terms)
+    expected = {"m1": DocumentTerms((0,), (1.0,)), "m2": DocumentTerms((1,), (1.0,))}
+
+    await reindexer.rebuild(None, swap_times(asyncio.get_running_loop(), []))
+    assert server[1][0].terms == expected  # the new generation's vector lane
+    server[1][0].terms.clear()
+    await reindexer.repair(["ws"], swap_times(asyncio.get_running_loop(), []))
+    assert server[1][0].terms == expected

@@ -17,7 +17,7 @@ from memhive_adapters.runtime.swappable_lanes import (
 )
 from memhive_domain.memory import MemoryDraft, create_memory
 from memhive_domain.principals import Principal
-from memhive_ports import EncodedVector
+from memhive_ports import DocumentTerms, EncodedVector
 from memhive_ports.lanes import LaneHit
 
 from tests.fakes import FakeEmbedder
@@ -31,6 +31,7 @@ class FakeLane:
 
     def __init__(self) -> None:
         self.held: dict[str, object] = {}
+        self.terms: dict[str, DocumentTerms] = {}
         self.queries: list[object] = []
         self.gate = asyncio.Event()
         self.gate.set()
@@ -38,10 +39,12 @@ class FakeLane:
 
     async def ensure_ready(self) -> None: ...
 
-    async def upsert(self, items) -> None:
+    async def upsert(self, items, terms=None) -> None:
         for item in items:
             memory, vector = item if isinstance(item, tuple) else (item, None)
             self.held[memory.id] = (memory.revision, vector)
+            if terms is not None and memory.id in terms:
+                self.terms[memory.id] = terms[memory.id]
 
     async def delete(self, workspace_id, memory_ids) -> None:
         for memory_id in memory_ids:
@@ -102,6 +105,15 @@ async def test_writes_during_a_build_reach_both_generations() -> None:
     await vector.delete("ws", ["gone"])
     assert set(new.vector.held) == set(old.vector.held) == {"m1"}
     assert set(new.lexical.held) == {"m1"}
+
+
+async def test_document_terms_reach_both_generations_during_a_build() -> None:
+    old, new = generation(0, "old"), generation(1, "new")
+    lanes = LaneSet(old)
+    lanes.begin_build(new)
+    terms = DocumentTerms((5, 9), (1.5, 0.5))
+    await SwappableVectorIndex(lanes).upsert([(memory("m1"), [1.0, 0.0])], {"m1": terms})
+    assert old.vector.terms == new.vector.terms == {"m1": terms}  # not tied to an encoder
 
 
 async def test_mirrored_vectors_are_re_embedded_with_the_new_model() -> None:

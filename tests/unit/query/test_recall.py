@@ -21,6 +21,7 @@ from tests.fakes import (
     FakePublisher,
     FakeReranker,
     FakeStore,
+    FakeTermWeights,
     FakeVectorIndex,
     FixedClock,
 )
@@ -119,15 +120,19 @@ async def test_nothing_is_followed_when_the_best_hits_name_no_one_new() -> None:
     assert len(rig.lexical.searches) == 1
 
 
+# Lexical hits 1..4 and their bodies: BM25 favours 1, the answer is 3.
+MUSIC_HITS = [(1, 9.0), (2, 8.5), (3, 8.8), (4, 1.0)]
+MUSIC_BODIES = (
+    "Mel: Music night!",
+    "Mel: Music is my escape.",
+    "Mel: I play clarinet, violin.",
+    "Hi",
+)
+
+
 async def test_a_reranker_lifts_the_candidate_it_judges_the_answer() -> None:
     reranker = FakeReranker(frozenset({"clarinet", "violin"}))
-    lexical = [(1, 9.0), (2, 8.5), (3, 8.8), (4, 1.0)]
-    bodies = (
-        "Mel: Music night!",
-        "Mel: Music is my escape.",
-        "Mel: I play clarinet, violin.",
-        "Hi",
-    )
+    lexical, bodies = MUSIC_HITS, MUSIC_BODIES
     plain, reranked = Rig(lexical=lexical), Rig(lexical=lexical, reranking=Reranking(reranker))
     for rig in (plain, reranked):
         for n, body in enumerate(bodies, start=1):
@@ -147,6 +152,45 @@ async def test_a_reranker_reads_only_the_best_candidates_the_caller_may_get() ->
 
     assert await rig.ids() == [mid(2), mid(3)]
     assert reranker.read == ["release notes"]  # 3 is past the best 2, 1 is forgotten
+
+
+async def test_stored_document_terms_score_as_the_reranker_would_and_spare_its_reads() -> None:
+    favoured = frozenset({"clarinet", "violin"})
+    lexical, bodies = MUSIC_HITS, MUSIC_BODIES
+    reading, terms = FakeReranker(favoured), FakeTermWeights(favoured)
+    plain = Rig(lexical=lexical, reranking=Reranking(FakeReranker(favoured)))
+    stored = Rig(lexical=lexical, reranking=Reranking(reading, terms=terms))
+    for rig in (plain, stored):
+        for n, body in enumerate(bodies, start=1):
+            rig.store.put(memory(n, body=body))
+    for n in (1, 3):  # kept when indexed; 2 and 4 were indexed before the option was on
+        [kept] = await terms.document_terms([bodies[n - 1]])
+        stored.vector.terms[(MEMBER.workspace_id, mid(n))] = kept
+
+    query = "What music does Mel play?"
+    expected = await plain.recall(MEMBER, query, SelectionRequest(), 5)
+    found = await stored.recall(MEMBER, query, SelectionRequest(), 5)
+
+    assert [(r.memory.id, r.lane_scores) for r in found] == [
+        (r.memory.id, r.lane_scores) for r in expected
+    ]
+    assert found[0].memory.id == mid(3)
+    assert sorted(reading.read) == sorted([bodies[1], bodies[3]])  # only those without terms
+    assert terms.queries == [query]  # the query's terms once per recall
+    assert sorted(stored.vector.terms_reads[0]) == [mid(1), mid(2), mid(3), mid(4)]  # in one read
+
+
+async def test_stored_terms_of_a_forgotten_memory_are_never_read() -> None:
+    terms = FakeTermWeights(frozenset({"secret"}))
+    rig = Rig(lexical=[(1, 9.0), (2, 8.0)], reranking=Reranking(FakeReranker(), terms=terms))
+    rig.store.put(forget(memory(1, body="a forgotten secret"), now=NOW))
+    rig.store.put(memory(2, body="release secret plan"))
+    for n, body in ((1, "a forgotten secret"), (2, "release secret plan")):
+        [kept] = await terms.document_terms([body])
+        rig.vector.terms[(MEMBER.workspace_id, mid(n))] = kept
+
+    assert await rig.ids() == [mid(2)]
+    assert all(mid(1) not in ids for ids in rig.vector.terms_reads)
 
 
 async def test_drops_what_is_forgotten_expired_or_not_visible() -> None:

@@ -23,6 +23,7 @@ from memhive_ports.reranker import Reranker
 from memhive_ports.scheduler import CommandScheduler
 from memhive_ports.spend import SpendCounters
 from memhive_ports.store import MemoryReader, MemoryStore, StoredMemory
+from memhive_ports.term_weights import DocumentTerms, TermWeights
 from memhive_ports.token_commands import TokenCommands, TokenRequest, TokenServiceUnavailable
 from memhive_ports.token_counter import TokenCounter
 from memhive_ports.tokens import TokenDirectory
@@ -37,6 +38,7 @@ __all__ = [
     "Embedder",
     "EncodedVector",
     "CodeRefused",
+    "DocumentTerms",
     "HealthProbe",
     "IdentityProvider",
     "InsufficientStorage",
@@ -58,6 +60,7 @@ __all__ = [
     "Poison",
     "Reranker",
     "RetryLater",
+    "TermWeights",
     "SpendCounters",
     "StoredMemory",
     "TokenCommands",

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
+
+from memhive_ports.term_weights import DocumentTerms
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,8 +30,14 @@ class VectorIndex(Protocol):
         """Create what the index needs (collection, payload indexes); idempotent."""
         ...
 
-    async def upsert(self, items: Sequence[tuple[Memory, Sequence[float]]]) -> None:
-        """Insert or replace each memory with its vector; durable when this returns."""
+    async def upsert(
+        self,
+        items: Sequence[tuple[Memory, Sequence[float]]],
+        terms: Mapping[str, DocumentTerms] | None = None,
+    ) -> None:
+        """Insert or replace each memory with its vector, and its document terms when
+        `terms` holds its id (None: no memory has any); durable when this returns. A memory
+        written without terms keeps none from an earlier write (its body may have changed)."""
         ...
 
     async def delete(self, workspace_id: str, memory_ids: Sequence[str]) -> None:
@@ -49,6 +57,14 @@ class VectorIndex(Protocol):
     async def vectors(self, memory_ids: Sequence[str]) -> dict[str, list[float]]:
         """The stored vectors of those of these ids the index holds (as stored: cosine
         engines keep them normalised). For rebuilding lanes without embedding again."""
+        ...
+
+    async def document_terms(
+        self, workspace_id: str, memory_ids: Sequence[str]
+    ) -> dict[str, DocumentTerms]:
+        """The document terms kept with those of these ids this workspace holds and that
+        were written with terms (within their quantisation: weights move by at most 1/510
+        of the memory's strongest)."""
         ...
 
     async def count(self, workspace_id: str | None = None) -> int: ...

@@ -30,6 +30,7 @@ async def create_embed(infra: Infrastructure) -> ServiceGroup:
         infra.publisher,
         infra.clock,
         trust_events=not infra.generations.shared,  # embedded lanes: this process alone
+        terms=infra.term_weights,  # the rerank option on: each memory keeps its terms
     )
     consumer = PullConsumer(
         infra.js,
@@ -64,4 +65,5 @@ def create_reindexer(infra: Infrastructure) -> Reindexer:
         infra.generations,
         infra.generation_pointer,
         retire_after_s=infra.settings.embedder.retire_after_s,
+        terms=infra.term_weights,
     )

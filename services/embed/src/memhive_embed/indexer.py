@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Awaitable, Iterable, Sequence
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memhive.v1 import events_pb2
@@ -28,13 +28,17 @@ from memhive_contracts.mapping import memory_to_pb, to_timestamp
 from memhive_domain.memory import Memory
 from memhive_ports import (
     Clock,
+    DocumentTerms,
     Embedder,
     EncodedVector,
     EventPublisher,
     LexicalIndex,
     MemoryStore,
+    TermWeights,
     VectorIndex,
 )
+
+from memhive_embed.document_terms import terms_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +71,13 @@ class LaneIndexer:
         clock: Clock,
         *,
         trust_events: bool = False,
+        terms: TermWeights | None = None,
     ) -> None:
-        """trust_events: this process is its lanes' only writer (see the module's note)."""
+        """trust_events: this process is its lanes' only writer (see the module's note).
+        terms: the reranker's document terms, kept with each live memory when given."""
         self._store, self._vector, self._lexical = store, vector, lexical
         self._embedder, self._publisher, self._clock = embedder, publisher, clock
-        self._trust_events = trust_events
+        self._trust_events, self._terms = trust_events, terms
         self._indexed: OrderedDict[str, int] = OrderedDict()  # memory id -> revision
         self.records_read = 0  # memories read from the record (the figure trust saves)
 
@@ -85,7 +91,8 @@ class LaneIndexer:
         gone = [(m.workspace_id, m.id) for m in latest.values() if m.forgotten]
         gone += {(r.workspace_id, r.memory_id) for r in requests if r.memory_id not in latest}
         vectors = await self._vectors_for(requests, live)
-        await self._write_lanes(live, vectors, gone)
+        terms = await terms_of(self._terms, list(live.values()))
+        await self._write_lanes(live, vectors, terms, gone)
         await self._announce(requests, latest, vectors)
         return self._lexical.persisted()
 
@@ -158,11 +165,12 @@ class LaneIndexer:
         self,
         live: dict[str, Memory],
         vectors: dict[str, list[float]],
+        terms: Mapping[str, DocumentTerms] | None,
         gone: list[tuple[str, str]],
     ) -> None:
         """gone: (workspace, id) of forgotten and purged memories."""
         if live:
-            await self._vector.upsert([(m, vectors[m.id]) for m in live.values()])
+            await self._vector.upsert([(m, vectors[m.id]) for m in live.values()], terms)
             await self._lexical.upsert(list(live.values()))
         for workspace_id in {ws for ws, _ in gone}:
             ids = [i for ws, i in gone if ws == workspace_id]

@@ -21,6 +21,9 @@ from memhive_adapters.runtime.lane_set import LaneSet
 from memhive_adapters.runtime.lane_upgrade import embed_in_chunks
 from memhive_domain.lane_generation import GenerationSpec
 from memhive_domain.memory import Memory
+from memhive_ports import TermWeights
+
+from memhive_embed.document_terms import terms_of
 
 log = logging.getLogger(__name__)
 
@@ -71,9 +74,14 @@ class Reindexer:
         pointer: SharedPointer | None = None,
         *,
         retire_after_s: float = 0.0,
+        terms: TermWeights | None = None,
     ) -> None:
+        """terms: the reranker's document terms, computed again for every memory written
+        (as its vector is): they then follow the option as it is now, and a memory indexed
+        before it was on gets them too."""
         self._replay, self._lanes, self._generations = replay, lanes, generations
         self._pointer, self._retire_after_s = pointer, retire_after_s
+        self._terms = terms
         self._retiring: dict[asyncio.Task, LaneGeneration] = {}
 
     async def rebuild(self, embedding_model: str | None, report: Report) -> Progress:
@@ -126,7 +134,7 @@ class Reindexer:
         current = self._lanes.current
         done = total = 0
         async for batch in self._replay.batches(workspace_ids):
-            await _rewrite(current, batch.memories)
+            await _rewrite(current, batch.memories, self._terms)
             done, total = batch.read, batch.total
             await report(self._progress("running", done, total))
         await current.lexical.persisted()
@@ -139,7 +147,9 @@ class Reindexer:
             live = [m for m in batch.memories if not m.forgotten]
             if live:
                 vectors = await embed_in_chunks(generation.embedder, live)
-                await self._lanes.write_rebuilt(list(zip(live, vectors, strict=True)), generation)
+                items = list(zip(live, vectors, strict=True))
+                terms = await terms_of(self._terms, live)
+                await self._lanes.write_rebuilt(items, generation, terms)
             done, total = batch.read, batch.total
             await report(Progress("running", done, total, *_described(generation)))
         return done, total, sequence
@@ -155,7 +165,7 @@ class Reindexer:
         async for batch in self._replay.batches(after_sequence=sequence):
             latest.update((m.id, m) for m in batch.memories)
         if latest:
-            await _rewrite(self._lanes.current, list(latest.values()))
+            await _rewrite(self._lanes.current, list(latest.values()), self._terms)
             await self._lanes.current.lexical.persisted()
             log.info("reindex caught up %d memories written during the rebuild", len(latest))
 
@@ -196,11 +206,14 @@ def _described(generation: LaneGeneration) -> tuple[int, str]:
     return generation.spec.number, generation.spec.embedding_model
 
 
-async def _rewrite(generation: LaneGeneration, memories: Sequence[Memory]) -> None:
+async def _rewrite(
+    generation: LaneGeneration, memories: Sequence[Memory], terms: TermWeights | None
+) -> None:
     live = [m for m in memories if not m.forgotten]
     if live:
         vectors = await embed_in_chunks(generation.embedder, live)
-        await generation.vector.upsert(list(zip(live, vectors, strict=True)))
+        items = list(zip(live, vectors, strict=True))
+        await generation.vector.upsert(items, await terms_of(terms, live))
         await generation.lexical.upsert(live)
     for workspace_id in {m.workspace_id for m in memories if m.forgotten}:
         gone = [m.id for m in memories if m.forgotten and m.workspace_id == workspace_id]

@@ -16,7 +16,6 @@ from memhive_adapters.oidc.identity import oidc_identity
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.llm import build_chat_model, open_shared_spend_guard
-from memhive_adapters.runtime.reranker import open_reranker
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
@@ -153,11 +152,12 @@ async def open_summarizer(infra: Infrastructure) -> Summarizer | None:
     return Summarizer(chat, spend)
 
 
-def _reranking(settings: RerankSettings, threads: int) -> Reranking | None:
-    reranker = open_reranker(settings, threads)
-    if reranker is None:
+def _reranking(settings: RerankSettings, infra: Infrastructure) -> Reranking | None:
+    """The process's reranker (shared with embed in one process), and the document terms
+    embed keeps when `document_terms` > 0."""
+    if (reranker := infra.reranker) is None:
         return None
-    return Reranking(reranker, settings.candidates, settings.weight)
+    return Reranking(reranker, settings.candidates, settings.weight, infra.term_weights)
 
 
 async def build_gateway(infra: Infrastructure) -> Gateway:
@@ -220,7 +220,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
                 settings.question_penalty,
             ),
             follow_top=settings.follow_top,
-            reranking=_reranking(settings.rerank, infra.settings.embedding.threads),
+            reranking=_reranking(settings.rerank, infra),
         ),
         reader=reader,
         forget=AuditedForget(ForgetMemory(reader, commands, waiter, infra.clock, timeout), trail),

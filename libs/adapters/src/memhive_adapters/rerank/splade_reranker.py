@@ -6,6 +6,10 @@ The query's vector names its words and the words it implies ("instruments" -> gu
 strings, music); a candidate's relevance is the dot product of the two vectors. Only the
 query's strongest `query_terms` words are kept, so a candidate's head is computed for those
 columns alone (the full vocabulary projection is what costs: 30,522 columns per token).
+
+A candidate's vector does not depend on the query: `document_terms` computes it once, when
+a memory is indexed (its strongest `document_terms` words), and recall dots the query's
+terms with what the vector lane kept; `score` stays for candidates that have none.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from memhive_ports import DocumentTerms
 from tokenizers import Tokenizer
 
 from memhive_adapters.embedding.activations import gelu, layer_norm
@@ -29,13 +34,14 @@ MAX_TOKENS = 128  # a candidate is read up to here (a turn of chat fits; the sta
 # 128 KiB): ordinary words reach 128 word pieces long before this many characters.
 MAX_CHARS = 16 * MAX_TOKENS
 QUERY_TERMS = 64  # the query's strongest vocabulary words kept for scoring
+DOCUMENT_TERMS = 256  # a document's strongest words kept with it (docs/benchmarks.md)
 BATCH = 16  # candidates per forward pass
 
 
 class SpladeReranker:
-    """Reranker over a SPLADE checkpoint (`model.safetensors`, `config.json`,
-    `tokenizer.json` in `model_dir`), from local files only. The forward pass runs in a
-    worker thread; callers take turns, as the embedder's do."""
+    """Reranker and TermWeights over a SPLADE checkpoint (`model.safetensors`,
+    `config.json`, `tokenizer.json` in `model_dir`), from local files only. The forward
+    pass runs in a worker thread; callers take turns, as the embedder's do."""
 
     def __init__(
         self,
@@ -43,6 +49,7 @@ class SpladeReranker:
         *,
         max_tokens: int = MAX_TOKENS,
         query_terms: int = QUERY_TERMS,
+        document_terms: int = DOCUMENT_TERMS,
         threads: int = 1,
     ) -> None:
         self._weights = load_splade_weights(model_dir)
@@ -50,6 +57,7 @@ class SpladeReranker:
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=max_tokens)
         self._query_terms, self._threads = query_terms, threads
+        self._document_terms = document_terms
         self._name = f"splade:{model_dir.name}"
         self._lock = threading.Lock()
 
@@ -63,24 +71,51 @@ class SpladeReranker:
         return await asyncio.to_thread(self.score_sync, query, texts)
 
     def score_sync(self, query: str, texts: Sequence[str]) -> list[float]:
-        cut = [text[:MAX_CHARS] for text in (query, *texts)]
-        query_ids, *ids = [e.ids for e in self._tokenizer.encode_batch(cut)]
-        # Batched by length, so a batch pads little; scores go back in the texts' order.
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        query_ids, *ids = self._token_ids((query, *texts))
         scores = np.zeros(len(ids), dtype=np.float32)
         with self._lock, blas_threads(self._threads):
             terms, weights = self._query_vector(query_ids)
             if terms.size == 0:
                 return scores.astype(float).tolist()
-            for start in range(0, len(order), BATCH):
-                batch = order[start : start + BATCH]
+            for batch in _by_length(ids, BATCH):
                 scores[batch] = self._activations([ids[i] for i in batch], terms) @ weights
         return scores.astype(float).tolist()
 
+    async def document_terms(self, texts: Sequence[str]) -> list[DocumentTerms]:
+        if not texts:
+            return []
+        return await asyncio.to_thread(self.document_terms_sync, texts)
+
+    def document_terms_sync(self, texts: Sequence[str]) -> list[DocumentTerms]:
+        """Each text's strongest `document_terms` words over the whole vocabulary."""
+        ids = self._token_ids(texts)
+        found: list[DocumentTerms | None] = [None] * len(ids)
+        with self._lock, blas_threads(self._threads):
+            for batch in _by_length(ids, BATCH):
+                vectors = self._activations([ids[i] for i in batch], None)
+                for i, vector in zip(batch, vectors, strict=True):
+                    found[i] = _terms(*self._strongest(vector, self._document_terms))
+        return [t for t in found if t is not None]
+
+    async def query_terms(self, text: str) -> DocumentTerms:
+        return await asyncio.to_thread(self.query_terms_sync, text)
+
+    def query_terms_sync(self, text: str) -> DocumentTerms:
+        """The query's strongest `query_terms` words, as `score` weighs them."""
+        (ids,) = self._token_ids([text])
+        with self._lock, blas_threads(self._threads):
+            return _terms(*self._query_vector(ids))
+
     def _query_vector(self, ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-        """The query's strongest words (vocabulary ids) and their weights, zeros left out."""
-        vector = self._activations([ids], None)[0]
-        strongest = np.argsort(-vector)[: self._query_terms]
+        return self._strongest(self._activations([ids], None)[0], self._query_terms)
+
+    def _token_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        return [e.ids for e in self._tokenizer.encode_batch([t[:MAX_CHARS] for t in texts])]
+
+    @staticmethod
+    def _strongest(vector: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """The `count` strongest words (vocabulary ids) and their weights, zeros left out."""
+        strongest = np.argsort(-vector, kind="stable")[:count]
         kept = strongest[vector[strongest] > 0]
         return kept, vector[kept]
 
@@ -89,17 +124,48 @@ class SpladeReranker:
         of the vocabulary when None)."""
         padded, mask = pad(sequences)
         hidden = encode(self._weights.encoder, padded, mask)
+        if terms is None:
+            return _whole_vocabulary(self._weights, hidden, mask)
         logits = _head_logits(self._weights, hidden, terms)
         activated = np.log1p(np.maximum(logits, 0.0)) * mask[:, :, None]
         return activated.max(axis=1)
 
 
+def _by_length(ids: Sequence[Sequence[int]], size: int) -> list[list[int]]:
+    """Positions batched by length, so a batch pads little; results go back by position."""
+    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+    return [order[start : start + size] for start in range(0, len(order), size)]
+
+
+def _terms(word_ids: np.ndarray, weights: np.ndarray) -> DocumentTerms:
+    return DocumentTerms(tuple(word_ids.tolist()), tuple(weights.astype(float).tolist()))
+
+
+def _whole_vocabulary(weights: SpladeWeights, hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """(batch, vocabulary) activations. A text at a time, and the max over its real tokens
+    taken before the bias and log(1 + relu), which all rise with the logit (the same
+    result): its tokens x 30,522 logits are reduced as they come, never held for a batch
+    nor run through log1p (half the cost of a memory's terms, measured)."""
+    head = weights.head
+    transformed = _transformed(weights, hidden)
+    strongest = np.stack(
+        [(transformed[i, mask[i] > 0] @ head.vocabulary).max(axis=0) for i in range(len(hidden))]
+    )
+    return np.log1p(np.maximum(strongest + head.vocabulary_bias, 0.0))
+
+
 def _head_logits(weights: SpladeWeights, hidden: np.ndarray, terms: np.ndarray | None):
     head = weights.head
-    eps = weights.encoder.layer_norm_eps
-    transformed = layer_norm(
-        gelu(hidden @ head.transform + head.transform_bias), head.norm_scale, head.norm_shift, eps
-    )
+    transformed = _transformed(weights, hidden)
     if terms is None:
         return transformed @ head.vocabulary + head.vocabulary_bias
     return transformed @ head.vocabulary[:, terms] + head.vocabulary_bias[terms]
+
+
+def _transformed(weights: SpladeWeights, hidden: np.ndarray) -> np.ndarray:
+    """BERT's prediction head before the word embeddings: dense, GELU, LayerNorm."""
+    head = weights.head
+    eps = weights.encoder.layer_norm_eps
+    return layer_norm(
+        gelu(hidden @ head.transform + head.transform_bias), head.norm_scale, head.norm_shift, eps
+    )

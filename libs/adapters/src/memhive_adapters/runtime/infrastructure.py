@@ -14,7 +14,16 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from memhive_contracts.bus_permissions import ADMIN
-from memhive_ports import Clock, Embedder, LexicalIndex, MemoryStore, TokenDirectory, VectorIndex
+from memhive_ports import (
+    Clock,
+    Embedder,
+    LexicalIndex,
+    MemoryStore,
+    Reranker,
+    TermWeights,
+    TokenDirectory,
+    VectorIndex,
+)
 from memhive_ports.products import ProductDirectory
 from memhive_settings import MemhiveSettings
 from nats.js import JetStreamContext
@@ -32,10 +41,12 @@ from memhive_adapters.nats.kv_token_directory import KvTokenDirectory
 from memhive_adapters.nats.publisher import JetStreamPublisher
 from memhive_adapters.nats.record_replay import RecordReplay
 from memhive_adapters.nats.stream_check import require_streams
+from memhive_adapters.rerank.splade_reranker import SpladeReranker
 from memhive_adapters.runtime.generation_follower import GenerationFollower
 from memhive_adapters.runtime.lane_generations import LaneGenerations
 from memhive_adapters.runtime.lane_set import LaneSet
 from memhive_adapters.runtime.lane_upgrade import upgrade_embedded_lanes
+from memhive_adapters.runtime.reranker import open_reranker, term_weights_of
 from memhive_adapters.runtime.swappable_lanes import (
     SwappableEmbedder,
     SwappableLexicalIndex,
@@ -137,6 +148,23 @@ class Infrastructure:
         if self._lane_owner is not None:
             return self._lane_owner.embedder
         return SwappableEmbedder(self.lane_set)
+
+    @cached_property
+    def reranker(self) -> Reranker | None:
+        """The optional reranker (`query.rerank`), one per process: embed computes its
+        document terms and query scores with it, taking turns on one worker thread."""
+        return self._splade
+
+    @cached_property
+    def term_weights(self) -> TermWeights | None:
+        """The reranker's document terms, when memories keep them (None otherwise)."""
+        return term_weights_of(self.settings.query.rerank, self._splade)
+
+    @cached_property
+    def _splade(self) -> SpladeReranker | None:
+        if self._lane_owner is not None:
+            return self._lane_owner._splade
+        return open_reranker(self.settings.query.rerank, self.settings.embedding.threads)
 
     async def close(self) -> None:
         await self._stack.aclose()

@@ -11,10 +11,11 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 
 from memhive_domain.memory import Memory
+from memhive_ports import DocumentTerms
 
 from memhive_adapters.runtime.encoder_match import items_in_encoder
 from memhive_adapters.runtime.lane_generations import LaneGeneration
@@ -76,13 +77,16 @@ class LaneSet:
         return old
 
     async def write_rebuilt(
-        self, items: Sequence[tuple[Memory, Sequence[float]]], building: LaneGeneration
+        self,
+        items: Sequence[tuple[Memory, Sequence[float]]],
+        building: LaneGeneration,
+        terms: Mapping[str, DocumentTerms] | None = None,
     ) -> int:
         """Write replayed memories into the build unless a newer write got there first."""
         async with self._build_lock:
             fresh = [(m, v) for m, v in items if self._mirrored.get(m.id, -1) < m.revision]
             if fresh:
-                await building.vector.upsert(fresh)
+                await building.vector.upsert(fresh, terms)
                 await building.lexical.upsert([m for m, _ in fresh])
             return len(fresh)
 
@@ -91,12 +95,14 @@ class LaneSet:
         building: LaneGeneration,
         items: Sequence[tuple[Memory, Sequence[float]]],
         assumed: str,
+        terms: Mapping[str, DocumentTerms] | None = None,
     ) -> None:
         """`assumed`: the encoder of vectors that name none (the caller's generation's);
-        a vector of another encoder than the build's is embedded again with the build's."""
+        a vector of another encoder than the build's is embedded again with the build's.
+        Document terms do not depend on the encoder: they go as they are."""
         async with self._build_lock:
             items = await items_in_encoder(building.embedder, items, assumed)
-            await building.vector.upsert(items)
+            await building.vector.upsert(items, terms)
             self._remember([m for m, _ in items])
 
     async def mirror_lexical(self, building: LaneGeneration, memories: Sequence[Memory]) -> None:

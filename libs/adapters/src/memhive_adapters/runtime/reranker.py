@@ -1,18 +1,25 @@
-"""The reranker the settings ask for, or none (the default)."""
+"""The reranker the settings ask for, or none (the default), and its document terms."""
 
 from __future__ import annotations
 
-from memhive_ports import Reranker
+from memhive_ports import TermWeights
 from memhive_settings import RerankSettings
 
 from memhive_adapters.rerank.splade_reranker import SpladeReranker
 from memhive_adapters.rerank.splade_weights import packaged_model_dir
 
 
-def open_reranker(settings: RerankSettings, threads: int = 1) -> Reranker | None:
+def open_reranker(settings: RerankSettings, threads: int = 1) -> SpladeReranker | None:
     """Raises FileNotFoundError at start-up when the model asked for is not installed: a
     reranker turned on never silently does nothing."""
     if settings.model == "none":
         return None
     model_dir = settings.model_dir or packaged_model_dir(settings.package)
-    return SpladeReranker(model_dir, threads=threads)
+    return SpladeReranker(model_dir, document_terms=settings.document_terms, threads=threads)
+
+
+def term_weights_of(
+    settings: RerankSettings, reranker: SpladeReranker | None
+) -> TermWeights | None:
+    """The reranker's document terms when memories keep them (`document_terms` > 0)."""
+    return reranker if reranker is not None and settings.document_terms > 0 else None

@@ -5,12 +5,12 @@ encoder, so the vector views keep each to lanes of that encoder (encoder_match.p
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
-from memhive_ports import EncodedVector
+from memhive_ports import DocumentTerms, EncodedVector
 from memhive_ports.lanes import LaneHit
 
 from memhive_adapters.runtime.encoder_match import items_in_encoder, query_in_encoder
@@ -24,12 +24,17 @@ class SwappableVectorIndex:
     async def ensure_ready(self) -> None:
         await self._lanes.current.vector.ensure_ready()
 
-    async def upsert(self, items: Sequence[tuple[Memory, Sequence[float]]]) -> None:
+    async def upsert(
+        self,
+        items: Sequence[tuple[Memory, Sequence[float]]],
+        terms: Mapping[str, DocumentTerms] | None = None,
+    ) -> None:
         async with self._lanes.using() as (current, building):
             encoder = current.embedder.model_name
-            await current.vector.upsert(await items_in_encoder(current.embedder, items, encoder))
+            matched = await items_in_encoder(current.embedder, items, encoder)
+            await current.vector.upsert(matched, terms)
             if building is not None:
-                await self._lanes.mirror_vectors(building, items, encoder)
+                await self._lanes.mirror_vectors(building, items, encoder, terms)
 
     async def delete(self, workspace_id: str, memory_ids: Sequence[str]) -> None:
         async with self._lanes.using() as (current, building):
@@ -54,6 +59,12 @@ class SwappableVectorIndex:
     async def vectors(self, memory_ids: Sequence[str]) -> dict[str, list[float]]:
         async with self._lanes.using() as (current, _):
             return await current.vector.vectors(memory_ids)
+
+    async def document_terms(
+        self, workspace_id: str, memory_ids: Sequence[str]
+    ) -> dict[str, DocumentTerms]:
+        async with self._lanes.using() as (current, _):
+            return await current.vector.document_terms(workspace_id, memory_ids)
 
     async def count(self, workspace_id: str | None = None) -> int:
         async with self._lanes.using() as (current, _):

@@ -8,12 +8,13 @@ import logging
 import shutil
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 
 import qdrant_edge as qe
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
+from memhive_ports import DocumentTerms
 from memhive_ports.lanes import LaneHit
 
 from memhive_adapters.free_space import FreeSpace
@@ -26,10 +27,10 @@ from memhive_adapters.lane_conditions import (
     Equals,
     Excludes,
     conditions_of,
-    stored_fields,
 )
 from memhive_adapters.process_lifetime import die_with_parent
 from memhive_adapters.vector import shard_dirs
+from memhive_adapters.vector.term_payload import TERMS_FIELD, payload_of, terms_in
 
 log = logging.getLogger(__name__)
 
@@ -88,8 +89,12 @@ class EdgeVectorIndex:
             if self._shard is None:
                 self._shard = await asyncio.to_thread(self._open)
 
-    async def upsert(self, items: Sequence[tuple[Memory, Sequence[float]]]) -> None:
-        points = [_point(m, v) for m, v in items if not m.forgotten]
+    async def upsert(
+        self,
+        items: Sequence[tuple[Memory, Sequence[float]]],
+        terms: Mapping[str, DocumentTerms] | None = None,
+    ) -> None:
+        points = [_point(m, v, terms) for m, v in items if not m.forgotten]
         forgotten = [m.id for m, _ in items if m.forgotten]
         await self._ready()
         async with self._write_lock:
@@ -138,6 +143,19 @@ class EdgeVectorIndex:
         async with self._reading() as shard:
             records = await asyncio.to_thread(shard.retrieve, list(memory_ids), False, True)
         return {str(r.id): list(r.vector) for r in records if r.vector is not None}
+
+    async def document_terms(
+        self, workspace_id: str, memory_ids: Sequence[str]
+    ) -> dict[str, DocumentTerms]:
+        if not memory_ids:
+            return {}
+        wanted = qe.Filter(must=[_ids(memory_ids), _workspace(workspace_id)])
+        request = qe.ScrollRequest(
+            limit=len(memory_ids), filter=wanted, with_payload=[TERMS_FIELD], with_vector=False
+        )
+        async with self._reading() as shard:
+            records, _ = await asyncio.to_thread(shard.scroll, request)
+        return terms_in((str(r.id), r.payload) for r in records)
 
     async def count(self, workspace_id: str | None = None) -> int:
         where = None if workspace_id is None else qe.Filter(must=[_workspace(workspace_id)])
@@ -328,8 +346,10 @@ def _edge_condition(condition: Condition) -> qe.FieldCondition | qe.Filter:
     raise TypeError(f"unknown condition {condition!r}")
 
 
-def _point(memory: Memory, vector: Sequence[float]) -> qe.Point:
-    return qe.Point(memory.id, [float(x) for x in vector], stored_fields(memory))
+def _point(
+    memory: Memory, vector: Sequence[float], terms: Mapping[str, DocumentTerms] | None
+) -> qe.Point:
+    return qe.Point(memory.id, [float(x) for x in vector], payload_of(memory, terms))
 
 
 def _ids(memory_ids: Sequence[str]) -> qe.HasIdCondition:

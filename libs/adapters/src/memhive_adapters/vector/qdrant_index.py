@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
+from memhive_ports import DocumentTerms
 from memhive_ports.lanes import LaneHit
 from qdrant_client import AsyncQdrantClient, models
 
@@ -20,8 +21,8 @@ from memhive_adapters.lane_conditions import (
     Equals,
     Excludes,
     conditions_of,
-    stored_fields,
 )
+from memhive_adapters.vector.term_payload import TERMS_FIELD, payload_of, terms_in
 
 _PAYLOAD_INDEXES = {
     "workspace_id": models.KeywordIndexParams(type=models.KeywordIndexType.KEYWORD, is_tenant=True),
@@ -60,8 +61,13 @@ class QdrantVectorIndex:
             if not await self._client.collection_exists(self._collection):
                 await self._create_collection()
 
-    async def upsert(self, items: Sequence[tuple[Memory, Sequence[float]]]) -> None:
-        points = [_point(m, v) for m, v in items if not m.forgotten]
+    async def upsert(
+        self,
+        items: Sequence[tuple[Memory, Sequence[float]]],
+        terms: Mapping[str, DocumentTerms] | None = None,
+    ) -> None:
+        # A point is written whole (payload included): no terms of an earlier write stay.
+        points = [_point(m, v, terms) for m, v in items if not m.forgotten]
         forgotten: list[models.ExtendedPointId] = [m.id for m, _ in items if m.forgotten]
         async with self._write_lock:
             if points:
@@ -108,6 +114,20 @@ class QdrantVectorIndex:
             self._collection, ids=list(memory_ids), with_payload=False, with_vectors=True
         )
         return {str(r.id): list(r.vector) for r in records if isinstance(r.vector, list)}
+
+    async def document_terms(
+        self, workspace_id: str, memory_ids: Sequence[str]
+    ) -> dict[str, DocumentTerms]:
+        if not memory_ids:
+            return {}
+        records, _ = await self._client.scroll(
+            self._collection,
+            scroll_filter=_ids_in_workspace(workspace_id, memory_ids),
+            limit=len(memory_ids),
+            with_payload=[TERMS_FIELD],
+            with_vectors=False,
+        )
+        return terms_in((str(r.id), r.payload) for r in records)
 
     async def count(self, workspace_id: str | None = None) -> int:
         where = None
@@ -167,7 +187,9 @@ def _ids_in_workspace(workspace_id: str, memory_ids: Sequence[str]) -> models.Fi
     )
 
 
-def _point(memory: Memory, vector: Sequence[float]) -> models.PointStruct:
+def _point(
+    memory: Memory, vector: Sequence[float], terms: Mapping[str, DocumentTerms] | None
+) -> models.PointStruct:
     return models.PointStruct(
-        id=memory.id, vector=[float(x) for x in vector], payload=stored_fields(memory)
+        id=memory.id, vector=[float(x) for x in vector], payload=payload_of(memory, terms)
     )

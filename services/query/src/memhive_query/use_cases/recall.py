@@ -32,11 +32,13 @@ from memhive_ports import (
     MemoryStore,
     Reranker,
     RetryLater,
+    TermWeights,
     VectorIndex,
 )
 from memhive_ports.lanes import LaneHit
 from memhive_ports.store import StoredMemory
 
+from memhive_query.use_cases.rerank_scores import RerankScores
 from memhive_query.use_cases.supersession_resolver import RecalledMemory, SupersessionResolver
 
 log = logging.getLogger(__name__)
@@ -48,11 +50,13 @@ RERANK_LANE = "rerank"  # the reranker's scores, fused as one more lane (off by 
 @dataclass(frozen=True, slots=True)
 class Reranking:
     """An optional reranker over the best `candidates` fused hits, its scores fused as one
-    more lane at `weight` (docs/architecture.md, "Recall")."""
+    more lane at `weight` (docs/architecture.md, "Recall"); with `terms`, candidates whose
+    document terms the vector lane keeps are scored from them (rerank_scores.py)."""
 
     reranker: Reranker
     candidates: int = 50
     weight: float = 1.0
+    terms: TermWeights | None = None
 
 
 class RecallMemories:
@@ -109,7 +113,7 @@ class RecallMemories:
             min_confidence=min_confidence,
         )
         lane_hits, read = await self._search_lanes(principal.workspace_id, query, lanes)
-        reranked: dict[str, float] = {}  # each candidate scored once, over both passes
+        reranked = self._rerank_scores(principal.workspace_id, query.text)
         fused, records = await self._in_context(principal, query, lane_hits, read, reranked, now)
         if LEXICAL_LANE in lanes:
             fused, records = await self._follow_names(
@@ -139,7 +143,7 @@ class RecallMemories:
         query: RecallQuery,
         lane_hits: Mapping[str, list[LaneHit]],
         known: Mapping[str, StoredMemory],
-        reranked: dict[str, float],
+        reranked: RerankScores | None,
         now: datetime,
     ) -> tuple[list[FusedHit], dict[str, StoredMemory]]:
         """The lanes fused, the candidates' records read (those not `known` yet), the
@@ -149,7 +153,7 @@ class RecallMemories:
         fused = fuse(self._fusion, pairs, weights=self._weights)
         wanted = [h.memory_id for h in fused if h.memory_id not in known]
         records = {**known, **await self._store.get_many(principal.workspace_id, wanted)}
-        if (rerank := self._reranking) is not None:
+        if (rerank := self._reranking) is not None and reranked is not None:
             fused = await self._reranked(rerank, query, pairs, fused, records, reranked, now)
         in_context_hits = in_context(
             fused,
@@ -170,7 +174,7 @@ class RecallMemories:
         lane_hits: dict[str, list[LaneHit]],
         fused: list[FusedHit],
         records: dict[str, StoredMemory],
-        reranked: dict[str, float],
+        reranked: RerankScores | None,
         now: datetime,
     ) -> tuple[list[FusedHit], dict[str, StoredMemory]]:
         """One more BM25 search for the names the best hits mention (`following.py`); what
@@ -200,25 +204,26 @@ class RecallMemories:
         lanes: Mapping[str, list[tuple[str, float]]],
         fused: list[FusedHit],
         records: Mapping[str, StoredMemory],
-        scores: dict[str, float],
+        scores: RerankScores,
         now: datetime,
     ) -> list[FusedHit]:
         """The reranker's scores for the best `candidates` fused hits the caller may get
-        (those not in `scores` yet: it reads each body once per recall), fused with the
-        lanes as one more lane. A forgotten or hidden memory is never read to it."""
-        best = [
-            h.memory_id
+        (each scored once per recall), fused with the lanes as one more lane. A forgotten
+        or hidden memory is never read to it."""
+        best = {
+            h.memory_id: records[h.memory_id].memory
             for h in fused[: rerank.candidates]
             if h.memory_id in records
             and is_selected(records[h.memory_id].memory, query.filter, now)
-        ]
-        new = [i for i in best if i not in scores]
-        if new:
-            bodies = [records[i].memory.body for i in new]
-            scores.update(zip(new, await rerank.reranker.score(query.text, bodies), strict=True))
-        lane = sorted(((i, scores[i]) for i in best), key=lambda pair: -pair[1])
+        }
+        lane = sorted((await scores.of(best)).items(), key=lambda pair: -pair[1])
         weights = {**self._weights, RERANK_LANE: rerank.weight}
         return fuse(self._fusion, {**lanes, RERANK_LANE: lane}, weights=weights)
+
+    def _rerank_scores(self, workspace_id: str, text: str) -> RerankScores | None:
+        if (rerank := self._reranking) is None:
+            return None
+        return RerankScores(rerank.reranker, rerank.terms, self._vector, workspace_id, text)
 
     @staticmethod
     def _confident(

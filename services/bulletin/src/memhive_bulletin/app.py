@@ -63,7 +63,12 @@ async def create_bulletin(
     counter = TiktokenCounter()
     prose = await _prose(infra, chat_model or _chat_model(settings), counter, clock)
     refresher = BulletinRefresher(bulletins, infra.publisher, prose)
-    scheduler = BulletinScheduler(refresher.refresh, bulletin_schedule(settings), clock)
+    scheduler = BulletinScheduler(
+        refresher.refresh,
+        bulletin_schedule(settings),
+        clock,
+        max_share=settings.bulletin.max_refresh_share,
+    )
     consumer = PullConsumer(
         infra.js,
         stream=streams.LOG_STREAM,

@@ -2,6 +2,14 @@
 
 Nothing pending means no timer at all: the loop waits for the next change.
 
+Refreshes take at most `max_share` of the time while changes keep coming: after a refresh
+that took d, the next one (of any scope) waits d x (1 - share) / share. A refresh reads up
+to `max_memories` records of its scope; under a steady stream of saves into many large
+scopes (a bulk load) every scope falls due each `max_delay`, and unbounded they held the
+process's one thread most of the time, starving the consumers that share it
+(docs/benchmarks.md, "The bulletin's share under a bulk load"). Bulletins are briefings,
+not read-your-writes: they may lag further behind while the scopes churn.
+
 A refresh runs in the trace of the first change that called for it, linked to the others (at
 most MAX_CAUSES kept per scope), so its `bulletin.refreshed` event carries the trace of a save
 like every other event; a refresh at an expiry, which no event caused, starts a trace of its own.
@@ -31,8 +39,20 @@ ScopeId = tuple[str, ScopeRef]  # (workspace id, scope)
 
 
 class BulletinScheduler:
-    def __init__(self, refresh: RefreshScope, schedule: BulletinSchedule, clock: Clock) -> None:
+    def __init__(
+        self,
+        refresh: RefreshScope,
+        schedule: BulletinSchedule,
+        clock: Clock,
+        *,
+        max_share: float = 1.0,
+    ) -> None:
+        """`max_share`: the most of the time refreshes may take (1: no bound)."""
+        if not 0 < max_share <= 1:
+            raise ValueError("max_share must be in (0, 1]")
         self._refresh, self._schedule, self._clock = refresh, schedule, clock
+        self._rest_per_busy = (1 - max_share) / max_share
+        self._resume_at: datetime | None = None  # no refresh before this (the budget)
         self._scopes: dict[str, ScopeId] = {}
         self._expiries: dict[str, datetime] = {}
         self._causes: dict[str, list[TraceCause]] = {}
@@ -53,15 +73,25 @@ class BulletinScheduler:
 
     def next_wakeup(self) -> datetime | None:
         moments = [self._schedule.next_wakeup(self._clock.now()), *self._expiries.values()]
-        return min((m for m in moments if m is not None), default=None)
+        earliest = min((m for m in moments if m is not None), default=None)
+        if earliest is None or self._resume_at is None:
+            return earliest
+        return max(earliest, self._resume_at)
 
     async def run_due(self) -> int:
-        """Refresh every scope due now; returns how many were refreshed (rendered or not)."""
+        """Refresh the scopes due now, as far as the budget allows (the rest stay due);
+        returns how many were refreshed (rendered or not)."""
         self._mark_expired(self._clock.now())
-        due = self._schedule.due(self._clock.now())
-        for key in due:
+        refreshed = 0
+        for key in self._schedule.due(self._clock.now()):
+            if self._resting():
+                break
             await self._refresh_one(key)
-        return len(due)
+            refreshed += 1
+        return refreshed
+
+    def _resting(self) -> bool:
+        return self._resume_at is not None and self._clock.now() < self._resume_at
 
     async def start(self) -> None:
         self._stopping = False
@@ -96,6 +126,13 @@ class BulletinScheduler:
 
     async def _refresh_one(self, key: str) -> None:
         started = self._clock.now()
+        try:
+            await self._refresh_scope(key, started)
+        finally:
+            took = self._clock.now() - started
+            self._resume_at = self._clock.now() + took * self._rest_per_busy
+
+    async def _refresh_scope(self, key: str, started: datetime) -> None:
         workspace_id, scope = self._scopes[key]
         causes = self._causes.pop(key, [])
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -14,7 +15,8 @@ from memhive_domain.scopes import ScopeRef
 from memhive_domain.supersession import superseded_ids
 from memhive_ports import LexicalIndex, MemoryReader
 
-PAGE_SIZE = 500
+PAGE_SIZE = 500  # ids listed per lexical-lane page
+READ_PAGE = 100  # records read and decoded between two turns of the event loop
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +55,17 @@ class ScopeReader:
 
     async def read(self, workspace_id: str, scope: ScopeRef, now: datetime) -> ScopeInputs:
         ids = await self._ids(_filter(workspace_id, scope, now))
-        records = await self._store.get_many(workspace_id, ids)
-        live = [r for r in records.values() if _in_scope(r.memory, scope, now)]
-        edges: dict[str, tuple[Edge, ...]] = {r.memory.id: r.edges for r in live}
-        memories = [r.memory for r in live]
+        memories: list[Memory] = []
+        edges: dict[str, tuple[Edge, ...]] = {}
+        # A page at a time, yielding between pages: in one go, decoding 2,000 records and
+        # their edges held the event loop, and the recalls of a gateway in the same process
+        # waited behind it.
+        for start in range(0, len(ids), READ_PAGE):
+            records = await self._store.get_many(workspace_id, ids[start : start + READ_PAGE])
+            live = [r for r in records.values() if _in_scope(r.memory, scope, now)]
+            memories += [r.memory for r in live]
+            edges.update({r.memory.id: r.edges for r in live})
+            await asyncio.sleep(0)
         superseded = {a: superseded_ids(shown_to(a, memories), edges, now) for a in Audience}
         return ScopeInputs(scope, memories, superseded, now)
 

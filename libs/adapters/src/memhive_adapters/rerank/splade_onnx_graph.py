@@ -1,6 +1,6 @@
 """SPLADE's encoder and the transform of its masked-LM head as one ONNX graph, run by
 onnxruntime: what `bert_encoder.encode` then dense + GELU + LayerNorm compute in NumPy, in
-about half the CPU (docs/benchmarks.md, "Stored document terms"). The whole-vocabulary
+about half the CPU (docs/benchmarks.md, "A memory's terms at less CPU"). The whole-vocabulary
 product stays in NumPy: OpenBLAS runs it faster than onnxruntime at a memory's length.
 
 Built from MiniLM's graph pieces (`bert_onnx_graph`, the same BERT), in memory at start

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from memhive_adapters.embedding.activations import gelu, layer_norm
 from memhive_adapters.embedding.bert_encoder import encode
 from memhive_adapters.embedding.word_pieces import pad
-from memhive_adapters.rerank.splade_reranker import SpladeReranker, _head_logits
+from memhive_adapters.rerank.splade_reranker import SpladeReranker
 from memhive_adapters.rerank.splade_weights import packaged_model_dir
 from memhive_adapters.runtime.reranker import open_reranker
 from memhive_settings import RerankSettings
@@ -132,10 +133,18 @@ def test_document_terms_are_the_strongest_words_of_the_whole_vocabulary_vector(
 
 
 def _whole_vocabulary_vector(reranker: SpladeReranker, text: str) -> np.ndarray:
-    """SPLADE's definition computed plainly: every token's logits, log(1 + relu), the max."""
+    """SPLADE's definition computed plainly, in NumPy (the reranker runs the encoder in
+    onnxruntime): BERT, the head's dense + GELU + LayerNorm, every token's logits over the
+    whole vocabulary, log(1 + relu), the max over tokens."""
     (ids,) = [e.ids for e in reranker._tokenizer.encode_batch([text])]
-    hidden = encode(reranker._weights.encoder, *pad([ids]))
-    logits = _head_logits(reranker._weights, hidden, None)[0]
+    weights = reranker._weights
+    head = weights.head
+    hidden = encode(weights.encoder, *pad([ids]))[0]
+    dense = gelu(hidden @ head.transform + head.transform_bias)
+    transformed = layer_norm(
+        dense, head.norm_scale, head.norm_shift, weights.encoder.layer_norm_eps
+    )
+    logits = transformed @ head.vocabulary + head.vocabulary_bias
     return np.log1p(np.maximum(logits, 0.0)).max(axis=0)
 
 

@@ -1,4 +1,5 @@
-"""A learned sparse reranker (SPLADE) run in NumPy from weights a registry package ships.
+"""A learned sparse reranker (SPLADE) from weights a registry package ships: its encoder
+in onnxruntime (`splade_onnx_graph`), the vocabulary projection and the rest in NumPy.
 
 SPLADE reads a text with BERT and its masked-language-model head, and keeps for each word
 of the vocabulary the most any token predicts it: log(1 + relu(logit)), max over tokens.
@@ -23,11 +24,10 @@ import numpy as np
 from memhive_ports import DocumentTerms
 from tokenizers import Tokenizer
 
-from memhive_adapters.embedding.activations import gelu, layer_norm
-from memhive_adapters.embedding.bert_encoder import encode
 from memhive_adapters.embedding.blas_threads import blas_threads
 from memhive_adapters.embedding.word_pieces import pad
-from memhive_adapters.rerank.splade_weights import SpladeWeights, load_splade_weights
+from memhive_adapters.rerank.splade_onnx_graph import head_input, open_head_input_session
+from memhive_adapters.rerank.splade_weights import MaskedLmHead, load_splade_weights
 
 MAX_TOKENS = 128  # a candidate is read up to here (a turn of chat fits; the start of a page)
 # Cut before tokenizing, which reads the whole text before it truncates (a body may be
@@ -53,6 +53,7 @@ class SpladeReranker:
         threads: int = 1,
     ) -> None:
         self._weights = load_splade_weights(model_dir)
+        self._session = open_head_input_session(self._weights, threads)
         self._tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(max_length=max_tokens)
@@ -114,19 +115,20 @@ class SpladeReranker:
 
     @staticmethod
     def _strongest(vector: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
-        """The `count` strongest words (vocabulary ids) and their weights, zeros left out."""
-        strongest = np.argsort(-vector, kind="stable")[:count]
-        kept = strongest[vector[strongest] > 0]
+        """The `count` strongest words (vocabulary ids) and their weights, zeros left out:
+        only the positive words are sorted (a few dozen of 30,522), ties by word id."""
+        positive = np.flatnonzero(vector > 0)
+        kept = positive[np.argsort(-vector[positive], kind="stable")[:count]]
         return kept, vector[kept]
 
     def _activations(self, sequences: Sequence[Sequence[int]], terms: np.ndarray | None):
         """(batch, words): max over real tokens of log(1 + relu(logit)) for `terms` (all
         of the vocabulary when None)."""
         padded, mask = pad(sequences)
-        hidden = encode(self._weights.encoder, padded, mask)
+        transformed, head = head_input(self._session, padded, mask), self._weights.head
         if terms is None:
-            return _whole_vocabulary(self._weights, hidden, mask)
-        logits = _head_logits(self._weights, hidden, terms)
+            return _whole_vocabulary(head, transformed, mask)
+        logits = transformed @ head.vocabulary[:, terms] + head.vocabulary_bias[terms]
         activated = np.log1p(np.maximum(logits, 0.0)) * mask[:, :, None]
         return activated.max(axis=1)
 
@@ -141,31 +143,22 @@ def _terms(word_ids: np.ndarray, weights: np.ndarray) -> DocumentTerms:
     return DocumentTerms(tuple(word_ids.tolist()), tuple(weights.astype(float).tolist()))
 
 
-def _whole_vocabulary(weights: SpladeWeights, hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def _whole_vocabulary(head: MaskedLmHead, transformed: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """(batch, vocabulary) activations. A text at a time, and the max over its real tokens
     taken before the bias and log(1 + relu), which all rise with the logit (the same
     result): its tokens x 30,522 logits are reduced as they come, never held for a batch
     nor run through log1p (half the cost of a memory's terms, measured)."""
-    head = weights.head
-    transformed = _transformed(weights, hidden)
     strongest = np.stack(
-        [(transformed[i, mask[i] > 0] @ head.vocabulary).max(axis=0) for i in range(len(hidden))]
+        [(transformed[i, mask[i] > 0] @ head.vocabulary).max(axis=0) for i in range(len(mask))]
     )
-    return np.log1p(np.maximum(strongest + head.vocabulary_bias, 0.0))
+    strongest += head.vocabulary_bias
+    return _log1p_of_positive(strongest)
 
 
-def _head_logits(weights: SpladeWeights, hidden: np.ndarray, terms: np.ndarray | None):
-    head = weights.head
-    transformed = _transformed(weights, hidden)
-    if terms is None:
-        return transformed @ head.vocabulary + head.vocabulary_bias
-    return transformed @ head.vocabulary[:, terms] + head.vocabulary_bias[terms]
-
-
-def _transformed(weights: SpladeWeights, hidden: np.ndarray) -> np.ndarray:
-    """BERT's prediction head before the word embeddings: dense, GELU, LayerNorm."""
-    head = weights.head
-    eps = weights.encoder.layer_norm_eps
-    return layer_norm(
-        gelu(hidden @ head.transform + head.transform_bias), head.norm_scale, head.norm_shift, eps
-    )
+def _log1p_of_positive(logits: np.ndarray) -> np.ndarray:
+    """log(1 + relu(logits)), the logarithm taken only where a logit is positive: a text's
+    positive words are a few dozen of 30,522, and every other word is 0 either way."""
+    activated = np.zeros_like(logits)
+    positive = logits > 0
+    activated[positive] = np.log1p(logits[positive])
+    return activated

@@ -29,7 +29,7 @@ OUTPUT = "sentence_embedding"
 _MASKED_SCORE = float(np.finfo(np.float32).min)
 
 
-class _GraphBuilder:
+class GraphBuilder:
     """Nodes and initializers in the order they are added; every value gets a fresh name."""
 
     def __init__(self) -> None:
@@ -56,16 +56,16 @@ class _GraphBuilder:
 
 def build_sentence_graph(weights: BertWeights) -> onnx.ModelProto:
     """The whole model: token ids and mask in, unit sentence vectors out."""
-    graph = _GraphBuilder()
-    hidden = _embeddings(graph, weights)
-    score_bias = _padding_score_bias(graph)
+    graph = GraphBuilder()
+    hidden = embeddings(graph, weights)
+    score_bias = padding_score_bias(graph)
     for index, layer in enumerate(weights.layers):
-        hidden = _encoder_layer(graph, weights, layer, f"layer{index}.", hidden, score_bias)
+        hidden = encoder_layer(graph, weights, layer, f"layer{index}.", hidden, score_bias)
     graph.nodes.append(helper.make_node("Identity", [_pool_and_normalise(graph, hidden)], [OUTPUT]))
     return _model(graph, weights.word_embeddings.shape[1])
 
 
-def _model(graph: _GraphBuilder, width: int) -> onnx.ModelProto:
+def _model(graph: GraphBuilder, width: int) -> onnx.ModelProto:
     inputs = [
         helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "tokens"])
         for name in INPUTS
@@ -79,7 +79,7 @@ def _model(graph: _GraphBuilder, width: int) -> onnx.ModelProto:
     return model
 
 
-def _embeddings(graph: _GraphBuilder, weights: BertWeights) -> str:
+def embeddings(graph: GraphBuilder, weights: BertWeights) -> str:
     words = graph.op(
         "Gather", graph.constant("word_embeddings", weights.word_embeddings), "input_ids"
     )
@@ -95,10 +95,10 @@ def _embeddings(graph: _GraphBuilder, weights: BertWeights) -> str:
     token_type = graph.constant("token_type_0", weights.token_type_embeddings[0])
     summed = graph.op("Add", graph.op("Add", words, positions), token_type)
     norm = weights.embedding_norm
-    return _layer_norm(graph, "embeddings.norm.", summed, norm.scale, norm.shift, weights)
+    return layer_norm(graph, "embeddings.norm.", summed, norm.scale, norm.shift, weights)
 
 
-def _padding_score_bias(graph: _GraphBuilder) -> str:
+def padding_score_bias(graph: GraphBuilder) -> str:
     """(batch, 1, 1, tokens): 0 on real tokens, the most negative float32 on padding."""
     mask = graph.op("Cast", "attention_mask", to=TensorProto.FLOAT)
     padding = graph.op("Sub", graph.constant("one", 1.0), mask)
@@ -106,8 +106,8 @@ def _padding_score_bias(graph: _GraphBuilder) -> str:
     return graph.op("Unsqueeze", bias, graph.constant("axes_1_2", [1, 2]))
 
 
-def _encoder_layer(
-    graph: _GraphBuilder,
+def encoder_layer(
+    graph: GraphBuilder,
     weights: BertWeights,
     layer: EncoderLayerWeights,
     prefix: str,
@@ -115,11 +115,11 @@ def _encoder_layer(
     score_bias: str,
 ) -> str:
     attended = _self_attention(graph, weights.num_heads, layer, prefix, hidden, score_bias)
-    attended = _linear(
+    attended = linear(
         graph, prefix + "attention_out", attended, layer.attention_out, layer.attention_out_bias
     )
     norm = layer.attention_norm
-    hidden = _layer_norm(
+    hidden = layer_norm(
         graph,
         prefix + "attention_norm.",
         graph.op("Add", attended, hidden),
@@ -127,15 +127,13 @@ def _encoder_layer(
         norm.shift,
         weights,
     )
-    expanded = _gelu(
+    expanded = gelu(
         graph,
-        _linear(
-            graph, prefix + "intermediate", hidden, layer.intermediate, layer.intermediate_bias
-        ),
+        linear(graph, prefix + "intermediate", hidden, layer.intermediate, layer.intermediate_bias),
     )
-    output = _linear(graph, prefix + "output", expanded, layer.output, layer.output_bias)
+    output = linear(graph, prefix + "output", expanded, layer.output, layer.output_bias)
     norm = layer.output_norm
-    return _layer_norm(
+    return layer_norm(
         graph,
         prefix + "output_norm.",
         graph.op("Add", output, hidden),
@@ -146,7 +144,7 @@ def _encoder_layer(
 
 
 def _self_attention(
-    graph: _GraphBuilder,
+    graph: GraphBuilder,
     num_heads: int,
     layer: EncoderLayerWeights,
     prefix: str,
@@ -155,7 +153,7 @@ def _self_attention(
 ) -> str:
     width = layer.attention_out.shape[0]
     head_width = width // num_heads
-    qkv = _linear(graph, prefix + "qkv", hidden, layer.qkv, layer.qkv_bias)
+    qkv = linear(graph, prefix + "qkv", hidden, layer.qkv, layer.qkv_bias)
     # (batch, tokens, 3 * width) -> three of (batch, heads, tokens, head_width)
     heads_shape = graph.constant(prefix + "heads_shape", [0, 0, num_heads, head_width])
     query, key, value = (
@@ -170,20 +168,20 @@ def _self_attention(
     return graph.op("Reshape", context, graph.constant(prefix + "merged_shape", [0, 0, width]))
 
 
-def _split(graph: _GraphBuilder, value: str, parts: int) -> list[str]:
+def _split(graph: GraphBuilder, value: str, parts: int) -> list[str]:
     outputs = [f"split_{len(graph.nodes)}_{part}" for part in range(parts)]
     graph.nodes.append(helper.make_node("Split", [value], outputs, axis=-1))
     return outputs
 
 
-def _linear(graph: _GraphBuilder, name: str, x: str, weight: np.ndarray, bias: np.ndarray) -> str:
+def linear(graph: GraphBuilder, name: str, x: str, weight: np.ndarray, bias: np.ndarray) -> str:
     # Weights are already (in, out), as bert_weights lays them out for x @ W.
     product = graph.op("MatMul", x, graph.constant(name + ".weight", weight), name=name + ".matmul")
     return graph.op("Add", product, graph.constant(name + ".bias", bias))
 
 
-def _layer_norm(
-    graph: _GraphBuilder,
+def layer_norm(
+    graph: GraphBuilder,
     prefix: str,
     x: str,
     scale: np.ndarray,
@@ -200,14 +198,14 @@ def _layer_norm(
     )
 
 
-def _gelu(graph: _GraphBuilder, x: str) -> str:
+def gelu(graph: GraphBuilder, x: str) -> str:
     """x · Φ(x) with the exact erf, the pattern onnxruntime fuses into one Gelu kernel."""
     erf = graph.op("Erf", graph.op("Div", x, graph.constant("sqrt_two", np.sqrt(2.0))))
     one_plus = graph.op("Add", erf, graph.constant("one", 1.0))
     return graph.op("Mul", graph.op("Mul", x, one_plus), graph.constant("half", 0.5))
 
 
-def _pool_and_normalise(graph: _GraphBuilder, hidden: str) -> str:
+def _pool_and_normalise(graph: GraphBuilder, hidden: str) -> str:
     """Mean over real tokens, then unit length: sentence-transformers' Pooling + Normalize."""
     mask = graph.op(
         "Unsqueeze",

@@ -33,21 +33,21 @@ def head_input(session: ort.InferenceSession, ids: np.ndarray, mask: np.ndarray)
 
 
 def build_head_input_graph(weights: SpladeWeights) -> onnx.ModelProto:
-    graph = bert._GraphBuilder()
+    graph = bert.GraphBuilder()
     encoder, head = weights.encoder, weights.head
-    hidden = bert._embeddings(graph, encoder)
-    score_bias = bert._padding_score_bias(graph)
+    hidden = bert.embeddings(graph, encoder)
+    score_bias = bert.padding_score_bias(graph)
     for index, layer in enumerate(encoder.layers):
-        hidden = bert._encoder_layer(graph, encoder, layer, f"layer{index}.", hidden, score_bias)
-    dense = bert._linear(graph, "head.transform", hidden, head.transform, head.transform_bias)
-    normed = bert._layer_norm(
-        graph, "head.norm.", bert._gelu(graph, dense), head.norm_scale, head.norm_shift, encoder
+        hidden = bert.encoder_layer(graph, encoder, layer, f"layer{index}.", hidden, score_bias)
+    dense = bert.linear(graph, "head.transform", hidden, head.transform, head.transform_bias)
+    normed = bert.layer_norm(
+        graph, "head.norm.", bert.gelu(graph, dense), head.norm_scale, head.norm_shift, encoder
     )
     graph.nodes.append(helper.make_node("Identity", [normed], [OUTPUT]))
     return _model(graph, encoder.word_embeddings.shape[1])
 
 
-def _model(graph: bert._GraphBuilder, width: int) -> onnx.ModelProto:
+def _model(graph: bert.GraphBuilder, width: int) -> onnx.ModelProto:
     inputs = [
         helper.make_tensor_value_info(name, TensorProto.INT64, ["batch", "tokens"])
         for name in bert.INPUTS

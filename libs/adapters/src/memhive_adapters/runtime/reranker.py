@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from memhive_ports import TermWeights
 from memhive_settings import RerankSettings
 
-from memhive_adapters.rerank.splade_reranker import SpladeReranker
-from memhive_adapters.rerank.splade_weights import packaged_model_dir
+if TYPE_CHECKING:  # the model's imports (numpy, onnxruntime) load only when it is on
+    from memhive_adapters.rerank.splade_reranker import SpladeReranker
 
 
 def open_reranker(settings: RerankSettings, threads: int = 1) -> SpladeReranker | None:
@@ -14,6 +16,9 @@ def open_reranker(settings: RerankSettings, threads: int = 1) -> SpladeReranker 
     reranker turned on never silently does nothing."""
     if settings.model == "none":
         return None
+    from memhive_adapters.rerank.splade_reranker import SpladeReranker
+    from memhive_adapters.rerank.splade_weights import packaged_model_dir
+
     model_dir = settings.model_dir or packaged_model_dir(settings.package)
     return SpladeReranker(model_dir, document_terms=settings.document_terms, threads=threads)
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import httpx
 import pytest
 from memhive_client import AsyncMemhiveClient, RetryPolicy
+from memhive_client.errors import Unavailable
 
 from tests.e2e.cluster.processes import (
     NatsCluster,
@@ -171,7 +172,7 @@ async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_repli
             assert len(bodies) == len(set(bodies)), "a save was applied twice"
             for body, memory_id in acknowledged.items():
                 token = re.search(rf"{tag}-\d+", body).group(0)
-                hits = [hit.id for hit in await client.recall(token, max_results=5)]
+                hits = [hit.id for hit in await _recall_when_available(client, token)]
                 assert hits.count(memory_id) == 1, (body, hits)
         # Every save sent after the kill was applied (listed above) by the one ingest replica
         # left: its own count of `ingest` acks grows by at least that many since the kill
@@ -186,3 +187,17 @@ async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_repli
         for process in processes:
             process.stop()
         cluster.stop()
+
+
+async def _recall_when_available(client: AsyncMemhiveClient, text: str, within_s: float = 30):
+    """A recall, asked again while the bus answers 503: after a node dies, a stream's new
+    leader may still be settling, and "JetStream is unavailable" is the promised answer
+    then (a clear 503, not a lost save)."""
+    deadline = time.monotonic() + within_s
+    while True:
+        try:
+            return await client.recall(text, max_results=5)
+        except Unavailable:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.5)

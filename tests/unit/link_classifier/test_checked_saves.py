@@ -137,3 +137,28 @@ def test_more_nodes_than_memories_kept_start_the_memory_again() -> None:
     assert recent.since(checked_at, (WORKSPACE, A.scope_ref, ""), unit_vector([1, 0])) is None
     clock.advance(2)  # a check after the restart (and its clock skew) is vouched for again
     assert recent.since(clock.now(), (WORKSPACE, A.scope_ref, ""), unit_vector([1, 0])) == {}
+
+
+async def test_a_batch_linked_side_by_side_sees_what_came_before_it_as_one_at_a_time() -> None:
+    """Without an LLM a batch is linked at once; the memory of what was indexed lately is
+    still read and noted in order, so the race above links the same."""
+    alone, batched = Rig(), Rig()
+    for memory_id in ("a", "far", "b"):
+        await alone.indexed(memory_id, ago_s=1)
+    batched.clock.advance(0.3)
+    at = batched.clock.now() - timedelta(seconds=1)
+    batch = [
+        IndexedMemory(
+            f"evt-{m}",
+            WORKSPACE,
+            m,
+            1,
+            VECTORS[m],
+            MEMORIES[m].scope_ref,
+            near_duplicate_check=THRESHOLD,
+            checked_at=at,
+        )  # fmt: skip
+        for m in ("a", "far", "b")
+    ]
+    await batched.link.side_by_side(batch)
+    assert batched.index.searches == [] and batched.linked() == alone.linked() == [("b", "a")]

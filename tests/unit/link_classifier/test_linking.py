@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import timedelta
 
+import pytest
 from memhive.v1 import edges_pb2
 from memhive_domain.edges import CreatorKind, Edge, EdgeKind
 from memhive_domain.memory import forget
@@ -130,3 +132,54 @@ async def test_records_are_read_once_together_and_only_with_a_neighbour_to_class
     rig.store.put(twin("a"))
     assert [p.dst_id for p in await rig.run()] == ["a"]
     assert (rig.store.reads, rig.store.gets) == ([["new", "a"]], [])
+
+
+class MeetingIndex(FakeVectorIndex):
+    """Answers a search only once `expected` searches are waiting at the same time."""
+
+    def __init__(self, hits: list[LaneHit], expected: int) -> None:
+        super().__init__(hits)
+        self._expected, self._waiting, self._all_in = expected, 0, asyncio.Event()
+
+    async def search(self, vector, memory_filter, limit):
+        self._waiting += 1
+        if self._waiting == self._expected:
+            self._all_in.set()
+        await asyncio.wait_for(self._all_in.wait(), timeout=5)
+        return await super().search(vector, memory_filter, limit)
+
+
+async def test_a_batch_side_by_side_waits_on_the_lane_for_all_its_memories_at_once() -> None:
+    rig = Rig(("a", 0.95))
+    rig.link._index = rig.index = MeetingIndex([LaneHit("a", 0.95)], expected=2)
+    rig.store.put(twin("a"))
+    other = memory("other", "Release trains leave every second Tuesday", product_id="app")
+    rig.store.put(other)
+    batch = [
+        IndexedMemory("evt-1", WORKSPACE, "new", 1, [0.1, 0.2], NEW.scope_ref),
+        IndexedMemory("evt-2", WORKSPACE, "other", 1, [0.1, 0.2], other.scope_ref),
+    ]
+
+    await rig.link.side_by_side(batch)  # one at a time, the first search would time out
+
+    assert sorted(c.command_id for _, c, _ in rig.publisher.sent) == ["evt-1:link", "evt-2:link"]
+
+
+async def test_a_failure_in_a_batch_side_by_side_is_raised_after_the_others_are_linked() -> None:
+    rig = Rig(("a", 0.95))
+    rig.store.put(twin("a"))
+    batch = [
+        IndexedMemory("evt-1", WORKSPACE, "new", 1, [0.1, 0.2], NEW.scope_ref),
+        IndexedMemory("evt-2", "other-workspace", "gone", 1, [0.1, 0.2], NEW.scope_ref),
+    ]
+    failing = rig.store.get_many
+
+    async def get_many(workspace_id, ids):
+        if workspace_id == "other-workspace":
+            raise ConnectionError("the store went away")
+        return await failing(workspace_id, ids)
+
+    rig.store.get_many = get_many
+    with pytest.raises(ConnectionError):
+        await rig.link.side_by_side(batch)
+    assert [c.command_id for _, c, _ in rig.publisher.sent] == ["evt-1:link"]

@@ -65,3 +65,24 @@ async def test_each_event_becomes_one_request_with_its_vector() -> None:
 async def test_events_that_can_never_be_linked_are_poison(msg: Msg, error: type) -> None:
     with pytest.raises(error):
         await MemoryIndexedSubscriber(Recorder()).handle_batch([msg])
+
+
+class BatchRecorder(Recorder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list = []
+
+    async def side_by_side(self, batch) -> None:
+        self.batches.append(batch)
+
+
+async def test_without_an_llm_a_batch_is_handed_over_whole_and_with_one_one_at_a_time() -> None:
+    msgs = [Msg(SUBJECT, indexed_event([0.5, 0.25])), Msg(SUBJECT, indexed_event([0.75, 0.5]))]
+    together, in_turn = BatchRecorder(), BatchRecorder()
+
+    await MemoryIndexedSubscriber(together, side_by_side=True).handle_batch(msgs)
+    await MemoryIndexedSubscriber(in_turn).handle_batch(msgs)
+
+    [batch] = together.batches
+    assert [list(i.vector) for i in batch] == [[0.5, 0.25], [0.75, 0.5]] and together.seen == []
+    assert len(in_turn.seen) == 2 and in_turn.batches == []

@@ -63,7 +63,9 @@ async def create_link_classifier(
             if workspace_id
             else subjects.any_workspace(indexed)
         ],
-        handle_batch=MemoryIndexedSubscriber(link).handle_batch,
+        handle_batch=MemoryIndexedSubscriber(
+            link, side_by_side=not settings.llm.model
+        ).handle_batch,
         batch_size=settings.link_classifier.batch_size,
         max_deliveries=settings.link_classifier.max_deliveries,
     )

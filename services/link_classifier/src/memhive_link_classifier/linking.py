@@ -13,6 +13,7 @@ no near-duplicate, and cost no read at all.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -82,8 +83,31 @@ class LinkNewMemory:
         self._recent = None if min_similarity is None else RecentlyIndexed(clock)
 
     async def __call__(self, indexed: IndexedMemory) -> list[EdgeProposal]:
+        return await self._link(indexed, self._recently_indexed(indexed))
+
+    async def side_by_side(self, batch: Sequence[IndexedMemory]) -> None:
+        """Link a batch's memories at once: each waits on the lane, the store and the bus,
+        not on the others. Only without an LLM (its calls are spent in order). What was
+        indexed lately is read and noted first, in order, so each memory sees the ones
+        before it as it would one at a time. Raises the first failure once all are done."""
+        recent = [self._recently_indexed(indexed) for indexed in batch]
+        outcomes = await asyncio.gather(
+            *(self._link(i, r) for i, r in zip(batch, recent, strict=True)),
+            return_exceptions=True,
+        )
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                raise outcome
+
+    async def _link(
+        self, indexed: IndexedMemory, recent: dict[str, float] | None
+    ) -> list[EdgeProposal]:
+        """recent: its neighbours among what was indexed since its save's check (None:
+        search the lane)."""
         now = self._clock.now()
-        scores = await self._candidates(indexed, now)
+        if recent is None:
+            recent = await self._searched(indexed, now)
+        scores = self._linkable(indexed, recent)
         if not scores:
             return []
         found = await self._store.get_many(indexed.workspace_id, [indexed.memory_id, *scores])
@@ -96,14 +120,17 @@ class LinkNewMemory:
             await self._publish(indexed, proposals, now)
         return proposals
 
-    async def _candidates(self, indexed: IndexedMemory, now: datetime) -> dict[str, float]:
-        """Cosine by id of the nearest memories of its scope the classifier could link."""
+    def _recently_indexed(self, indexed: IndexedMemory) -> dict[str, float] | None:
+        """Its neighbours by cosine among what this process saw since its save's check,
+        or None (search the lane); either way it is noted as seen."""
         unit = None if self._recent is None else unit_vector(indexed.vector)
         scores = self._since_check(indexed, unit)
-        if scores is None:
-            scores = await self._searched(indexed, now)
         if self._recent is not None:
             self._recent.add(_node(indexed), indexed.memory_id, unit)
+        return scores
+
+    def _linkable(self, indexed: IndexedMemory, scores: dict[str, float]) -> dict[str, float]:
+        """Cosine by id of the nearest memories the classifier could link, best first."""
         ranked = sorted(scores.items(), key=lambda item: -item[1])
         return {
             memory_id: score

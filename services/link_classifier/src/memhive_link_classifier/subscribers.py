@@ -15,13 +15,18 @@ from memhive_link_classifier.linking import IndexedMemory, LinkNewMemory
 
 
 class MemoryIndexedSubscriber:
-    def __init__(self, link: LinkNewMemory) -> None:
-        self._link = link
+    def __init__(self, link: LinkNewMemory, *, side_by_side: bool = False) -> None:
+        """side_by_side: link a batch's memories at once (no LLM: nothing spent in order)."""
+        self._link, self._side_by_side = link, side_by_side
 
     async def handle_batch(self, msgs: Sequence[Msg]) -> None:
+        batch = [_indexed(msg) for msg in msgs]
+        if self._side_by_side and len(batch) > 1:
+            await self._link.side_by_side(batch)
+            return
         # One at a time: each may be an LLM call, and the spend guard counts them in order.
-        for msg in msgs:
-            await self._link(_indexed(msg))
+        for indexed in batch:
+            await self._link(indexed)
 
 
 def _indexed(msg: Msg) -> IndexedMemory:

@@ -54,3 +54,15 @@ async def test_weights_stay_within_one_for_rounding_above_it() -> None:
     )
 
     assert proposals[0].weight == 1.0
+
+
+async def test_both_ends_propose_the_same_edge_whatever_float_noise_their_cosines_carry() -> None:
+    """Each end of a pair finds the other by its own search (or the recent ring): the
+    cosines differ in their last digits, the proposals do not."""
+    older, newer = memory("z-older", "a"), memory("a-newer", "a.", days=1)
+    classifier = NearDuplicateClassifier(0.9)
+
+    [one] = await classifier.classify(older, [(newer, 0.9512345)])
+    [other] = await classifier.classify(newer, [(older, 0.9512349)])
+
+    assert one == other and one.weight == 0.951

@@ -40,5 +40,9 @@ class NearDuplicateClassifier:
 
     def near_duplicate(self, new: Memory, neighbour: Memory, score: float) -> EdgeProposal:
         src, dst = newer_first(new, neighbour)
-        rationale = f"{NEAR_DUPLICATE} (cosine {score:.3f} >= {self._threshold:g})"
-        return EdgeProposal(src.id, dst.id, EdgeKind.RELATED_TO, min(score, 1.0), rationale)
+        # To the rationale's 3 places: the pair's two memories, each linked from its own
+        # search or the recent ring, propose the same edge rather than refresh it by a
+        # float's last digits (a rewrite of both records and an event for nothing).
+        weight = round(min(score, 1.0), 3)
+        rationale = f"{NEAR_DUPLICATE} (cosine {weight:.3f} >= {self._threshold:g})"
+        return EdgeProposal(src.id, dst.id, EdgeKind.RELATED_TO, weight, rationale)

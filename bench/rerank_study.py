@@ -38,6 +38,7 @@ from memhive_domain.fusion import FusedHit, fuse_relative_scores
 from memhive_domain.mentions import names_in
 from memhive_domain.selection import is_selected
 from memhive_ports import DocumentTerms
+from memhive_query.use_cases.rerank_scores import RerankScores
 
 from bench.expansion_variants import default_hits
 from bench.lane_quality import WORKSPACE, memory_of
@@ -273,13 +274,10 @@ async def _stored_scoring_ms(
 async def _weighed_scoring_ms(
     reranker: SpladeReranker, lane: EdgeVectorIndex, query: str, chosen: list
 ) -> float:
-    """What recall does now: the query's encoder pass, one read, the query weighed on the
-    union of the candidates' words, the dots."""
+    """What recall does now (`RerankScores` itself): the query's encoder pass, one read,
+    the query weighed on the union of the candidates' words, the dots."""
     started = time.process_time()
-    reading = await reranker.read_query(query)
-    kept = await lane.document_terms(WORKSPACE, [m.id for m in chosen])
-    weighed = await reading.weights_of({w for t in kept.values() for w in t.word_ids})
-    sum(kept[m.id].dot(weighed) for m in chosen)
+    await RerankScores(reranker, reranker, lane, WORKSPACE, query).of({m.id: m for m in chosen})
     return (time.process_time() - started) * 1000
 
 
@@ -359,14 +357,19 @@ def _terms_of(weights: np.ndarray, words: np.ndarray) -> DocumentTerms:
 def own_words(reranker: SpladeReranker, texts: list[str], extra: np.ndarray | None):
     """A text's terms over its own word pieces (plus `extra` words): the logits of those
     words alone, tokens x (own + extra) instead of tokens x 30,522, as a query's are."""
-    found = []
-    for text, seq in zip(texts, reranker._token_ids(texts), strict=True):
-        words = set(seq) if extra is None else set(seq).union(extra.tolist())
-        weighed = reranker.read_query_sync(text).weights_of_sync(words)
-        ids, weights = np.asarray(weighed.word_ids), np.asarray(weighed.weights)
-        order = np.argsort(-weights, kind="stable")[:DOCUMENT_TERMS_KEPT]
-        found.append(DocumentTerms(tuple(ids[order].tolist()), tuple(weights[order].tolist())))
-    return found
+    more = set() if extra is None else set(extra.tolist())
+    return [
+        _weighed_on(reranker, text, set(seq) | more)
+        for text, seq in zip(texts, reranker._token_ids(texts), strict=True)
+    ]
+
+
+def _weighed_on(reranker: SpladeReranker, text: str, words: set[int]) -> DocumentTerms:
+    """A text's strongest words among `words`, weighed as a query's are."""
+    weighed = reranker.read_query_sync(text).weights_of_sync(words)
+    ids, weights = np.asarray(weighed.word_ids), np.asarray(weighed.weights)
+    order = np.argsort(-weights, kind="stable")[:DOCUMENT_TERMS_KEPT]
+    return DocumentTerms(tuple(ids[order].tolist()), tuple(weights[order].tolist()))
 
 
 DOCUMENT_TERMS_KEPT = 256
@@ -394,14 +397,10 @@ def embedding_neighbours(reranker: SpladeReranker, count: int) -> np.ndarray:
 
 def own_and_neighbours(reranker: SpladeReranker, texts: list[str], table: np.ndarray):
     """Own word pieces and each one's neighbours in `table`, weighed as a query's are."""
-    found = []
-    for text, seq in zip(texts, reranker._token_ids(texts), strict=True):
-        words = set(seq).union(table[np.asarray(seq)].ravel().tolist())
-        weighed = reranker.read_query_sync(text).weights_of_sync(words)
-        ids, weights = np.asarray(weighed.word_ids), np.asarray(weighed.weights)
-        order = np.argsort(-weights, kind="stable")[:DOCUMENT_TERMS_KEPT]
-        found.append(DocumentTerms(tuple(ids[order].tolist()), tuple(weights[order].tolist())))
-    return found
+    return [
+        _weighed_on(reranker, text, set(seq) | set(table[np.asarray(seq)].ravel().tolist()))
+        for text, seq in zip(texts, reranker._token_ids(texts), strict=True)
+    ]
 
 
 def neighbour_variants(reranker: SpladeReranker) -> dict[str, Variant]:
@@ -524,6 +523,11 @@ def round3_cost(reranker: SpladeReranker, repeats: int = 21) -> str:
         extra = strongest_bias(reranker, n)
         ways[f"a memory's terms: own + {n} of largest bias"] = lambda r, e=extra: own_words(
             reranker, chunks[r], e
+        )
+    table = embedding_neighbours(reranker, 64)
+    for k in (16, 64):
+        ways[f"a memory's terms: own + {k} embedding neighbours of each"] = lambda r, k=k: (
+            own_and_neighbours(reranker, chunks[r], table[:, :k])
         )
     spent: dict[str, list[float]] = {name: [] for name in ways}
     for r in range(repeats):

@@ -37,7 +37,7 @@ class SpladeQuery:
     def weights_of_sync(self, word_ids: Collection[int]) -> DocumentTerms:
         """The query's positive weights among `word_ids` (ids outside the vocabulary have
         none), by word id."""
-        words = np.unique(np.fromiter(word_ids, dtype=np.int64, count=len(word_ids)))
+        words = np.array(sorted(set(word_ids)), dtype=np.int64)
         words = words[(words >= 0) & (words < len(self._bias))]
         with self._lock, blas_threads(self._threads):
             weights = weights_on(self._tokens, self._embeddings, self._bias, words)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import statistics
+import sys
 import time
 import uuid
 from datetime import UTC, datetime
@@ -246,6 +248,8 @@ async def run(stack: RunningStack, sizes=(10_000, 100_000)) -> dict:
                 row["mcp_recall"] = await mcp_recall_latency(stack, bases)
                 row["gateway_saves_per_s"] = await gateway_throughput(stack)
             report["sizes"][size] = row
+            # A long run (1M) stopped later still leaves the sizes it measured.
+            print(f"measured {size:,}: {json.dumps(row)}", file=sys.stderr, flush=True)
     return report
 
 
@@ -318,8 +322,6 @@ def sizes_from(argv: list[str]) -> tuple[int, ...]:
 
 
 if __name__ == "__main__":
-    import sys
-
     from bench.running_stack import running_stack
 
     with running_stack() as stack:

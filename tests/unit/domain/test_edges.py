@@ -13,6 +13,7 @@ from memhive_domain.edges import (
     EdgeDraft,
     EdgeKind,
     add_edge,
+    add_edges,
     ensure_linkable,
     propose_edge,
 )
@@ -234,6 +235,20 @@ def test_a_classifier_guess_yields_to_an_authors_edge_on_the_pair_either_way() -
     existing = (authored,)
     assert add_edge(existing, replace(guess, src_id="b", dst_id="a")) is existing
     assert add_edge((elsewhere,), guess) == (elsewhere, guess)  # no author on the pair
+
+
+def test_folding_several_edges_is_adding_them_one_by_one() -> None:
+    guess = edge("a", "b", EdgeKind.RELATED_TO, creator_kind=CreatorKind.CLASSIFIER)
+    proposals = [edge("a", "c"), guess, edge("a", "b"), edge("a", "c", weight=0.4)]
+    existing = (edge("d", "a"),)
+
+    one_by_one = existing
+    for proposal in proposals:
+        one_by_one = add_edge(one_by_one, proposal)
+
+    assert add_edges(existing, proposals) == one_by_one
+    assert add_edges(one_by_one, proposals[2:]) is one_by_one  # nothing new: the same tuple
+    assert add_edges(existing, []) is existing
 
 
 def test_an_edge_knows_its_key_and_ends() -> None:

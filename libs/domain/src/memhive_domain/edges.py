@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
@@ -146,6 +147,15 @@ def add_edge(existing: tuple[Edge, ...], edge: Edge) -> tuple[Edge, ...]:
             refreshed = replace(current, weight=edge.weight, rationale=edge.rationale)
             return existing[:index] + (refreshed,) + existing[index + 1 :]
     return (*existing, edge)
+
+
+def add_edges(existing: tuple[Edge, ...], edges: Iterable[Edge]) -> tuple[Edge, ...]:
+    """Fold several edges into one record's edges, in order, as add_edge one by one would:
+    a command's edges that share an end are written to it once. `existing` itself when
+    none changed anything."""
+    for edge in edges:
+        existing = add_edge(existing, edge)
+    return existing
 
 
 def _check_ends(src_id: str, dst_id: str, problems: list[FieldProblem]) -> tuple[str, str]:

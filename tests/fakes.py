@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import builtins
 import contextlib
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
@@ -561,6 +561,7 @@ class FakeTermWeights:
 
     favoured: frozenset[str] = frozenset()
     queries: list[str] = field(default_factory=list)
+    weighed: list[set[int]] = field(default_factory=list)  # the words each call asked for
 
     @property
     def model_name(self) -> str:
@@ -569,10 +570,27 @@ class FakeTermWeights:
     async def document_terms(self, texts: Sequence[str]) -> list[DocumentTerms]:
         return [self._terms(lambda w, t=t: w in t.lower()) for t in texts]
 
-    async def query_terms(self, text: str) -> DocumentTerms:
+    async def read_query(self, text: str) -> FakeQueryTerms:
         self.queries.append(text)
-        return self._terms(lambda _w: True)
+        return FakeQueryTerms(self._terms(lambda _w: True), self.weighed)
 
     def _terms(self, holds: Callable[[str], bool]) -> DocumentTerms:
         ids = [i for i, w in enumerate(sorted(self.favoured)) if holds(w)]
         return DocumentTerms(tuple(ids), tuple(1.0 for _ in ids))
+
+
+@dataclass
+class FakeQueryTerms:
+    """A query's terms from FakeTermWeights, weighed on the words asked for (noted)."""
+
+    whole: DocumentTerms
+    weighed: list[set[int]]
+
+    async def weights_of(self, word_ids: Collection[int]) -> DocumentTerms:
+        self.weighed.append(set(word_ids))
+        kept = [
+            (i, w)
+            for i, w in zip(self.whole.word_ids, self.whole.weights, strict=True)
+            if i in word_ids
+        ]
+        return DocumentTerms(tuple(i for i, _ in kept), tuple(w for _, w in kept))

@@ -173,3 +173,22 @@ def test_query_terms_dotted_with_document_terms_score_as_the_reranker_does(
 
 async def test_no_texts_no_terms(tmp_path: Path) -> None:
     assert await SpladeReranker(_checkpoint(tmp_path)).document_terms([]) == []
+
+
+async def test_a_query_read_once_weighs_any_words_as_its_whole_vector_does(
+    tmp_path: Path,
+) -> None:
+    """The query's weights on its candidates' words alone give score()'s numbers too."""
+    reranker = SpladeReranker(_checkpoint(tmp_path), document_terms=len(WORDS))
+    query, texts = "what pets does mel have", ["we got a puppy", "the sky is blue", "dog"]
+    documents = reranker.document_terms_sync(texts)
+    whole = _whole_vocabulary_vector(reranker, query)
+
+    reading = await reranker.read_query(query)
+    asked = {w for d in documents for w in d.word_ids}
+    weighed = await reading.weights_of(asked)
+
+    assert set(weighed.word_ids) == {w for w in asked if whole[w] > 0}
+    assert weighed.weights == pytest.approx([whole[w] for w in weighed.word_ids], rel=1e-5)
+    dots = [d.dot(weighed) for d in documents]
+    assert dots == pytest.approx(reranker.score_sync(query, texts), rel=1e-4)

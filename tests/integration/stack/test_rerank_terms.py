@@ -65,7 +65,8 @@ async def test_memories_keep_their_terms_and_recall_scores_from_them(
         assert await vector.document_terms("ws-other", ids) == {}
         assert ids[1] in found
         assert bodies_read == []  # every candidate scored from its stored terms
-        query = await stack.infra.term_weights.query_terms("What pets does Melanie have?")
+        reading = await stack.infra.term_weights.read_query("What pets does Melanie have?")
+        query = await reading.weights_of({w for t in kept.values() for w in t.word_ids})
         assert max(ids, key=lambda i: kept[i].dot(query)) == ids[1]  # the terms judge well
 
         response = await member.patch(

@@ -180,6 +180,55 @@ async def test_stored_document_terms_score_as_the_reranker_would_and_spare_its_r
     assert sorted(stored.vector.terms_reads[0]) == [mid(1), mid(2), mid(3), mid(4)]  # in one read
 
 
+async def test_the_query_is_weighed_on_its_candidates_words_alone_once_per_word() -> None:
+    terms = FakeTermWeights(frozenset({"clarinet", "drums", "violin"}))  # ids 0, 1, 2
+    rig = Rig(lexical=MUSIC_HITS, reranking=Reranking(FakeReranker(), terms=terms))
+    for n, body in enumerate(MUSIC_BODIES, start=1):
+        rig.store.put(memory(n, body=body))
+        [kept] = await terms.document_terms([body])
+        rig.vector.terms[(MEMBER.workspace_id, mid(n))] = kept
+
+    assert (await rig.ids(query="What music does Mel play?"))[0] == mid(3)
+    assert terms.weighed == [{0, 2}]  # clarinet and violin: no candidate holds drums
+
+
+async def test_the_querys_model_pass_starts_before_the_lanes_search() -> None:
+    terms = FakeTermWeights(frozenset({"clarinet", "violin"}))
+    rig = Rig(lexical=MUSIC_HITS, reranking=Reranking(FakeReranker(), terms=terms))
+    lanes_asked_at_read: list[int] = []
+    read_query = terms.read_query
+
+    async def noting(text: str):
+        lanes_asked_at_read.append(len(rig.vector.searches) + len(rig.lexical.searches))
+        return await read_query(text)
+
+    terms.read_query = noting  # type: ignore[method-assign]
+    for n, body in enumerate(MUSIC_BODIES, start=1):
+        rig.store.put(memory(n, body=body))
+        [kept] = await terms.document_terms([body])
+        rig.vector.terms[(MEMBER.workspace_id, mid(n))] = kept
+
+    await rig.ids(query="What music does Mel play?")
+
+    assert lanes_asked_at_read == [0]
+
+
+async def test_a_query_pass_that_fails_where_no_candidate_has_terms_leaves_recall_alone() -> None:
+    terms = FakeTermWeights(frozenset({"clarinet"}))
+
+    async def failing(text: str):
+        raise RuntimeError("the model is gone")
+
+    terms.read_query = failing  # type: ignore[method-assign]
+    rig = Rig(
+        lexical=MUSIC_HITS, reranking=Reranking(FakeReranker(frozenset({"clarinet"})), terms=terms)
+    )
+    for n, body in enumerate(MUSIC_BODIES, start=1):
+        rig.store.put(memory(n, body=body))  # none keeps terms: every body is read instead
+
+    assert (await rig.ids(query="What music does Mel play?"))[0] == mid(3)
+
+
 async def test_stored_terms_of_a_forgotten_memory_are_never_read() -> None:
     terms = FakeTermWeights(frozenset({"secret"}))
     rig = Rig(lexical=[(1, 9.0), (2, 8.0)], reranking=Reranking(FakeReranker(), terms=terms))

@@ -8,7 +8,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-from memhive_adapters.rerank.splade_reranker import SpladeReranker, _log1p_of_positive
+from memhive_adapters.rerank.splade_query import log1p_of_positive
+from memhive_adapters.rerank.splade_reranker import SpladeReranker
 
 # Few distinct values, so ties (among positive words too), zeros and negatives are common.
 _logits = arrays(
@@ -21,7 +22,7 @@ _logits = arrays(
 @given(_logits)
 def test_log1p_of_positive_is_log1p_of_relu_bit_for_bit(logits: np.ndarray) -> None:
     plain = np.log1p(np.maximum(logits, 0.0))
-    assert np.array_equal(_log1p_of_positive(logits), plain)
+    assert np.array_equal(log1p_of_positive(logits), plain)
 
 
 @given(_logits, st.integers(0, 400))

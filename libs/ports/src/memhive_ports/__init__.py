@@ -23,7 +23,7 @@ from memhive_ports.reranker import Reranker
 from memhive_ports.scheduler import CommandScheduler
 from memhive_ports.spend import SpendCounters
 from memhive_ports.store import MemoryReader, MemoryStore, StoredMemory
-from memhive_ports.term_weights import DocumentTerms, TermWeights
+from memhive_ports.term_weights import DocumentTerms, QueryTerms, TermWeights
 from memhive_ports.token_commands import TokenCommands, TokenRequest, TokenServiceUnavailable
 from memhive_ports.token_counter import TokenCounter
 from memhive_ports.tokens import TokenDirectory
@@ -58,6 +58,7 @@ __all__ = [
     "MemoryReader",
     "MemoryStore",
     "Poison",
+    "QueryTerms",
     "Reranker",
     "RetryLater",
     "TermWeights",

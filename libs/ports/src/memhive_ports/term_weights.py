@@ -3,7 +3,7 @@ memory when it is indexed so that recall's reranker reads it instead of the body
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -22,6 +22,16 @@ class DocumentTerms:
         return sum(w * mine[i] for i, w in theirs if i in mine)
 
 
+class QueryTerms(Protocol):
+    """A query read by the model once (its encoder pass), weighed on given words after:
+    a dot with a document's terms needs the query's weight on the document's words only,
+    so a recall asks for its candidates' words alone."""
+
+    async def weights_of(self, word_ids: Collection[int]) -> DocumentTerms:
+        """The query's weights (> 0) among these words, as its whole vector holds them."""
+        ...
+
+
 class TermWeights(Protocol):
     """Texts as weighted vocabulary words, the query side and the document side of one
     model: a query's terms dotted with a document's score it as the model's reranker would
@@ -35,6 +45,6 @@ class TermWeights(Protocol):
         """One per text, in order: each text's strongest words (a fixed number at most)."""
         ...
 
-    async def query_terms(self, text: str) -> DocumentTerms:
-        """The query's strongest words."""
+    async def read_query(self, text: str) -> QueryTerms:
+        """The query read by the model, to be weighed on its candidates' words."""
         ...

@@ -9,8 +9,9 @@ query's strongest `query_terms` words are kept, so a candidate's head is compute
 columns alone (the full vocabulary projection is what costs: 30,522 columns per token).
 
 A candidate's vector does not depend on the query: `document_terms` computes it once, when
-a memory is indexed (its strongest `document_terms` words), and recall dots the query's
-terms with what the vector lane kept; `score` stays for candidates that have none.
+a memory is indexed (its strongest `document_terms` words), and recall reads the query
+once (`read_query`, its encoder pass) and weighs it on the words the candidates kept
+(`splade_query`); `score` stays for candidates that have none.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from tokenizers import Tokenizer
 from memhive_adapters.embedding.blas_threads import blas_threads
 from memhive_adapters.embedding.word_pieces import pad
 from memhive_adapters.rerank.splade_onnx_graph import head_input, open_head_input_session
+from memhive_adapters.rerank.splade_query import SpladeQuery, log1p_of_positive
 from memhive_adapters.rerank.splade_weights import MaskedLmHead, load_splade_weights
 
 MAX_TOKENS = 128  # a candidate is read up to here (a turn of chat fits; the start of a page)
@@ -107,6 +109,20 @@ class SpladeReranker:
         with self._lock, blas_threads(self._threads):
             return _terms(*self._query_vector(ids))
 
+    async def read_query(self, text: str) -> SpladeQuery:
+        return await asyncio.to_thread(self.read_query_sync, text)
+
+    def read_query_sync(self, text: str) -> SpladeQuery:
+        """The query's encoder pass; its weights on given words come after, from those
+        words' columns alone (`SpladeQuery.weights_of`)."""
+        (ids,) = self._token_ids([text])
+        padded, mask = pad([ids])
+        with self._lock:
+            tokens = head_input(self._session, padded, mask)[0]
+        head = self._weights.head
+        embeddings = self._weights.encoder.word_embeddings
+        return SpladeQuery(tokens, embeddings, head.vocabulary_bias, self._lock, self._threads)
+
     def _query_vector(self, ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
         return self._strongest(self._activations([ids], None)[0], self._query_terms)
 
@@ -152,13 +168,4 @@ def _whole_vocabulary(head: MaskedLmHead, transformed: np.ndarray, mask: np.ndar
         [(transformed[i, mask[i] > 0] @ head.vocabulary).max(axis=0) for i in range(len(mask))]
     )
     strongest += head.vocabulary_bias
-    return _log1p_of_positive(strongest)
-
-
-def _log1p_of_positive(logits: np.ndarray) -> np.ndarray:
-    """log(1 + relu(logits)), the logarithm taken only where a logit is positive: a text's
-    positive words are a few dozen of 30,522, and every other word is 0 either way."""
-    activated = np.zeros_like(logits)
-    positive = logits > 0
-    activated[positive] = np.log1p(logits[positive])
-    return activated
+    return log1p_of_positive(strongest)

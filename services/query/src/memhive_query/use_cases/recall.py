@@ -112,13 +112,14 @@ class RecallMemories:
             now=now,
             min_confidence=min_confidence,
         )
-        lane_hits, read = await self._search_lanes(principal.workspace_id, query, lanes)
         reranked = self._rerank_scores(principal.workspace_id, query.text)
-        fused, records = await self._in_context(principal, query, lane_hits, read, reranked, now)
-        if LEXICAL_LANE in lanes:
-            fused, records = await self._follow_names(
-                principal, query, lane_hits, fused, records, reranked, now
+        try:
+            fused, records, lane_hits = await self._candidates(
+                principal, query, lanes, reranked, now
             )
+        finally:
+            if reranked is not None:
+                reranked.close()
         memories = {i: s.memory for i, s in records.items()}
         # Every candidate is ranked: resolution may drop stale ones, and the limit comes after.
         ranked = rank_recalled(
@@ -136,6 +137,26 @@ class RecallMemories:
         if record_hits:
             self._record_hits(principal, query.text, recalled)
         return recalled
+
+    async def _candidates(
+        self,
+        principal: Principal,
+        query: RecallQuery,
+        lanes: tuple[str, ...],
+        reranked: RerankScores | None,
+        now: datetime,
+    ) -> tuple[list[FusedHit], dict[str, StoredMemory], dict[str, list[LaneHit]]]:
+        """The lanes' hits fused and ranked in context, following names; the reranker's
+        query pass starts first, on the other core while the lanes search."""
+        if reranked is not None:
+            reranked.start()
+        lane_hits, read = await self._search_lanes(principal.workspace_id, query, lanes)
+        fused, records = await self._in_context(principal, query, lane_hits, read, reranked, now)
+        if LEXICAL_LANE in lanes:
+            fused, records = await self._follow_names(
+                principal, query, lane_hits, fused, records, reranked, now
+            )
+        return fused, records, lane_hits
 
     async def _in_context(
         self,

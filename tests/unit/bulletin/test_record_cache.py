@@ -183,9 +183,35 @@ async def test_a_link_event_drops_both_ends_their_edges_changed() -> None:
     await records.get_many("ws", [a.id, b.id, c.id])
     store.reads.clear()
     await subscriber(records).handle_batch([linked(a, b)])
-    assert store.reads == [sorted([a.id, b.id])]  # read afresh, to learn their scopes
+    assert store.reads == []  # their scopes were known: nothing read to learn them
     await records.get_many("ws", [a.id, b.id, c.id])
-    assert len(store.reads) == 1  # and kept for the refresh
+    assert store.reads == [[a.id, b.id]]  # the refresh reads the dropped ends afresh
+
+
+class MarkedScopes:
+    def __init__(self) -> None:
+        self.marked: list = []
+
+    def mark_changed(self, workspace_id, scope, causes) -> None:
+        self.marked.append((workspace_id, scope))
+
+
+async def test_a_link_marks_its_ends_scopes_reading_only_the_ends_never_seen() -> None:
+    """A near-duplicate is linked again and again: its scope is known from its first read,
+    dropped copy or not (a memory never moves)."""
+    a, b = memory(1), replace(memory(2), product_id="other-product")
+    store = seeded(a, b)
+    records, scopes = EventFreshRecords(store), MarkedScopes()
+    handle = ScopeChangeSubscriber(scopes, records).handle_batch  # type: ignore[arg-type]
+    await records.get_many("ws", [a.id])
+    store.reads.clear()
+
+    await handle([linked(a, b)])
+    await handle([linked(a, b)])
+
+    assert store.reads == [[b.id]]  # b, never seen, once; a not at all
+    both = {("ws", a.scope_ref), ("ws", b.scope_ref)}
+    assert set(scopes.marked[:2]) == set(scopes.marked[2:]) == both and len(scopes.marked) == 4
 
 
 def indexed(m: Memory) -> Msg:

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
 
 from memhive_domain.memory import Memory
+from memhive_domain.scopes import ScopeRef
 from memhive_ports import MemoryReader, StoredMemory
 
 _Key = tuple[str, str]  # (workspace id, memory id)
@@ -36,6 +37,9 @@ CLOCK_SKEW = timedelta(seconds=5)
 # Memories named by an event (links, forgets, revisions: not plain saves) remembered, so
 # that a MemoryIndexed coming that many events later is still not trusted (~10 MB at most).
 NAMED_KEPT = 100_000
+# Nodes of the memories held or read lately (a memory's node is fixed when it is saved): a
+# link names its ends' records, and their scopes are known without reading them (~15 MB).
+SCOPES_KEPT = 100_000
 
 
 class EventFreshRecords:
@@ -63,6 +67,7 @@ class EventFreshRecords:
         self._named: OrderedDict[_Key, None] = OrderedDict()  # by an event other than
         # a new memory's MemoryIndexed: its record may hold what no announced copy shows
         self._held: OrderedDict[_Key, tuple[float, StoredMemory]] = OrderedDict()
+        self._scopes: OrderedDict[_Key, ScopeRef] = OrderedDict()  # outlive drops and ages
         self._drops = 0  # how many drops so far: a read keeps what no later drop named
         self._dropped_at: dict[_Key, int] = {}  # only while reads are in flight
         self._reads_in_flight = 0
@@ -97,6 +102,12 @@ class EventFreshRecords:
     def _is_new_record(self, key: _Key, memory: Memory) -> bool:
         trusted = self._trust_after is not None and memory.created_at >= self._trust_after
         return trusted and memory.revision == 1 and key not in self._named
+
+    def known_scopes(self, workspace_id: str, memory_ids: Iterable[str]) -> dict[str, ScopeRef]:
+        """The node of each of these memories this cache has held or read (dropped or
+        not: a memory never moves), by id; the others are left out."""
+        held = ((m, self._scopes.get((workspace_id, m))) for m in memory_ids)
+        return {m: scope for m, scope in held if scope is not None}
 
     async def get(self, workspace_id: str, memory_id: str) -> StoredMemory | None:
         return (await self.get_many(workspace_id, [memory_id])).get(memory_id)
@@ -143,3 +154,7 @@ class EventFreshRecords:
         self._held.move_to_end(key)
         while len(self._held) > self._capacity:
             self._held.popitem(last=False)
+        self._scopes[key] = stored.memory.scope_ref
+        self._scopes.move_to_end(key)
+        while len(self._scopes) > SCOPES_KEPT:
+            self._scopes.popitem(last=False)

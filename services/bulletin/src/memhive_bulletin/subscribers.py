@@ -65,9 +65,15 @@ class ScopeChangeSubscriber:
         self, workspace_id: str, event: edges_pb2.MemoriesLinked
     ) -> list[tuple[str, ScopeRef]]:
         ends = sorted({end for edge in event.edges for end in (edge.src_id, edge.dst_id)})
+        # Their scopes, read only where not known: a near-duplicate is linked again and
+        # again, and the refresh re-reads what it shows anyway.
+        scopes = self._records.known_scopes(workspace_id, ends)
         self._records.drop(workspace_id, ends)  # their edges changed
-        records = await self._records.get_many(workspace_id, ends)
-        return [(workspace_id, r.memory.scope_ref) for r in records.values()]
+        unknown = [end for end in ends if end not in scopes]
+        if unknown:
+            read = await self._records.get_many(workspace_id, unknown)
+            scopes |= {m: r.memory.scope_ref for m, r in read.items()}
+        return [(workspace_id, scope) for scope in dict.fromkeys(scopes.values())]
 
 
 def _by_scope(item: tuple[tuple[str, ScopeRef], list[TraceCause]]) -> tuple[str, str]:

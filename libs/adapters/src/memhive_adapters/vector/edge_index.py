@@ -46,8 +46,9 @@ _NUMBER_FIELDS = {
 class EdgeVectorIndex:
     """Cosine nearest neighbours in a qdrant-edge shard kept under `path`.
 
-    One owning process per path. Reads run in worker threads and may overlap; writes are
-    serialised by an asyncio.Lock. close() flushes and releases the shard; a later call on
+    One owning process per path. Reads run in worker threads and may overlap (but `query`
+    holds the GIL for most of a search, measured: the event loop waits meanwhile); writes
+    are serialised by an asyncio.Lock. close() flushes and releases the shard; a later call on
     the same object opens it again.
 
     Points are searched exactly until `hnsw_after` of them are outside an HNSW index. Then

@@ -83,7 +83,9 @@ def running_stack(extra_env: dict[str, str] | None = None) -> Iterator[RunningSt
         url = f"http://127.0.0.1:{http_port}"
         try:
             _wait_healthy(url, process, Path(tmp) / "memhive.log")
-            yield RunningStack(url, token, f"nats://127.0.0.1:{nats_port}", Path(tmp), process.pid)
+            # extra_env may name a data dir to keep (a 1M store to measure again later).
+            data_dir = Path(env["MEMHIVE_DATA_DIR"])
+            yield RunningStack(url, token, f"nats://127.0.0.1:{nats_port}", data_dir, process.pid)
         finally:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=120)

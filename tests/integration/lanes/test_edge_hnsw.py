@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import qdrant_edge as qe
 from memhive_adapters.process_lifetime import command_line
+from memhive_adapters.vector import shard_dirs
 from memhive_adapters.vector.edge_index import EdgeVectorIndex
 from memhive_domain.recall import MemoryFilter
 
@@ -63,6 +64,37 @@ async def test_writes_during_the_build_survive_the_swap_and_searches_agree_with_
         hits = [h.memory_id for h in await index.search(query.tolist(), ANYWHERE, 10)]
         assert len(set(hits) & set(exact_top(stored, query, 10))) >= 9
     await index.close()
+
+
+async def test_the_writes_made_during_a_build_are_built_next_without_another_write(
+    tmp_path: Path,
+) -> None:
+    """A bulk load that ends while a build runs: what it wrote meanwhile was searched
+    exactly, for good, until some later write (measured at 1M: 205k points, recall 80 ms)."""
+    lane = tmp_path / "lane"
+    index = an_index(lane)
+    await index.upsert([(a_memory(), v) for v in vectors(400, 11)])
+    while not (lane / "shard-1").exists():  # noqa: ASYNC110 - a directory, not an event
+        await asyncio.sleep(0.005)
+    await index.upsert([(a_memory(), v) for v in vectors(350, 12)])  # journaled: >= 300
+    await index.settled()
+
+    assert await index.hnsw_coverage() == (750, 750)
+    assert shard_dirs.active_shard(lane).name == "shard-2"  # a second build, then no third
+    await index.close()
+
+
+async def test_a_lane_opened_with_many_points_outside_hnsw_builds_them(tmp_path: Path) -> None:
+    lane = tmp_path / "lane"
+    unbuilt = an_index(lane, hnsw_after=0)
+    await unbuilt.upsert([(a_memory(), v) for v in vectors(400, 13)])
+    await unbuilt.close()
+
+    again = an_index(lane)
+    await again.ensure_ready()  # a start: no write comes
+    await again.settled()
+    assert await again.hnsw_coverage() == (400, 400)
+    await again.close()
 
 
 async def test_a_reopened_lane_serves_the_built_copy_and_leftovers_are_removed(

@@ -89,6 +89,9 @@ class EdgeVectorIndex:
         async with self._write_lock:
             if self._shard is None:
                 self._shard = await asyncio.to_thread(self._open)
+                # A lane left with many points outside HNSW (a load that ended during a
+                # build, then a restart) is built now, not at the next write.
+                self._maybe_build()
 
     async def upsert(
         self,
@@ -250,6 +253,7 @@ class EdgeVectorIndex:
 
     async def _build_hnsw(self) -> None:
         target: Path | None = None
+        swapped = False
         try:
             target = await self._copy_for_build()
             await self._optimize_in_child(target)
@@ -259,6 +263,7 @@ class EdgeVectorIndex:
             except asyncio.CancelledError:
                 await swap  # a swap once begun is finished, never left half done
                 raise
+            swapped = True
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -268,6 +273,10 @@ class EdgeVectorIndex:
             self._build = None
             if target is not None and self._shard_path() != target:
                 await asyncio.to_thread(shutil.rmtree, target, True)  # an abandoned copy
+        if swapped:
+            # The writes made during this build (a bulk load: hundreds of thousands at 1M)
+            # are outside HNSW; with no write after them, nothing else would start the next.
+            self._maybe_build()
 
     async def _copy_for_build(self) -> Path:
         async with self._write_lock:

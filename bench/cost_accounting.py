@@ -202,7 +202,7 @@ async def run(
 ) -> dict:
     bases = base_sentences(BASES)
     await bulk_load(stack, size, 0, bases, MiniLmEmbedder().embed_sync(bases))
-    await wait_for_hnsw_builds(stack.pid)
+    await wait_for_hnsw_builds(stack)
     share = 3 if saves_only else 1
     recall = {"p50_ms": 0.0, "cpu_ms": {}} if saves_only else await recall_costs(stack, bases)
     return {

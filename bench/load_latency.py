@@ -14,6 +14,7 @@ import sys
 import time
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 
 import httpx2
 import numpy as np
@@ -127,16 +128,27 @@ def save_command(n: int, base: str) -> commands_pb2.SaveMemory:
     )
 
 
-async def wait_for_hnsw_builds(pid: int, limit_s: float = 900) -> float:
-    """Seconds spent waiting for the vector lane's HNSW builds (child processes running
-    `optimize_shard`) to finish, so recall is measured on the lane as it settles."""
+async def wait_for_hnsw_builds(stack: RunningStack, limit_s: float = 900) -> float:
+    """Seconds spent waiting for the vector lane's HNSW builds to finish, so recall is
+    measured on the lane as it settles: a child running `optimize_shard`, or a shard copy
+    beside the active one (a build copying, or the next one chained after a swap)."""
     began = time.perf_counter()
-    while time.perf_counter() - began < limit_s and any(  # noqa: ASYNC110 - another process
-        "optimize_shard" in " ".join(command_line(c) or []) for c in children(pid)
-    ):
-        await asyncio.sleep(1)
+    while time.perf_counter() - began < limit_s and _building(stack):  # noqa: ASYNC110
+        await asyncio.sleep(1)  # another process, and files: nothing here to wait on
     await asyncio.sleep(2)  # the swap after the child exits
     return time.perf_counter() - began
+
+
+def _building(stack: RunningStack) -> bool:
+    builders = (command_line(child) or [] for child in children(stack.pid))
+    return any("optimize_shard" in " ".join(argv) for argv in builders) or _copies_under_way(
+        stack.data_dir
+    )
+
+
+def _copies_under_way(data_dir: Path) -> bool:
+    lanes = {shard.parent for shard in data_dir.glob("**/shard-*")}
+    return any(len(list(lane.glob("shard-*"))) > 1 for lane in lanes)
 
 
 async def present(js, durables) -> list[str]:
@@ -265,7 +277,7 @@ async def run(stack: RunningStack, sizes=(10_000, 100_000)) -> dict:
                 "bulk_load_per_s": rate,
                 "load_s": load_s,
                 "bulletins_settled_s": await wait_for_bulletins(stack),
-                "hnsw_wait_s": await wait_for_hnsw_builds(stack.pid),
+                "hnsw_wait_s": await wait_for_hnsw_builds(stack),
                 "recall": await recall_latency(client, bases),
                 "rss_mib": rss_mib(stack.pid),
             }

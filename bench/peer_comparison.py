@@ -159,7 +159,7 @@ async def compare(stack: RunningStack, mem0: Mem0) -> dict:
         count = len(loaded)
         for size in SIZES:
             await bulk_load(stack, size - count, count, bases, vectors, encoder.model_name)
-            await wait_for_hnsw_builds(stack.pid)
+            await wait_for_hnsw_builds(stack)
             mem0.ask("fill", bases=bases, start=count, count=size - count)
             count = size
             ours = await memhive_search(client, asked)

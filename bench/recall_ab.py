@@ -93,7 +93,7 @@ async def run(rounds: int, profile_s: int | None) -> dict[str, list[dict]]:
         for name in STACKS if rounds else ("B",):
             stacks[name] = running.enter_context(stack_with(stack_settings(name)))
             await bulk_load(stacks[name], SIZE, 0, bases, vectors, encoder.model_name)
-            await wait_for_hnsw_builds(stacks[name].pid)
+            await wait_for_hnsw_builds(stacks[name])
         if profile_s:
             spy = profile(stacks["B"].pid, profile_s)
             while spy.poll() is None:

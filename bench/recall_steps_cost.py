@@ -41,7 +41,7 @@ VARIANTS = {"issue 27's steps on (default)": {}, "issue 27's steps off": STEPS_O
 async def measure(env: dict[str, str], bases: list[str], vectors, model: str) -> dict:
     with running_stack(env) as stack:
         await bulk_load(stack, SIZE, 0, bases, vectors, model)
-        await wait_for_hnsw_builds(stack.pid)
+        await wait_for_hnsw_builds(stack)
         async with stack.client() as client:
             before = cpu_seconds(stack.pid)
             latency = await recall_latency(client, bases)

@@ -23,6 +23,7 @@ from mcp.client.streamable_http import streamable_http_client
 from memhive.v1 import commands_pb2
 from memhive.v1 import memory_pb2 as pb
 from memhive_adapters.process_lifetime import command_line
+from memhive_adapters.vector import shard_dirs
 from memhive_client import AsyncMemhiveClient, Conflict
 from memhive_contracts import streams, subjects
 from memhive_contracts.mapping import to_timestamp
@@ -141,14 +142,15 @@ async def wait_for_hnsw_builds(stack: RunningStack, limit_s: float = 900) -> flo
 
 def _building(stack: RunningStack) -> bool:
     builders = (command_line(child) or [] for child in children(stack.pid))
-    return any("optimize_shard" in " ".join(argv) for argv in builders) or _copies_under_way(
-        stack.data_dir
-    )
+    if any("optimize_shard" in " ".join(argv) for argv in builders):
+        return True
+    return _copies_under_way(stack.data_dir)
 
 
 def _copies_under_way(data_dir: Path) -> bool:
-    lanes = {shard.parent for shard in data_dir.glob("**/shard-*")}
-    return any(len(list(lane.glob("shard-*"))) > 1 for lane in lanes)
+    """A vector lane (a directory with an `active` pointer) holding more than one copy."""
+    lanes = {pointer.parent for pointer in data_dir.glob(f"**/{shard_dirs.POINTER}")}
+    return any(len(shard_dirs.copies(lane)) > 1 for lane in lanes)
 
 
 async def present(js, durables) -> list[str]:

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memhive_adapters.vector import shard_dirs
+
 from bench.load_latency import _copies_under_way
 from bench.save_steps import _variants, render
 
 
 def test_a_shard_copy_beside_the_active_one_is_a_build_under_way(tmp_path: Path) -> None:
     lane = tmp_path / "qdrant-edge"
-    (lane / "shard-3").mkdir(parents=True)
+    shard_dirs.active_shard(lane).mkdir()  # a new lane: shard-0, named by its pointer
     assert not _copies_under_way(tmp_path)
-    (lane / "shard-4").mkdir()  # a build copying, or a chained one after a swap
+    shard_dirs.next_shard(lane).mkdir()  # a build copying, or a chained one after a swap
     assert _copies_under_way(tmp_path)
 
 

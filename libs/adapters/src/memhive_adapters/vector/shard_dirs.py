@@ -34,7 +34,7 @@ def active_shard(lane: Path) -> Path:
 
 def next_shard(lane: Path) -> Path:
     """A fresh directory name for the next copy (higher than any present)."""
-    numbers = [int(p.name[len(_PREFIX) :]) for p in _copies(lane)]
+    numbers = [int(p.name[len(_PREFIX) :]) for p in copies(lane)]
     return lane / f"{_PREFIX}{max(numbers, default=0) + 1}"
 
 
@@ -61,7 +61,7 @@ def point_at(lane: Path, shard: Path) -> None:
 def remove_unused(lane: Path) -> None:
     """Every copy but the active one, and the older layout's files once a copy is active."""
     active = active_shard(lane)
-    for copy in _copies(lane):
+    for copy in copies(lane):
         if copy != active:
             shutil.rmtree(copy, ignore_errors=True)
     if active != lane:
@@ -74,7 +74,8 @@ def remove_unused(lane: Path) -> None:
     (lane / f"{POINTER}.tmp").unlink(missing_ok=True)
 
 
-def _copies(lane: Path) -> list[Path]:
+def copies(lane: Path) -> list[Path]:
+    """The lane's numbered shard directories: more than one while a build is under way."""
     if not lane.is_dir():
         return []
     return [p for p in lane.iterdir() if p.is_dir() and p.name.startswith(_PREFIX)]

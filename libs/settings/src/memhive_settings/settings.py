@@ -68,9 +68,9 @@ class VectorSettings(BaseModel):
     hnsw_when_idle: int = Field(2_000, ge=0)
     hnsw_idle_s: float = Field(10.0, gt=0, le=86_400)
     # Threads one search of the embedded lane spreads its segments over; 0 = qdrant-edge's
-    # default (one per CPU). One costs least CPU per search and, measured at 100k on two
-    # cores, no more time: requests run side by side anyway (docs/benchmarks.md).
-    search_threads: int = Field(1, ge=0, le=256)
+    # default (one per CPU). 1 bounds a search's CPU (-10-30% at 100k on two cores) but
+    # costs a built lane time (2.2 against 1.5 ms): docs/benchmarks.md.
+    search_threads: int = Field(0, ge=0, le=256)
 
 
 class LexicalSettings(BaseModel):

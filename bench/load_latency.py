@@ -28,6 +28,7 @@ from memhive_client import AsyncMemhiveClient, Conflict
 from memhive_contracts import streams, subjects
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.ids import uuid7
+from memhive_settings import VectorSettings
 
 from bench.corpus import base_sentences, default_encoder, distinct_notes, noisy
 from bench.running_stack import RunningStack, children, rss_mib
@@ -129,11 +130,15 @@ def save_command(n: int, base: str) -> commands_pb2.SaveMemory:
     )
 
 
-async def wait_for_hnsw_builds(stack: RunningStack, limit_s: float = 900) -> float:
+async def wait_for_hnsw_builds(
+    stack: RunningStack, limit_s: float = 900, quiet_s: float | None = None
+) -> float:
     """Seconds spent waiting for the vector lane's HNSW builds to finish, so recall is
-    measured on the lane as it settles: a child running `optimize_shard`, or a shard copy
-    beside the active one (a build copying, or the next one chained after a swap)."""
+    measured on the lane as it settles: first the lane's quiet period (`hnsw_idle_s`, after
+    which it builds what a load left outside HNSW), then a child running `optimize_shard`,
+    or a shard copy beside the active one (a build copying, or the next one chained)."""
     began = time.perf_counter()
+    await asyncio.sleep((VectorSettings().hnsw_idle_s if quiet_s is None else quiet_s) + 1)
     while time.perf_counter() - began < limit_s and _building(stack):  # noqa: ASYNC110
         await asyncio.sleep(1)  # another process, and files: nothing here to wait on
     await asyncio.sleep(2)  # the swap after the child exits

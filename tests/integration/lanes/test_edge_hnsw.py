@@ -28,8 +28,10 @@ def vectors(count: int, seed: int) -> np.ndarray:
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-def an_index(path: Path, hnsw_after: int = 300) -> EdgeVectorIndex:
-    return EdgeVectorIndex(path, DIMS, hnsw_after=hnsw_after, indexing_threshold_kb=1)
+def an_index(path: Path, hnsw_after: int = 300, **when_idle: float) -> EdgeVectorIndex:
+    return EdgeVectorIndex(
+        path, DIMS, hnsw_after=hnsw_after, indexing_threshold_kb=1, **when_idle
+    )
 
 
 def exact_top(stored: dict[str, np.ndarray], query: np.ndarray, k: int) -> list[str]:
@@ -142,6 +144,57 @@ async def test_builds_are_off_below_the_threshold_and_when_zero(tmp_path: Path) 
         await index.settled()
         assert await index.hnsw_coverage() == (400, 0)
         await index.close()
+
+
+async def test_a_lane_that_goes_quiet_is_built_below_the_threshold(tmp_path: Path) -> None:
+    """`hnsw_after` bounds what a lane under writes searches exactly; once writes stop, what
+    is left outside HNSW is built too (a store quiet after a load searched up to 20k points
+    exactly: 3-4x a search's CPU at 100k)."""
+    lane = tmp_path / "lane"
+    index = an_index(lane, hnsw_after=1000, hnsw_when_idle=100, idle_s=1.0)
+    for seed in range(5):  # writes closer together than idle_s: no build meanwhile
+        await index.upsert([(a_memory(), v) for v in vectors(30, 20 + seed)])
+        await asyncio.sleep(0.1)
+        assert not (lane / "shard-1").exists()
+    async with asyncio.timeout(60):
+        while not (lane / "shard-1").exists():  # noqa: ASYNC110 - a directory, not an event
+            await asyncio.sleep(0.02)
+    await index.settled()
+    assert await index.hnsw_coverage() == (150, 150)
+    await index.close()
+
+
+async def test_a_quiet_lane_is_left_alone_below_the_idle_threshold_and_after_close(
+    tmp_path: Path,
+) -> None:
+    few, closed = tmp_path / "few", tmp_path / "closed"
+    index = an_index(few, hnsw_after=1000, hnsw_when_idle=100, idle_s=0.2)
+    await index.upsert([(a_memory(), v) for v in vectors(60, 30)])
+    shut = an_index(closed, hnsw_after=1000, hnsw_when_idle=100, idle_s=0.2)
+    await shut.upsert([(a_memory(), v) for v in vectors(150, 31)])
+    await shut.close()  # before the lane went quiet: nothing may start after
+    await asyncio.sleep(1.0)
+
+    assert await index.hnsw_coverage() == (60, 0)
+    assert sorted(p.name for p in closed.iterdir()) == ["active", "shard-0"]
+    assert builders_of(closed) == []
+    await index.close()
+
+
+async def test_a_lane_reopened_with_a_few_points_outside_hnsw_builds_them_once_quiet(
+    tmp_path: Path,
+) -> None:
+    lane = tmp_path / "lane"
+    unbuilt = an_index(lane, hnsw_after=0)
+    await unbuilt.upsert([(a_memory(), v) for v in vectors(150, 32)])
+    await unbuilt.close()
+
+    again = an_index(lane, hnsw_after=1000, hnsw_when_idle=100, idle_s=0.3)
+    await again.ensure_ready()  # a restart after a load: no write comes
+    async with asyncio.timeout(60):
+        while (await again.hnsw_coverage())[1] < 150:  # noqa: ASYNC110 - a build, polled
+            await asyncio.sleep(0.05)
+    await again.close()
 
 
 async def test_close_during_a_build_kills_the_child_and_the_lane_opens_as_before(

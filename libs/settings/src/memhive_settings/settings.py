@@ -63,6 +63,14 @@ class VectorSettings(BaseModel):
     # Embedded lane (edge): once this many points are outside an HNSW index, one is built on
     # a copy of the shard in a child process and swapped in; 0 keeps every search exact.
     hnsw_after: int = Field(20_000, ge=0)
+    # ... and sooner once no point was written for `hnsw_idle_s` seconds and at least this
+    # many are outside HNSW (a quiet store searches them all exactly otherwise); 0: never.
+    hnsw_when_idle: int = Field(2_000, ge=0)
+    hnsw_idle_s: float = Field(10.0, gt=0, le=86_400)
+    # Threads one search of the embedded lane spreads its segments over; 0 = qdrant-edge's
+    # default (one per CPU). 1 bounds a search's CPU (-10-30% at 100k on two cores) but
+    # costs a built lane time (2.2 against 1.5 ms): docs/benchmarks.md.
+    search_threads: int = Field(0, ge=0, le=256)
 
 
 class LexicalSettings(BaseModel):

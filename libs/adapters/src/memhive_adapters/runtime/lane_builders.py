@@ -84,6 +84,9 @@ def build_vector_index(
         vector_dir_of(settings, generation),
         embedder.dimensions,
         hnsw_after=vector.hnsw_after,
+        search_threads=vector.search_threads or None,
+        hnsw_when_idle=vector.hnsw_when_idle,
+        idle_s=vector.hnsw_idle_s,
         space=space,
     )
 

@@ -29,9 +29,15 @@ def vectors(count: int, seed: int) -> np.ndarray:
 
 
 def an_index(path: Path, hnsw_after: int = 300, **when_idle: float) -> EdgeVectorIndex:
-    return EdgeVectorIndex(
-        path, DIMS, hnsw_after=hnsw_after, indexing_threshold_kb=1, **when_idle
-    )
+    return EdgeVectorIndex(path, DIMS, hnsw_after=hnsw_after, indexing_threshold_kb=1, **when_idle)
+
+
+async def a_lane_left_unbuilt(lane: Path, points: int, seed: int) -> Path:
+    """A closed lane with `points` outside HNSW (as a load that stopped short leaves it)."""
+    unbuilt = an_index(lane, hnsw_after=0)
+    await unbuilt.upsert([(a_memory(), v) for v in vectors(points, seed)])
+    await unbuilt.close()
+    return lane
 
 
 def exact_top(stored: dict[str, np.ndarray], query: np.ndarray, k: int) -> list[str]:
@@ -87,11 +93,7 @@ async def test_the_writes_made_during_a_build_are_built_next_without_another_wri
 
 
 async def test_a_lane_opened_with_many_points_outside_hnsw_builds_them(tmp_path: Path) -> None:
-    lane = tmp_path / "lane"
-    unbuilt = an_index(lane, hnsw_after=0)
-    await unbuilt.upsert([(a_memory(), v) for v in vectors(400, 13)])
-    await unbuilt.close()
-
+    lane = await a_lane_left_unbuilt(tmp_path / "lane", points=400, seed=13)
     again = an_index(lane)
     await again.ensure_ready()  # a start: no write comes
     await again.settled()
@@ -184,11 +186,7 @@ async def test_a_quiet_lane_is_left_alone_below_the_idle_threshold_and_after_clo
 async def test_a_lane_reopened_with_a_few_points_outside_hnsw_builds_them_once_quiet(
     tmp_path: Path,
 ) -> None:
-    lane = tmp_path / "lane"
-    unbuilt = an_index(lane, hnsw_after=0)
-    await unbuilt.upsert([(a_memory(), v) for v in vectors(150, 32)])
-    await unbuilt.close()
-
+    lane = await a_lane_left_unbuilt(tmp_path / "lane", points=150, seed=32)
     again = an_index(lane, hnsw_after=1000, hnsw_when_idle=100, idle_s=0.3)
     await again.ensure_ready()  # a restart after a load: no write comes
     async with asyncio.timeout(60):

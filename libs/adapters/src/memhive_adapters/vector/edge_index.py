@@ -284,7 +284,8 @@ class EdgeVectorIndex:
     async def _build_when_idle(self) -> None:
         loop = asyncio.get_running_loop()
         try:
-            while (quiet := loop.time() - self._last_write) < self._idle_s:
+            # Each write moves the deadline: sleep until the latest one, not an event.
+            while (quiet := loop.time() - self._last_write) < self._idle_s:  # noqa: ASYNC110
                 await asyncio.sleep(self._idle_s - quiet)
         finally:
             if self._idle_watch is asyncio.current_task():

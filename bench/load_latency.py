@@ -81,7 +81,7 @@ async def bulk_load(
     start: int,
     bases: list[str],
     vectors: np.ndarray,
-    model: str = "all-MiniLM-L6-v2",
+    model: str,
 ) -> float:
     """Publish SaveMemory commands on the bus (as a hook with its own embeddings would); returns memories/s
     from the first publish until ingest and embed have drained. `model`: the encoder of

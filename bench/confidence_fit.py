@@ -5,9 +5,10 @@ query coverage (`memhive_domain.confidence`).
 
     python -m bench.confidence_fit [--encoder all-MiniLM-L6-v2/int8-per-text-v1]
 
-Each encoder has a calibration of its own (`CALIBRATIONS`): its cosines, not the ranking,
-are what the model reads. Prints the fitted constants, how well they are calibrated (predicted against observed
-share of evidence, by bins) and what each `min_confidence` would cost recall@5.
+Each encoder has a calibration of its own (`CALIBRATIONS`): the model reads its cosines.
+Prints the fitted constants, how well the domain's calibration for that encoder is
+calibrated (predicted against observed share of evidence, by bins) and what each
+`min_confidence` would cost recall@5.
 """
 
 from __future__ import annotations

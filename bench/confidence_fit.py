@@ -3,26 +3,30 @@ question (in process, bench.quality_study's lanes), each result labelled by the 
 evidence, and a logistic regression of that label on the result's cosine similarity and
 query coverage (`memhive_domain.confidence`).
 
-    python -m bench.confidence_fit
+    python -m bench.confidence_fit [--encoder all-MiniLM-L6-v2/int8-per-text-v1]
 
-Prints the fitted constants, how well they are calibrated (predicted against observed
-share of evidence, by bins) and what each `min_confidence` would cost recall@5.
+Each encoder has a calibration of its own (`CALIBRATIONS`): the model reads its cosines.
+Prints the fitted constants, how well the domain's calibration for that encoder is
+calibrated (predicted against observed share of evidence, by bins) and what each
+`min_confidence` would cost recall@5.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import tempfile
 from pathlib import Path
 
 import numpy as np
+from memhive_adapters.embedding.onnx_minilm import FP32, VARIANTS, OnnxMiniLmEmbedder
 from memhive_domain import confidence as model
 from memhive_domain.fusion import fuse_relative_scores
 from memhive_domain.neighbours import DEFAULT_NEIGHBOUR_SHARE
 from memhive_domain.query_time import DEFAULT_TIME_BOOST, times_named
 from memhive_domain.ranking import in_context
 
-from bench.quality_study import NOW, Question, Study, build
+from bench.quality_study import NOW, LocalEmbedder, Question, Study, build
 
 WEIGHTS = {"vector": 1.0, "lexical": 3.0}  # the default ranking (docs/architecture.md)
 FLOORS = (0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.1, 0.2)
@@ -61,19 +65,28 @@ def fit(x: np.ndarray, y: np.ndarray, rounds: int = 50) -> np.ndarray:
     return w
 
 
-async def main() -> None:
+def local_embedder(encoder: str, cache_dir: Path) -> LocalEmbedder | None:
+    """None for fp32: quality_study's NumPy reference (onnxruntime's fp32 vectors)."""
+    if encoder == FP32.encoder:
+        return None
+    return OnnxMiniLmEmbedder(cache_dir, threads=1, variant=VARIANTS[encoder])
+
+
+async def main(encoder: str) -> None:
+    calibration = model.calibration_for(encoder)
     with tempfile.TemporaryDirectory() as tmp:
-        study = await build(Path(tmp))
+        study = await build(Path(tmp), local_embedder(encoder, Path(tmp) / "models"))
         rows = [(q, ranked(q, study)) for q in study.questions]
         await study.vector.close()
         await study.lexical.close()
     x = np.array([(s, c) for _, results in rows for _, s, c in results])
     y = np.array([float(i in q.gold) for q, results in rows for i, _, _ in results])
     w = fit(x, y)
-    print(f"INTERCEPT = {w[0]:.2f}, SIMILARITY_WEIGHT = {w[1]:.2f}, COVERAGE_WEIGHT = {w[2]:.2f}")
+    print(f"{encoder}: Calibration({w[0]:.2f}, {w[1]:.2f}, {w[2]:.2f})")
     print(f"({len(y)} results of {len(rows)} questions, {int(y.sum())} of them evidence)")
-    predicted = np.array([model.confidence(s, c) for s, c in x])
-    print("\n| confidence (model in the domain) | results | mean predicted | share evidence |")
+    print(f"In the domain: {calibration}")
+    predicted = np.array([calibration.confidence(s, c) for s, c in x])
+    print("\n| confidence (the domain's calibration) | results | mean predicted | share evidence |")
     print("|---|---:|---:|---:|")
     for low, high in ((0, 0.05), (0.05, 0.1), (0.1, 0.2), (0.2, 0.3), (0.3, 0.5), (0.5, 1.01)):
         inside = (predicted >= low) & (predicted < high)
@@ -87,11 +100,13 @@ async def main() -> None:
     for floor in FLOORS:
         r5, empty = [], 0
         for q, results in rows:
-            kept = [i for i, s, c in results if model.confidence(s, c) >= floor][:5]
+            kept = [i for i, s, c in results if calibration.confidence(s, c) >= floor][:5]
             empty += not kept
             r5.append(len(q.gold & set(kept)) / len(q.gold))
         print(f"| {floor:.2f} | {sum(r5) / len(r5):.3f} | {empty} |")
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--encoder", choices=sorted(VARIANTS), default=FP32.encoder)
+    asyncio.run(main(parser.parse_args().encoder))

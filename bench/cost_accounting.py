@@ -31,12 +31,11 @@ import sys
 import time
 from pathlib import Path
 
-from memhive_adapters.embedding.minilm import MiniLmEmbedder
 from memhive_adapters.process_lifetime import command_line
 from memhive_adapters.runtime.lane_builders import build_embedder
 from memhive_settings import MemhiveSettings
 
-from bench.corpus import base_sentences
+from bench.corpus import base_sentences, default_encoder
 from bench.load_latency import (
     BASES,
     QUERIES,
@@ -201,7 +200,8 @@ async def run(
     stack: RunningStack, size: int, *, saves_only: bool = False, checked: bool = False
 ) -> dict:
     bases = base_sentences(BASES)
-    await bulk_load(stack, size, 0, bases, MiniLmEmbedder().embed_sync(bases))
+    encoder = default_encoder()  # the lanes' own vectors: the load embeds nothing again
+    await bulk_load(stack, size, 0, bases, encoder.embed_sync(bases), encoder.model_name)
     await wait_for_hnsw_builds(stack)
     share = 3 if saves_only else 1
     recall = {"p50_ms": 0.0, "cpu_ms": {}} if saves_only else await recall_costs(stack, bases)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import statistics
 import sys
 import time
@@ -81,7 +82,7 @@ async def bulk_load(
     start: int,
     bases: list[str],
     vectors: np.ndarray,
-    model: str = "all-MiniLM-L6-v2",
+    model: str,
 ) -> float:
     """Publish SaveMemory commands on the bus (as a hook with its own embeddings would); returns memories/s
     from the first publish until ingest and embed have drained. `model`: the encoder of
@@ -153,8 +154,10 @@ def _building(stack: RunningStack) -> bool:
 
 
 def _copies_under_way(data_dir: Path) -> bool:
-    """A vector lane (a directory with an `active` pointer) holding more than one copy."""
-    lanes = {pointer.parent for pointer in data_dir.glob(f"**/{shard_dirs.POINTER}")}
+    """A vector lane (a directory with an `active` pointer) holding more than one copy.
+    os.walk, not Path.glob: the lane's engine creates and removes temporary directories
+    while this looks, and glob raises on one that vanished under it (os.walk skips it)."""
+    lanes = {Path(d) for d, _, files in os.walk(data_dir) if shard_dirs.POINTER in files}
     return any(len(shard_dirs.copies(lane)) > 1 for lane in lanes)
 
 

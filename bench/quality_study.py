@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 from memhive_adapters.embedding.minilm import MiniLmEmbedder
+from memhive_adapters.embedding.onnx_minilm import OnnxMiniLmEmbedder
 from memhive_adapters.lexical.tantivy_index import TantivyLexicalIndex
 from memhive_adapters.vector.edge_index import EdgeVectorIndex
 from memhive_domain.memory import Memory
@@ -34,6 +35,7 @@ from bench.lane_quality import WORKSPACE, memory_of
 from bench.locomo import CATEGORIES, LOCOMO_DIR, _jsonl, conversations
 
 NOW = datetime(2026, 11, 24, tzinfo=UTC)  # "last year" etc. are counted from here
+LocalEmbedder = MiniLmEmbedder | OnnxMiniLmEmbedder  # both embed in the calling thread
 POOL = 30  # what recall asks each lane for with max_results 10 (3 x limit)
 DEEP = 60  # for variants that ask the lanes for more
 
@@ -58,7 +60,7 @@ class Study:
     memories: dict[str, Memory]
     vector: EdgeVectorIndex
     lexical: TantivyLexicalIndex
-    embedder: MiniLmEmbedder
+    embedder: LocalEmbedder
     questions: list[Question]
     workdir: Path  # removed after the run: variants may build indexes of their own there
 
@@ -74,7 +76,7 @@ def turn_memory(turn: dict) -> Memory:
     return replace(memory_of(turn), occurred_at=occurred_of(turn))
 
 
-def cached_vectors(embedder: MiniLmEmbedder, texts: list[str]) -> np.ndarray:
+def cached_vectors(embedder: LocalEmbedder, texts: list[str]) -> np.ndarray:
     key = hashlib.sha256("\n".join([embedder.model_name, *texts]).encode()).hexdigest()[:16]
     path = Path(tempfile.gettempdir()) / f"memhive-quality-{key}.npy"
     if path.exists():
@@ -84,8 +86,10 @@ def cached_vectors(embedder: MiniLmEmbedder, texts: list[str]) -> np.ndarray:
     return vectors
 
 
-async def build(workdir: Path) -> Study:
-    embedder = MiniLmEmbedder(threads=1)
+async def build(workdir: Path, embedder: LocalEmbedder | None = None) -> Study:
+    """`embedder`: fp32 MiniLM (the NumPy reference, the vectors onnxruntime's fp32 gives)
+    unless another is named."""
+    embedder = embedder or MiniLmEmbedder(threads=1)
     vector = EdgeVectorIndex(workdir / "vector", embedder.dimensions)
     lexical = TantivyLexicalIndex(workdir / "lexical")
     turns = [t for c in conversations() for t in _jsonl(LOCOMO_DIR / f"{c}.memories.jsonl")]

@@ -28,7 +28,7 @@ from tests.integration.lanes.memories import NOW, a_memory
 
 pytestmark = pytest.mark.timeout(120)
 DIMENSIONS = 384  # the configured model's: the new generation keeps its vectors
-MODEL = "all-MiniLM-L6-v2"
+MODEL = "all-MiniLM-L6-v2"  # what lanes from before layouts were filled by
 
 
 def one_hot(i: int) -> list[float]:
@@ -109,7 +109,8 @@ async def test_a_fresh_data_dir_records_its_layout(settings: MemhiveSettings) ->
     try:
         await infra.lanes()
         assert (settings.data_dir / POINTER_FILE).exists()
-        assert infra.generations.current_spec() == GenerationSpec(0, MODEL, LAYOUT)
+        configured = settings.embedding.model  # a fresh store's lanes are the configured encoder's
+        assert infra.generations.current_spec() == GenerationSpec(0, configured, LAYOUT)
     finally:
         await infra.close()
 

@@ -1,4 +1,11 @@
-from memhive_domain.confidence import confidence, content_words, query_coverage
+from memhive_domain.confidence import (
+    CALIBRATIONS,
+    FP32,
+    calibration_for,
+    confidence,
+    content_words,
+    query_coverage,
+)
 
 
 def test_content_words_leave_question_words_and_endings_out() -> None:
@@ -18,3 +25,26 @@ def test_confidence_grows_with_similarity_and_coverage() -> None:
     answer = confidence(similarity=0.6, coverage=1.0)
 
     assert 0 < unrelated < 0.01 < partly < answer < 1
+
+
+def test_each_local_encoder_has_a_calibration_of_its_own() -> None:
+    fp32, int8 = (
+        calibration_for("all-MiniLM-L6-v2"),
+        calibration_for("all-MiniLM-L6-v2/int8-per-text-v1"),
+    )
+
+    assert fp32 is FP32 and int8 is not FP32
+    assert int8.confidence(0.4, 0.5) != fp32.confidence(0.4, 0.5)
+
+
+def test_an_encoder_fitted_by_no_one_gets_fp32_minilms_calibration() -> None:
+    assert calibration_for("openai/text-embedding-3-small") is FP32
+
+
+def test_every_calibration_grows_with_similarity_and_coverage() -> None:
+    for calibration in CALIBRATIONS.values():
+        unrelated = calibration.confidence(similarity=0.05, coverage=0.0)
+        answer = calibration.confidence(similarity=0.6, coverage=1.0)
+        assert 0 < unrelated < 0.01 < answer < 1
+        assert calibration.confidence(0.3, 0.5) < calibration.confidence(0.4, 0.5)
+        assert calibration.confidence(0.3, 0.5) < calibration.confidence(0.3, 0.6)

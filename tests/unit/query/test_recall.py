@@ -10,6 +10,7 @@ from datetime import timedelta
 
 import pytest
 from memhive.v1 import events_pb2
+from memhive_domain.confidence import calibration_for, query_coverage
 from memhive_domain.memory import forget
 from memhive_domain.recall import SelectionRequest
 from memhive_ports import LaneHit
@@ -312,3 +313,16 @@ async def test_the_lexical_candidates_records_are_read_while_the_query_is_encode
     assert found == [mid(1), mid(3), mid(2)]
     # the vector lane's own candidates after, and no record read twice
     assert rig.store.reads == [[mid(3), mid(1)], [mid(2)]]
+
+
+@pytest.mark.parametrize("encoder", ["all-MiniLM-L6-v2", "all-MiniLM-L6-v2/int8-per-text-v1"])
+async def test_confidence_reads_the_cosines_by_their_encoders_calibration(encoder: str) -> None:
+    rig = Rig(vector=[(1, 0.42)], embedder=lambda _store: FakeEmbedder(model_name=encoder))
+    rig.store.put(memory(1, body="The release train leaves on Tuesdays."))
+
+    [found] = await rig.recall(MEMBER, "release day", SelectionRequest(), 5)
+
+    expected = calibration_for(encoder).confidence(
+        0.42, query_coverage("release day", found.memory.body)
+    )
+    assert found.confidence == pytest.approx(expected)

@@ -9,6 +9,11 @@ logistic model fitted on LoCoMo's public split (every returned result of every q
 labelled by the gold evidence: `python -m bench.confidence_fit`), so a confidence of 0.3
 means about 3 in 10 such results were evidence there. Checked on a fixture of our own
 with no answer in the store (`python -m bench.unanswerable`).
+
+The model is fitted per encoder: each spreads its cosines a little differently (int8's
+vectors agree with fp32's to a median cosine of 0.995, not 1), so one encoder's weights
+would read another's results at another rate. An encoder with no fit of its own (a litellm model)
+gets fp32 MiniLM's, the best guess there is.
 """
 
 from __future__ import annotations
@@ -26,10 +31,33 @@ from memhive_domain.question_words import QUESTION_STOPWORDS
 # (docs/benchmarks.md).
 DEFAULT_MIN_CONFIDENCE = 0.01
 
-# Fitted by bench.confidence_fit (logistic regression, docs/benchmarks.md).
-INTERCEPT = -5.39
-SIMILARITY_WEIGHT = 1.94
-COVERAGE_WEIGHT = 3.95
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """The logistic model's weights for one encoder's cosines."""
+
+    intercept: float
+    similarity_weight: float
+    coverage_weight: float
+
+    def confidence(self, similarity: float, coverage: float) -> float:
+        """similarity: cosine of query and memory (-1..1); coverage: query_coverage."""
+        z = self.intercept + self.similarity_weight * similarity + self.coverage_weight * coverage
+        return 1.0 / (1.0 + math.exp(-z))
+
+
+# Fitted by `python -m bench.confidence_fit --encoder NAME` (logistic regression on the same
+# LoCoMo results, docs/benchmarks.md), one per encoder the embedding settings name.
+FP32 = Calibration(intercept=-5.39, similarity_weight=2.09, coverage_weight=3.86)
+CALIBRATIONS: Mapping[str, Calibration] = {
+    "all-MiniLM-L6-v2": FP32,
+    "all-MiniLM-L6-v2/int8-per-text-v1": Calibration(-5.46, 2.25, 3.82),
+}
+
+
+def calibration_for(encoder: str) -> Calibration:
+    return CALIBRATIONS.get(encoder, FP32)
+
 
 _WORD = re.compile(r"\w+")
 _STOP = frozenset(QUESTION_STOPWORDS)
@@ -69,10 +97,9 @@ def query_coverage(query: str, body: str) -> float:
     return QueryWords.of(query).coverage(body)
 
 
-def confidence(similarity: float, coverage: float) -> float:
+def confidence(similarity: float, coverage: float, calibration: Calibration = FP32) -> float:
     """similarity: cosine of query and memory (-1..1); coverage: query_coverage."""
-    z = INTERCEPT + SIMILARITY_WEIGHT * similarity + COVERAGE_WEIGHT * coverage
-    return 1.0 / (1.0 + math.exp(-z))
+    return calibration.confidence(similarity, coverage)
 
 
 def _stem(word: str) -> str:

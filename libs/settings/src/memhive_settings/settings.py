@@ -99,11 +99,12 @@ class EmbeddingSettings(BaseModel):
     # Where the onnx runtime keeps the graphs it builds (~90 MB fp32, ~23 MB int8, once per
     # weights and builder version); None: <data_dir>/models. Data dirs on one machine may share.
     cache_dir: Path | None = None
-    # The encoder (local: "all-MiniLM-L6-v2" in fp32, or "all-MiniLM-L6-v2/int8-per-text-v1",
-    # 0.79x the CPU per text but LoCoMo a hair under the guard, docs/benchmarks.md; litellm:
-    # the provider's model). Each lane generation records its encoder; a store whose lanes
-    # hold another migrates by itself, in the background (architecture.md).
-    model: str = "all-MiniLM-L6-v2"
+    # The encoder (local: "all-MiniLM-L6-v2/int8-per-text-v1", MiniLM with int8 matmuls,
+    # each text in a pass of its own, ~0.8x fp32's CPU per text and LoCoMo level with it; or
+    # "all-MiniLM-L6-v2" in fp32; docs/benchmarks.md; litellm: the provider's model). Each
+    # lane generation records its encoder; a store whose lanes hold another migrates by
+    # itself, in the background (architecture.md).
+    model: str = "all-MiniLM-L6-v2/int8-per-text-v1"
     dimensions: int | None = None  # required for litellm models
     api_base: str | None = None
     api_key: SecretStr | None = None

@@ -14,7 +14,7 @@ from datetime import datetime
 from memhive.v1 import events_pb2
 from memhive_contracts import subjects
 from memhive_contracts.mapping import to_timestamp
-from memhive_domain.confidence import QueryWords, confidence
+from memhive_domain.confidence import QueryWords, calibration_for
 from memhive_domain.following import DEFAULT_FOLLOW_TOP, names_to_follow, with_followed
 from memhive_domain.fusion import FusedHit, FusionMethod, fuse
 from memhive_domain.neighbours import DEFAULT_NEIGHBOUR_SHARE
@@ -246,20 +246,21 @@ class RecallMemories:
             return None
         return RerankScores(rerank.reranker, rerank.terms, self._vector, workspace_id, text)
 
-    @staticmethod
     def _confident(
-        query: RecallQuery, recalled: list[RecalledMemory], vector_hits: list[LaneHit]
+        self, query: RecallQuery, recalled: list[RecalledMemory], vector_hits: list[LaneHit]
     ) -> list[RecalledMemory]:
-        """Each result's confidence; those below the query's minimum left out; the limit.
-        A memory the vector lane did not list is at most as similar as its last hit."""
+        """Each result's confidence, by the calibration of the encoder whose cosines these
+        are; those below the query's minimum left out; the limit. A memory the vector lane
+        did not list is at most as similar as its last hit."""
         floor = min((h.score for h in vector_hits), default=0.0)
         words = QueryWords.of(query.text)
+        calibration = calibration_for(self._embedder.model_name)
         kept: list[RecalledMemory] = []
         for r in recalled:
             if len(kept) == query.limit:
                 break
             similarity = r.lane_scores.get(VECTOR_LANE, floor)
-            sure = confidence(similarity, words.coverage(r.memory.body))
+            sure = calibration.confidence(similarity, words.coverage(r.memory.body))
             if sure >= query.min_confidence:
                 kept.append(replace(r, confidence=sure))
         return kept

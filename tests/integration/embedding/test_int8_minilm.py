@@ -3,6 +3,7 @@ with (bit for bit), close to fp32, its own name, and its graph cached beside fp3
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -55,3 +56,15 @@ def test_the_int8_graph_is_built_once_and_named_by_its_key(
     key = int8_graph.int8_cache_key(bundled_model_dir())
     assert builds == [key]
     assert [p.name for p in tmp_path.iterdir()] == [int8_graph.int8_cache_path(tmp_path, key).name]
+
+
+def test_quantising_leaves_a_first_starts_log_to_memhive(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    logging.getLogger("memhive_adapters.embedding").info("ours, beside the build")
+
+    int8_graph.serialised_int8_graph(bundled_model_dir(), "a-key")
+
+    assert [r.getMessage() for r in caplog.records] == ["ours, beside the build"]
+    assert logging.getLogger().filters == []  # the quiet ends with the build

@@ -22,7 +22,7 @@ from functools import partial
 from memhive.v1 import memory_pb2 as pb
 from memhive_contracts.mapping import memory_from_pb, memory_to_pb
 from memhive_domain.answer_fit import asks_when
-from memhive_domain.confidence import QueryWords, confidence
+from memhive_domain.confidence import FP32, QueryWords
 from memhive_domain.fusion import FusedHit
 from memhive_domain.mentions import mentions_of, names_in
 from memhive_domain.neighbours import DEFAULT_NEIGHBOUR_SHARE
@@ -79,7 +79,7 @@ def added_steps(
     )
     words = QueryWords.of(query)
     for h in ranked[:returned]:
-        confidence(h.lane_scores.get("vector", 0.0), words.coverage(records[h.memory_id].body))
+        FP32.confidence(h.lane_scores.get("vector", 0.0), words.coverage(records[h.memory_id].body))
 
 
 def main() -> None:

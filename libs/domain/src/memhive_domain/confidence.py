@@ -97,11 +97,6 @@ def query_coverage(query: str, body: str) -> float:
     return QueryWords.of(query).coverage(body)
 
 
-def confidence(similarity: float, coverage: float, calibration: Calibration = FP32) -> float:
-    """similarity: cosine of query and memory (-1..1); coverage: query_coverage."""
-    return calibration.confidence(similarity, coverage)
-
-
 def _stem(word: str) -> str:
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import numpy as np
 import onnxruntime as ort
 
 from memhive_adapters.embedding.batch_plan import embed_in_batches
+from memhive_adapters.embedding.cpu_priority import lower_priority_worker
 from memhive_adapters.embedding.int8_graph import open_int8_session
 from memhive_adapters.embedding.minilm import bundled_model_dir
 from memhive_adapters.embedding.onnx_graph_cache import open_graph_session
@@ -63,6 +65,10 @@ class OnnxMiniLmEmbedder:
 
     `threads`: onnxruntime threads per forward pass, 0 for its default (every core).
     The pass runs in a worker thread; concurrent callers take turns.
+
+    `embed_in_background` runs passes nobody waits on on a worker of their own whose CPU
+    priority is lowered by `background_nice`, beside the callers' turns rather than in them
+    (a session runs concurrent passes): a recall's pass never queues behind a backlog's.
     """
 
     def __init__(
@@ -71,6 +77,7 @@ class OnnxMiniLmEmbedder:
         model_dir: Path | None = None,
         threads: int = 1,
         variant: MiniLmVariant = FP32,
+        background_nice: int = 0,
     ) -> None:
         directory = model_dir or bundled_model_dir()
         self._variant = variant
@@ -78,6 +85,11 @@ class OnnxMiniLmEmbedder:
         self._tokenizer = load_word_piece_tokenizer(directory)
         self._dimensions = int(self._session.get_outputs()[0].shape[-1])
         self._lock = threading.Lock()
+        self._background_nice = background_nice
+        self._background: ThreadPoolExecutor | None = None
+        # The tokenizer's own threads start with their creator's priority: created here,
+        # not by the background worker, they keep the process's.
+        token_ids(self._tokenizer, ["warm", "up"])
 
     @property
     def model_name(self) -> str:
@@ -92,13 +104,28 @@ class OnnxMiniLmEmbedder:
             return []
         return (await asyncio.to_thread(self.embed_sync, texts)).tolist()
 
+    async def embed_in_background(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        if self._background is None:
+            self._background = lower_priority_worker(self._background_nice, "memhive-embed")
+        loop = asyncio.get_running_loop()
+        vectors = await loop.run_in_executor(self._background, self._unlocked_pass, texts)
+        return vectors.tolist()
+
     def embed_sync(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors (len(texts), 384) in input order; blocks the calling thread."""
         ids = token_ids(self._tokenizer, texts)
         with self._lock:
-            if self._variant.text_alone:
-                return np.concatenate([self._embed_batch([one]) for one in ids])
-            return embed_in_batches(ids, self.dimensions, self._embed_batch)
+            return self._encode(ids)
+
+    def _unlocked_pass(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(token_ids(self._tokenizer, texts))
+
+    def _encode(self, ids: list[list[int]]) -> np.ndarray:
+        if self._variant.text_alone:
+            return np.concatenate([self._embed_batch([one]) for one in ids])
+        return embed_in_batches(ids, self.dimensions, self._embed_batch)
 
     def _embed_batch(self, sequences: list[Sequence[int]]) -> np.ndarray:
         padded, mask = pad(sequences)

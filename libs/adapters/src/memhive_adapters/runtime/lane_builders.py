@@ -60,7 +60,12 @@ def _local_embedder(settings: MemhiveSettings, encoder: str) -> Embedder:
     from memhive_adapters.embedding.onnx_minilm import VARIANTS, OnnxMiniLmEmbedder
 
     variant = VARIANTS[encoder]
-    return OnnxMiniLmEmbedder(settings.model_cache_dir, threads=threads, variant=variant)
+    return OnnxMiniLmEmbedder(
+        settings.model_cache_dir,
+        threads=threads,
+        variant=variant,
+        background_nice=settings.embedding.background_nice,
+    )
 
 
 def build_vector_index(

@@ -24,12 +24,12 @@ class Embedder(Protocol):
 
 @runtime_checkable
 class BackgroundEmbedder(Protocol):
-    """An embedder that can also run passes nobody is waiting on (embed's own indexing) at
-    a lower CPU priority, so that passes a caller waits on (a recall, a save waiting for
-    `indexed`) and the answers around them get the cores first."""
+    """An embedder that runs passes nobody is waiting on (embed's backlog) apart from the
+    passes a caller waits on (a recall, a save waiting for `indexed`), so that a caller's
+    never queues behind a backlog's batch."""
 
     async def embed_in_background(self, texts: Sequence[str]) -> list[list[float]]:
-        """As `embed`; the pass may take longer while the machine is busy."""
+        """As `embed`."""
         ...
 
 

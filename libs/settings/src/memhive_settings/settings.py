@@ -116,15 +116,6 @@ class EmbeddingSettings(BaseModel):
         description="threads per embedding pass (onnxruntime's or OpenBLAS's); 0 = the "
         "library's default (all cores)",
     )
-    # Embed's own passes (a save answered before its vector, an upstream event without one)
-    # wait for no caller: they run at this much lower CPU priority (Linux nice), so recalls,
-    # saves waiting for `indexed` and every answer get the cores first (docs/benchmarks.md).
-    background_nice: int = Field(
-        10,
-        ge=0,
-        le=19,
-        description="how much lower the CPU priority of passes nobody waits on is (0: the same)",
-    )
 
 
 class IngestSettings(BaseModel):

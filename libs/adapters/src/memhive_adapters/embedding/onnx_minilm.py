@@ -15,7 +15,6 @@ import numpy as np
 import onnxruntime as ort
 
 from memhive_adapters.embedding.batch_plan import embed_in_batches
-from memhive_adapters.embedding.cpu_priority import lower_priority_worker
 from memhive_adapters.embedding.int8_graph import open_int8_session
 from memhive_adapters.embedding.minilm import bundled_model_dir
 from memhive_adapters.embedding.onnx_graph_cache import open_graph_session
@@ -66,9 +65,9 @@ class OnnxMiniLmEmbedder:
     `threads`: onnxruntime threads per forward pass, 0 for its default (every core).
     The pass runs in a worker thread; concurrent callers take turns.
 
-    `embed_in_background` runs passes nobody waits on on a worker of their own whose CPU
-    priority is lowered by `background_nice`, beside the callers' turns rather than in them
-    (a session runs concurrent passes): a recall's pass never queues behind a backlog's.
+    `embed_in_background` runs passes nobody waits on (embed's backlog) one at a time on a
+    worker of their own, beside the callers' turns rather than in them (a session runs
+    concurrent passes): a recall's pass never queues behind a backlog's batch.
     """
 
     def __init__(
@@ -77,7 +76,6 @@ class OnnxMiniLmEmbedder:
         model_dir: Path | None = None,
         threads: int = 1,
         variant: MiniLmVariant = FP32,
-        background_nice: int = 0,
     ) -> None:
         directory = model_dir or bundled_model_dir()
         self._variant = variant
@@ -85,11 +83,7 @@ class OnnxMiniLmEmbedder:
         self._tokenizer = load_word_piece_tokenizer(directory)
         self._dimensions = int(self._session.get_outputs()[0].shape[-1])
         self._lock = threading.Lock()
-        self._background_nice = background_nice
         self._background: ThreadPoolExecutor | None = None
-        # The tokenizer's own threads start with their creator's priority: created here,
-        # not by the background worker, they keep the process's.
-        token_ids(self._tokenizer, ["warm", "up"])
 
     @property
     def model_name(self) -> str:
@@ -108,7 +102,7 @@ class OnnxMiniLmEmbedder:
         if not texts:
             return []
         if self._background is None:
-            self._background = lower_priority_worker(self._background_nice, "memhive-embed")
+            self._background = ThreadPoolExecutor(1, thread_name_prefix="memhive-backlog")
         loop = asyncio.get_running_loop()
         vectors = await loop.run_in_executor(self._background, self._unlocked_pass, texts)
         return vectors.tolist()

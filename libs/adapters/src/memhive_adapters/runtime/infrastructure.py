@@ -154,8 +154,8 @@ class Infrastructure:
 
     @cached_property
     def background_embedder(self) -> Embedder:
-        """The embedder for passes nobody waits on (embed's indexing): at a lower CPU
-        priority (`embedding.background_nice`), so callers' passes and answers go first."""
+        """The embedder for passes nobody waits on (embed's indexing), run apart from the
+        callers' passes (a recall's), which never queue behind them."""
         if self._lane_owner is not None:
             return self._lane_owner.background_embedder
         return SwappableEmbedder(self.lane_set, background=True)

@@ -60,12 +60,7 @@ def _local_embedder(settings: MemhiveSettings, encoder: str) -> Embedder:
     from memhive_adapters.embedding.onnx_minilm import VARIANTS, OnnxMiniLmEmbedder
 
     variant = VARIANTS[encoder]
-    return OnnxMiniLmEmbedder(
-        settings.model_cache_dir,
-        threads=threads,
-        variant=variant,
-        background_nice=settings.embedding.background_nice,
-    )
+    return OnnxMiniLmEmbedder(settings.model_cache_dir, threads=threads, variant=variant)
 
 
 def build_vector_index(

@@ -130,8 +130,8 @@ class SwappableLexicalIndex:
 
 class SwappableEmbedder:
     """The current generation's embedder: queries are embedded like the vectors they meet.
-    `background`: its passes are nobody's wait (embed's indexing), run at a lower CPU
-    priority where the embedder can (BackgroundEmbedder)."""
+    `background`: its passes are nobody's wait (embed's indexing), run apart from the
+    callers' where the embedder can (BackgroundEmbedder)."""
 
     def __init__(self, lanes: LaneSet, *, background: bool = False) -> None:
         self._lanes, self._background = lanes, background

@@ -99,7 +99,7 @@ def _cells(row: dict[str, float]) -> str:
     return " ".join(f"{k} {v:.1f}" for k, v in row.items())
 
 
-def _variants(arguments: list[str]) -> dict[str, dict[str, str]]:
+def stack_variants(arguments: list[str]) -> dict[str, dict[str, str]]:
     if not arguments:
         return {"this checkout": {}}
     return {label: json.loads(env) for label, env in (a.split("=", 1) for a in arguments)}
@@ -111,4 +111,4 @@ if __name__ == "__main__":
     parser.add_argument("--saves", type=int, default=300)
     parser.add_argument("variants", nargs="*")
     options = parser.parse_args()
-    print(render(run(_variants(options.variants), options.rounds, options.saves)))
+    print(render(run(stack_variants(options.variants), options.rounds, options.saves)))

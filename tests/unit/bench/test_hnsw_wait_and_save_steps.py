@@ -1,5 +1,5 @@
 """Two small pieces of the benchmarks: when an HNSW build counts as under way, and how the
-save-steps bench reads its variants and reports medians."""
+save-steps and backlog benches read their variants and report medians."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 from memhive_adapters.vector import shard_dirs
 
 from bench.load_latency import _copies_under_way
-from bench.save_steps import _variants, render
+from bench.recall_during_backlog import render as backlog_render
+from bench.save_steps import render, stack_variants
 
 
 def test_a_shard_copy_beside_the_active_one_is_a_build_under_way(tmp_path: Path) -> None:
@@ -20,8 +21,8 @@ def test_a_shard_copy_beside_the_active_one_is_a_build_under_way(tmp_path: Path)
 
 
 def test_variants_are_labelled_stack_settings() -> None:
-    assert _variants([]) == {"this checkout": {}}
-    parsed = _variants(['quiet={"MEMHIVE_RUN_SERVICES": "[\\"ingest\\"]"}', "main={}"])
+    assert stack_variants([]) == {"this checkout": {}}
+    parsed = stack_variants(['quiet={"MEMHIVE_RUN_SERVICES": "[\\"ingest\\"]"}', "main={}"])
     assert parsed == {"quiet": {"MEMHIVE_RUN_SERVICES": '["ingest"]'}, "main": {}}
 
 
@@ -32,3 +33,9 @@ def test_the_report_gives_each_variants_median_over_rounds() -> None:
     ]
     table = render({"main": rows})
     assert table.splitlines()[-1] == "| main | 30.0 | 20.0 | 1.0 | 2.0 | 3.0 | 31.0 |"
+
+
+def test_the_backlog_report_gives_each_variants_median_recall_over_rounds() -> None:
+    rows = [{"p50": p50, "p95": p95} for p50, p95 in ((20, 40), (90, 400), (22, 38))]
+    table = backlog_render({"main": rows, "change": rows[:1]})
+    assert table.splitlines()[-2:] == ["| main | 22.0 | 40.0 |", "| change | 20.0 | 40.0 |"]

@@ -152,6 +152,28 @@ async def test_the_embedder_follows_the_current_generation() -> None:
     assert embedder.model_name == "new" and (await embedder.embed(["ab"]))[0] == VECTORS["new"]
 
 
+class BackgroundFakeEmbedder(FakeEmbedder):
+    """Notes which passes came as background ones."""
+
+    def __init__(self, model_name: str) -> None:
+        super().__init__(model_name, VECTORS[model_name])
+        self.background: list[str] = []
+
+    async def embed_in_background(self, texts):
+        self.background += texts
+        return [list(self.vector) for _ in texts]
+
+
+async def test_the_background_view_runs_its_passes_as_background_ones() -> None:
+    fake = BackgroundFakeEmbedder("old")
+    lanes = LaneSet(LaneGeneration(GenerationSpec(0, "old"), fake, FakeLane(), FakeLane()))
+    [vector] = await SwappableEmbedder(lanes, background=True).embed(["from the backlog"])
+    await SwappableEmbedder(lanes).embed(["a recall's query"])
+    assert fake.background == ["from the backlog"]
+    assert fake.texts == ["a recall's query"]
+    assert (vector, vector.encoder) == (VECTORS["old"], "old")
+
+
 async def test_only_one_build_at_a_time_and_abandoning_clears_it() -> None:
     lanes = LaneSet(generation(0))
     first = generation(1)

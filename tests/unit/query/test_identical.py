@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 
+import pytest
 from memhive.v1 import events_pb2
 from memhive_contracts.mapping import memory_to_pb
 from memhive_domain.ids import content_id
@@ -121,3 +122,15 @@ async def test_the_event_that_ended_the_wait_names_the_winner_without_a_read() -
     assert await saves.winner(ours, "cmd-ours", indexed(replace(ours, revision=2))) is None
     assert await saves.winner(ours, "cmd-ours", indexed(theirs)) == theirs
     assert store.gets == []
+
+
+class FailingStore(FakeStore):
+    async def get(self, workspace_id: str, memory_id: str):
+        raise ConnectionError("bus down")
+
+
+async def test_a_failed_read_leaves_no_waiter_behind() -> None:
+    waiter = FakeWaiter()
+    with pytest.raises(ConnectionError):
+        await IdenticalSaves(FailingStore(), waiter).claim(new_save(), "indexed", NOW)
+    assert waiter.expected == []

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 
 class Embedder(Protocol):
@@ -19,6 +19,17 @@ class Embedder(Protocol):
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text, in order. Batches are faster per text than single calls."""
+        ...
+
+
+@runtime_checkable
+class BackgroundEmbedder(Protocol):
+    """An embedder that runs passes nobody is waiting on (embed's backlog) apart from the
+    passes a caller waits on (a recall, a save waiting for `indexed`), so that a caller's
+    never queues behind a backlog's batch."""
+
+    async def embed_in_background(self, texts: Sequence[str]) -> list[list[float]]:
+        """As `embed`."""
         ...
 
 

@@ -26,7 +26,7 @@ async def create_embed(infra: Infrastructure) -> ServiceGroup:
         infra.store,
         vector,
         lexical,
-        infra.embedder,
+        infra.background_embedder,  # its passes are nobody's wait: apart from callers'
         infra.publisher,
         infra.clock,
         trust_events=not infra.generations.shared,  # embedded lanes: this process alone

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,6 +64,10 @@ class OnnxMiniLmEmbedder:
 
     `threads`: onnxruntime threads per forward pass, 0 for its default (every core).
     The pass runs in a worker thread; concurrent callers take turns.
+
+    `embed_in_background` runs passes nobody waits on (embed's backlog) one at a time on a
+    worker of their own, beside the callers' turns rather than in them (a session runs
+    concurrent passes): a recall's pass never queues behind a backlog's batch.
     """
 
     def __init__(
@@ -78,6 +83,7 @@ class OnnxMiniLmEmbedder:
         self._tokenizer = load_word_piece_tokenizer(directory)
         self._dimensions = int(self._session.get_outputs()[0].shape[-1])
         self._lock = threading.Lock()
+        self._background: ThreadPoolExecutor | None = None
 
     @property
     def model_name(self) -> str:
@@ -92,13 +98,28 @@ class OnnxMiniLmEmbedder:
             return []
         return (await asyncio.to_thread(self.embed_sync, texts)).tolist()
 
+    async def embed_in_background(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        if self._background is None:
+            self._background = ThreadPoolExecutor(1, thread_name_prefix="memhive-backlog")
+        loop = asyncio.get_running_loop()
+        vectors = await loop.run_in_executor(self._background, self._unlocked_pass, texts)
+        return vectors.tolist()
+
     def embed_sync(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors (len(texts), 384) in input order; blocks the calling thread."""
         ids = token_ids(self._tokenizer, texts)
         with self._lock:
-            if self._variant.text_alone:
-                return np.concatenate([self._embed_batch([one]) for one in ids])
-            return embed_in_batches(ids, self.dimensions, self._embed_batch)
+            return self._encode(ids)
+
+    def _unlocked_pass(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode(token_ids(self._tokenizer, texts))
+
+    def _encode(self, ids: list[list[int]]) -> np.ndarray:
+        if self._variant.text_alone:
+            return np.concatenate([self._embed_batch([one]) for one in ids])
+        return embed_in_batches(ids, self.dimensions, self._embed_batch)
 
     def _embed_batch(self, sequences: list[Sequence[int]]) -> np.ndarray:
         padded, mask = pad(sequences)

@@ -153,6 +153,14 @@ class Infrastructure:
         return SwappableEmbedder(self.lane_set)
 
     @cached_property
+    def background_embedder(self) -> Embedder:
+        """The embedder for passes nobody waits on (embed's indexing), run apart from the
+        callers' passes (a recall's), which never queue behind them."""
+        if self._lane_owner is not None:
+            return self._lane_owner.background_embedder
+        return SwappableEmbedder(self.lane_set, background=True)
+
+    @cached_property
     def reranker(self) -> Reranker | None:
         """The optional reranker (`query.rerank`), one per process: embed computes its
         document terms and query scores with it, taking turns on one worker thread."""

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Mapping, Sequence
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
-from memhive_ports import DocumentTerms, EncodedVector
+from memhive_ports import BackgroundEmbedder, DocumentTerms, EncodedVector
 from memhive_ports.lanes import LaneHit
 
 from memhive_adapters.runtime.encoder_match import items_in_encoder, query_in_encoder
@@ -129,10 +129,12 @@ class SwappableLexicalIndex:
 
 
 class SwappableEmbedder:
-    """The current generation's embedder: queries are embedded like the vectors they meet."""
+    """The current generation's embedder: queries are embedded like the vectors they meet.
+    `background`: its passes are nobody's wait (embed's indexing), run apart from the
+    callers' where the embedder can (BackgroundEmbedder)."""
 
-    def __init__(self, lanes: LaneSet) -> None:
-        self._lanes = lanes
+    def __init__(self, lanes: LaneSet, *, background: bool = False) -> None:
+        self._lanes, self._background = lanes, background
 
     @property
     def model_name(self) -> str:
@@ -146,7 +148,10 @@ class SwappableEmbedder:
         """Vectors that name their encoder and text (EncodedVector), so a swap between this
         call and their use never lets them meet another encoder's."""
         embedder = self._lanes.current.embedder
-        vectors = await embedder.embed(texts)
+        if self._background and isinstance(embedder, BackgroundEmbedder):
+            vectors = await embedder.embed_in_background(texts)
+        else:
+            vectors = await embedder.embed(texts)
         return [
             EncodedVector(v, embedder.model_name, t) for v, t in zip(vectors, texts, strict=True)
         ]

@@ -51,7 +51,12 @@ class IdenticalSaves:
             )
             candidate = replace(memory, id=memory_id)
             waiting = None if stage is None else self._waiter.expect(memory_id, stage)
-            stored = await self._store.get(memory.workspace_id, memory_id)
+            try:
+                stored = await self._store.get(memory.workspace_id, memory_id)
+            except BaseException:  # a read that failed or was given up on leaves no waiter
+                if waiting is not None:
+                    self._waiter.cancel(waiting)
+                raise
             if stored is None:
                 return Claim(candidate, None, waiting)
             if waiting is not None:  # the slot is taken: not this save's id to wait on

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from memhive_domain.memory import Memory
-from memhive_ports import Embedder, VectorIndex
+from memhive_ports import BackgroundEmbedder, Embedder, VectorIndex
 
 from memhive_adapters.lane_conditions import LAYOUT
 from memhive_adapters.nats.record_replay import RecordReplay
@@ -28,8 +28,8 @@ from memhive_adapters.runtime.lane_generations import LaneGeneration, LaneGenera
 
 log = logging.getLogger(__name__)
 
-# The local embedder runs one call at a time: small calls let a recall's query embedding
-# in between, instead of waiting behind a whole replay batch.
+# Small calls let other passes in between, instead of waiting behind a whole replay batch:
+# the indexer's on the backlog worker; a recall's query with an embedder that has none.
 EMBED_CHUNK = 8
 
 
@@ -98,8 +98,13 @@ async def vectors_for(
 
 
 async def embed_in_chunks(embedder: Embedder, memories: Sequence[Memory]) -> list[list[float]]:
+    """Nobody waits on a rebuild's passes: on the backlog worker where the embedder has one
+    (BackgroundEmbedder), apart from the callers'."""
+    embed = (
+        embedder.embed_in_background if isinstance(embedder, BackgroundEmbedder) else embedder.embed
+    )
     vectors: list[list[float]] = []
     for start in range(0, len(memories), EMBED_CHUNK):
         chunk = memories[start : start + EMBED_CHUNK]
-        vectors += await embedder.embed([m.body for m in chunk])
+        vectors += await embed([m.body for m in chunk])
     return vectors

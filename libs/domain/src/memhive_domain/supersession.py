@@ -38,6 +38,10 @@ class ResolvedMemory:
     superseded_by: str | None = None  # only with include_superseded: the head that replaces it
 
 
+# The kinds of edge that can make one end stale (demoted_ends, _possible_successor).
+_SUPERSEDING_KINDS = frozenset({EdgeKind.UPDATES, EdgeKind.CONTRADICTS})
+
+
 def superseding_edges(edges: Iterable[Edge]) -> tuple[Edge, ...]:
     """The edges that can make one end stale (`demoted_ends`: updates, contradicts). Most
     records carry only `related_to` links (the classifier's), and a recall with none of
@@ -110,6 +114,8 @@ def resolve_supersession(
 def superseded_ids(memories: Iterable[Memory], edges_of: EdgesOf, now: datetime) -> set[str]:
     """Which of these memories a live successor among them supersedes (e.g. for bulletins:
     given what one audience is shown, successors outside it do not count)."""
+    if not any(map(superseding_edges, edges_of.values())):
+        return set()  # nothing can supersede anything: no graph to build
     by_id = {m.id: m for m in memories}
     graph = _SupersessionGraph(by_id, edges_of, now)
     return {memory_id for memory_id in by_id if graph.head(memory_id) != memory_id}
@@ -212,7 +218,14 @@ def _visible(
 
 
 def _edges_by_end(edges_of: EdgesOf) -> dict[str, list[Edge]]:
-    unique = {edge.key: edge for edges in edges_of.values() for edge in edges}
+    """The edges that can make an end stale, by end: `related_to` never does, and it is
+    most of what records carry (a bulletin's page of near-duplicates, thousands)."""
+    unique = {
+        edge.key: edge
+        for edges in edges_of.values()
+        for edge in edges
+        if edge.kind in _SUPERSEDING_KINDS
+    }
     by_end: dict[str, list[Edge]] = {}
     for edge in unique.values():
         for end in dict.fromkeys((edge.src_id, edge.dst_id)):

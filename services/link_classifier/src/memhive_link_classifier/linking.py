@@ -9,11 +9,18 @@ vector lane (the event's vector, its scope), those below `min_similarity` (what 
 classifier cannot link: without an LLM, anything short of a near-duplicate) are dropped
 first, and the new memory's record and the rest are read together, once. Most saves have
 no near-duplicate, and cost no read at all.
+
+Without an LLM a pull batch is linked as one: its memories' searches run side by side, the
+records of all of them are read in one read per workspace, and their edges go out in one
+LinkMemories per workspace, so a bulk load of near-duplicates costs ingest one command (one
+read of the ends, one event) per batch rather than per memory.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -41,6 +48,9 @@ from memhive_link_classifier.metrics import ClassifierMetrics
 from memhive_link_classifier.recent import Node, RecentlyIndexed, unit_vector
 
 CLASSIFIER_NAME = "link-classifier"
+# Edges in one LinkMemories from a batch: a command stays far below the bus's payload limit
+# whatever the batch size (a memory proposes at most `neighbours` <= 50 edges).
+MAX_BATCH_EDGES = 200
 
 _KIND = {k: getattr(edges_pb2, f"EDGE_KIND_{k.name}") for k in EdgeKind}
 
@@ -86,18 +96,30 @@ class LinkNewMemory:
         return await self._link(indexed, self._recently_indexed(indexed))
 
     async def side_by_side(self, batch: Sequence[IndexedMemory]) -> None:
-        """Link a batch's memories at once: each waits on the lane, the store and the bus,
-        not on the others. Only without an LLM (its calls are spent in order). What was
-        indexed lately is read and noted first, in order, so each memory sees the ones
-        before it as it would one at a time. Raises the first failure once all are done."""
+        """Link a batch's memories as one: each waits on the lane, not on the others; the
+        records of those with a neighbour to classify are read once per workspace and their
+        edges proposed in one command per workspace. Only without an LLM (its calls are
+        spent in order). What was indexed lately is read and noted first, in order, so each
+        memory sees the ones before it as it would one at a time. Raises the first failure
+        once all the others are linked."""
+        now = self._clock.now()
         recent = [self._recently_indexed(indexed) for indexed in batch]
-        outcomes = await asyncio.gather(
-            *(self._link(i, r) for i, r in zip(batch, recent, strict=True)),
+        found = await asyncio.gather(
+            *(self._candidates(i, r, now) for i, r in zip(batch, recent, strict=True)),
             return_exceptions=True,
         )
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException):
-                raise outcome
+        failures = [f for f in found if isinstance(f, BaseException)]
+        by_workspace: dict[str, list[tuple[IndexedMemory, dict[str, float]]]] = defaultdict(list)
+        for indexed, scores in zip(batch, found, strict=True):
+            if not isinstance(scores, BaseException) and scores:
+                by_workspace[indexed.workspace_id].append((indexed, scores))
+        outcomes = await asyncio.gather(
+            *(self._link_together(group, now) for group in by_workspace.values()),
+            return_exceptions=True,
+        )
+        failures += [o for o in outcomes if isinstance(o, BaseException)]
+        if failures:
+            raise failures[0]
 
     async def _link(
         self, indexed: IndexedMemory, recent: dict[str, float] | None
@@ -105,20 +127,53 @@ class LinkNewMemory:
         """recent: its neighbours among what was indexed since its save's check (None:
         search the lane)."""
         now = self._clock.now()
-        if recent is None:
-            recent = await self._searched(indexed, now)
-        scores = self._linkable(indexed, recent)
+        scores = await self._candidates(indexed, recent, now)
         if not scores:
             return []
         found = await self._store.get_many(indexed.workspace_id, [indexed.memory_id, *scores])
+        proposals = await self._proposals(indexed, scores, found, now)
+        if proposals:
+            await self._publish(f"{indexed.event_id}:link", indexed.workspace_id, proposals, now)
+        return proposals
+
+    async def _link_together(
+        self, group: Sequence[tuple[IndexedMemory, dict[str, float]]], now: datetime
+    ) -> None:
+        """One workspace's memories of a batch: one read of every record they need, then
+        their edges in as few commands as MAX_BATCH_EDGES allows."""
+        workspace_id = group[0][0].workspace_id
+        wanted = (m for indexed, scores in group for m in (indexed.memory_id, *scores))
+        found = await self._store.get_many(workspace_id, list(dict.fromkeys(wanted)))
+        proposed = [
+            (indexed, await self._proposals(indexed, scores, found, now))
+            for indexed, scores in group
+        ]
+        for command in _commands([(i, p) for i, p in proposed if p]):
+            event_ids = [indexed.event_id for indexed, _ in command]
+            edges = [p for _, proposals in command for p in proposals]
+            await self._publish(_command_id(event_ids), workspace_id, edges, now)
+
+    async def _candidates(
+        self, indexed: IndexedMemory, recent: dict[str, float] | None, now: datetime
+    ) -> dict[str, float]:
+        """Cosine by id of the neighbours the classifier could link, best first."""
+        if recent is None:
+            recent = await self._searched(indexed, now)
+        return self._linkable(indexed, recent)
+
+    async def _proposals(
+        self,
+        indexed: IndexedMemory,
+        scores: dict[str, float],
+        found: Mapping[str, StoredMemory],
+        now: datetime,
+    ) -> list[EdgeProposal]:
+        """What the classifier proposes for it, as its record and its neighbours' stand."""
         stored = found.get(indexed.memory_id)
         if stored is None or _outdated(stored, indexed, now):
             return []
         neighbours = _neighbours(stored, scores, found, now)[: self._k]
-        proposals = await self._classifier.classify(stored.memory, neighbours) if neighbours else []
-        if proposals:
-            await self._publish(indexed, proposals, now)
-        return proposals
+        return await self._classifier.classify(stored.memory, neighbours) if neighbours else []
 
     def _recently_indexed(self, indexed: IndexedMemory) -> dict[str, float] | None:
         """Its neighbours by cosine among what this process saw since its save's check,
@@ -163,20 +218,46 @@ class LinkNewMemory:
         return {h.memory_id: h.score for h in hits}
 
     async def _publish(
-        self, indexed: IndexedMemory, proposals: list[EdgeProposal], now: datetime
+        self, command_id: str, workspace_id: str, proposals: list[EdgeProposal], now: datetime
     ) -> None:
-        command_id = f"{indexed.event_id}:link"  # a redelivered event proposes the same command
+        """command_id: the same for a redelivered event or batch, which the bus then drops."""
         command = edges_pb2.LinkMemories(
             command_id=command_id,
-            workspace_id=indexed.workspace_id,
+            workspace_id=workspace_id,
             edges=[_edge(p) for p in proposals],
             requested_by=CLASSIFIER_NAME,
             requested_at=to_timestamp(now),
         )
-        subject = subjects.for_workspace(subjects.LINK_MEMORIES, indexed.workspace_id)
+        subject = subjects.for_workspace(subjects.LINK_MEMORIES, workspace_id)
         await self._publisher.publish(subject, command, msg_id=command_id)
         for p in proposals:
             self._metrics.edges_proposed.add(1, {"kind": p.kind.value})
+
+
+Proposed = list[tuple[IndexedMemory, list[EdgeProposal]]]
+
+
+def _commands(proposed: Proposed) -> list[Proposed]:
+    """A batch's proposals in commands of at most MAX_BATCH_EDGES edges, a memory's together."""
+    commands: list[Proposed] = []
+    size = MAX_BATCH_EDGES
+    for indexed, proposals in proposed:
+        if size + len(proposals) > MAX_BATCH_EDGES:
+            commands.append([])
+            size = 0
+        commands[-1].append((indexed, proposals))
+        size += len(proposals)
+    return commands
+
+
+def _command_id(event_ids: list[str]) -> str:
+    """One event's command keeps the id it has one at a time; several events' is a digest
+    of their ids, so the same batch delivered again proposes the same command, which the
+    bus drops (the same events in another batch propose edges ingest finds already there)."""
+    if len(event_ids) == 1:
+        return f"{event_ids[0]}:link"
+    digest = hashlib.sha256("\n".join(sorted(event_ids)).encode()).hexdigest()[:32]
+    return f"links-{digest}"
 
 
 def _neighbours(

@@ -12,7 +12,7 @@ from memhive_domain.edges import Edge
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.scopes import ScopeRef
-from memhive_domain.supersession import superseded_ids
+from memhive_domain.supersession import superseded_ids, superseding_edges
 from memhive_ports import LexicalIndex, MemoryReader
 
 PAGE_SIZE = 500  # ids listed per lexical-lane page
@@ -64,7 +64,8 @@ class ScopeReader:
             records = await self._store.get_many(workspace_id, ids[start : start + READ_PAGE])
             live = [r for r in records.values() if _in_scope(r.memory, scope, now)]
             memories += [r.memory for r in live]
-            edges.update({r.memory.id: r.edges for r in live})
+            # Only what can make a memory stale: most records carry related_to links alone.
+            edges.update({r.memory.id: held for r in live if (held := superseding_edges(r.edges))})
             await asyncio.sleep(0)
         superseded = {a: superseded_ids(shown_to(a, memories), edges, now) for a in Audience}
         return ScopeInputs(scope, memories, superseded, now)

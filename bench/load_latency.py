@@ -32,6 +32,7 @@ from memhive_domain.ids import uuid7
 from memhive_settings import VectorSettings
 
 from bench.corpus import base_sentences, default_encoder, distinct_notes, noisy
+from bench.process_cpu import CpuMeter
 from bench.running_stack import RunningStack, children, rss_mib
 
 BASES = 2000
@@ -280,11 +281,16 @@ async def run(stack: RunningStack, sizes=(10_000, 100_000)) -> dict:
     loaded, load_s = 0, 0.0
     async with stack.client() as client:
         for size in sizes:
-            rate = await bulk_load(stack, size - loaded, loaded, bases, vectors, encoder.model_name)
+            with CpuMeter(stack.pid) as meter:
+                rate = await bulk_load(
+                    stack, size - loaded, loaded, bases, vectors, encoder.model_name
+                )
+            cpu_ms = meter.per_operation_ms(size - loaded)
             load_s += (size - loaded) / rate
             loaded = size
             row = {
                 "bulk_load_per_s": rate,
+                "bulk_cpu_ms_per_memory": cpu_ms,
                 "load_s": load_s,
                 "bulletins_settled_s": await wait_for_bulletins(stack),
                 "hnsw_wait_s": await wait_for_hnsw_builds(stack),
@@ -331,7 +337,31 @@ def figure(report: dict, path: tuple) -> float | None:
 
 
 def render(report: dict) -> str:
-    return render_sizes(report) + "\n\n" + render_targets(report)
+    sections = (render_sizes(report), render_bulk_cpu(report), render_targets(report))
+    return "\n\n".join(s for s in sections if s)
+
+
+def render_bulk_cpu(report: dict) -> str:
+    """Where the bulk load's CPU went: per memory loaded up to each size, by process (the
+    bench's own publishing is the client's)."""
+    loads = {
+        n: r["bulk_cpu_ms_per_memory"]
+        for n, r in report["sizes"].items()
+        if "bulk_cpu_ms_per_memory" in r
+    }
+    if not loads:
+        return ""
+    names = sorted({k for cpu in loads.values() for k in cpu if k != "total (stack)"})
+    names = [*sorted(names, key=lambda k: (k == "client", k)), "total (stack)"]
+    header = " | ".join(f"to {n:,}" for n in loads)
+    lines = [
+        f"| bus bulk load, CPU per memory (ms) | {header} |",
+        "|---|" + "---:|" * len(loads),
+    ]
+    for name in names:
+        cells = " | ".join(f"{cpu.get(name, 0.0):.2f}" for cpu in loads.values())
+        lines.append(f"| {name} | {cells} |")
+    return "\n".join(lines)
 
 
 def render_targets(report: dict) -> str:

@@ -23,7 +23,6 @@ import sys
 from collections.abc import Iterator
 
 from bench.corpus import base_sentences, default_encoder
-from bench.cost_accounting import cpu_by_process
 from bench.embed_scaling import cpu_seconds
 from bench.load_latency import (
     BASES,
@@ -33,6 +32,7 @@ from bench.load_latency import (
     recall_latency,
     wait_for_hnsw_builds,
 )
+from bench.process_cpu import cpu_by_process
 from bench.running_stack import RunningStack, running_stack
 
 SIZE = 10_000

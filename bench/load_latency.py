@@ -351,8 +351,8 @@ def render_bulk_cpu(report: dict) -> str:
     }
     if not loads:
         return ""
-    names = sorted({k for cpu in loads.values() for k in cpu if k != "total (stack)"})
-    names = [*sorted(names, key=lambda k: (k == "client", k)), "total (stack)"]
+    processes = {k for cpu in loads.values() for k in cpu if k != "total (stack)"}
+    names = [*sorted(processes, key=lambda k: (k == "client", k)), "total (stack)"]
     header = " | ".join(f"to {n:,}" for n in loads)
     lines = [
         f"| bus bulk load, CPU per memory (ms) | {header} |",

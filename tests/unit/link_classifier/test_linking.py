@@ -172,8 +172,6 @@ async def test_a_batch_reads_its_records_once_and_proposes_its_edges_in_one_comm
     rig.store.put(memory("far", "Hotfixes skip the train", product_id="app"))
     other = memory("other", "Release trains leave every second Tuesday", product_id="app")
     rig.store.put(other)
-    lonely = memory("lonely", "The canteen opens at noon", product_id="app")
-    rig.store.put(lonely)
     batch = [
         IndexedMemory("evt-1", WORKSPACE, "new", 1, [0.1, 0.2], NEW.scope_ref),
         IndexedMemory("evt-2", WORKSPACE, "other", 1, [0.1, 0.2], other.scope_ref),

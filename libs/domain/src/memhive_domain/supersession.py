@@ -38,10 +38,6 @@ class ResolvedMemory:
     superseded_by: str | None = None  # only with include_superseded: the head that replaces it
 
 
-# The kinds of edge that can make one end stale (demoted_ends, _possible_successor).
-_SUPERSEDING_KINDS = frozenset({EdgeKind.UPDATES, EdgeKind.CONTRADICTS})
-
-
 def superseding_edges(edges: Iterable[Edge]) -> tuple[Edge, ...]:
     """The edges that can make one end stale (`demoted_ends`: updates, contradicts). Most
     records carry only `related_to` links (the classifier's), and a recall with none of
@@ -220,12 +216,7 @@ def _visible(
 def _edges_by_end(edges_of: EdgesOf) -> dict[str, list[Edge]]:
     """The edges that can make an end stale, by end: `related_to` never does, and it is
     most of what records carry (a bulletin's page of near-duplicates, thousands)."""
-    unique = {
-        edge.key: edge
-        for edges in edges_of.values()
-        for edge in edges
-        if edge.kind in _SUPERSEDING_KINDS
-    }
+    unique = {edge.key: edge for edges in edges_of.values() for edge in edges if demoted_ends(edge)}
     by_end: dict[str, list[Edge]] = {}
     for edge in unique.values():
         for end in dict.fromkeys((edge.src_id, edge.dst_id)):

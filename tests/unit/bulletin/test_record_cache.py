@@ -197,15 +197,22 @@ class MarkedScopes:
         self.marked.append((workspace_id, scope))
 
 
+async def marking(*memories: Memory, read_first: list[Memory]):
+    """A subscriber over `memories` and the scopes it marks, `read_first` already in its
+    copies (the store's reads counted from then on)."""
+    store = seeded(*memories)
+    records, scopes = EventFreshRecords(store), MarkedScopes()
+    handle = ScopeChangeSubscriber(scopes, records).handle_batch  # type: ignore[arg-type]
+    await records.get_many("ws", [m.id for m in read_first])
+    store.reads.clear()
+    return store, records, scopes, handle
+
+
 async def test_a_link_marks_its_ends_scopes_reading_only_the_ends_never_seen() -> None:
     """A near-duplicate is linked again and again: its scope is known from its first read,
     dropped copy or not (a memory never moves)."""
     a, b = memory(1), replace(memory(2), product_id="other-product")
-    store = seeded(a, b)
-    records, scopes = EventFreshRecords(store), MarkedScopes()
-    handle = ScopeChangeSubscriber(scopes, records).handle_batch  # type: ignore[arg-type]
-    await records.get_many("ws", [a.id])
-    store.reads.clear()
+    store, records, scopes, handle = await marking(a, b, read_first=[a])
 
     await handle([linked(a, b)])
     await handle([linked(a, b)])
@@ -219,11 +226,7 @@ async def test_a_related_to_link_changes_no_bulletin_nothing_dropped_read_or_mar
     """A bulletin shows memories and which are superseded, not links: the classifier's
     near-duplicate links (most links) cost it nothing."""
     a, b = memory(1), replace(memory(2), product_id="other-product")
-    store = seeded(a, b)
-    records, scopes = EventFreshRecords(store), MarkedScopes()
-    handle = ScopeChangeSubscriber(scopes, records).handle_batch  # type: ignore[arg-type]
-    await records.get_many("ws", [a.id])
-    store.reads.clear()
+    store, records, scopes, handle = await marking(a, b, read_first=[a])
 
     await handle([linked(a, b, edges_pb2.EDGE_KIND_RELATED_TO)])
     await records.get_many("ws", [a.id])
@@ -233,10 +236,7 @@ async def test_a_related_to_link_changes_no_bulletin_nothing_dropped_read_or_mar
 
 async def test_of_a_links_edges_only_those_that_can_supersede_mark_and_drop_their_ends() -> None:
     a, b, c = memory(1), memory(2), replace(memory(3), product_id="other-product")
-    store = seeded(a, b, c)
-    records, scopes = EventFreshRecords(store), MarkedScopes()
-    handle = ScopeChangeSubscriber(scopes, records).handle_batch  # type: ignore[arg-type]
-    await records.get_many("ws", [a.id, b.id, c.id])
+    store, records, scopes, handle = await marking(a, b, c, read_first=[a, b, c])
     event = edges_pb2.MemoriesLinked(event_id="l")
     for (src, dst), kind in (
         ((a, b), edges_pb2.EDGE_KIND_CONTRADICTS),
@@ -245,7 +245,6 @@ async def test_of_a_links_edges_only_those_that_can_supersede_mark_and_drop_thei
     ):
         edge = event.edges.add(src_id=src.id, dst_id=dst.id, kind=kind, created_by="agent")
         edge.created_at.CopyFrom(to_timestamp(NOW))
-    store.reads.clear()
 
     await handle([Msg(subjects.for_workspace(subjects.MEMORIES_LINKED, "ws"), encode(event))])
     await records.get_many("ws", [a.id, b.id, c.id])

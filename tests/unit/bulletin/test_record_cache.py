@@ -12,7 +12,7 @@ from memhive_bulletin.scheduler import BulletinScheduler
 from memhive_bulletin.subscribers import ScopeChangeSubscriber
 from memhive_contracts import subjects
 from memhive_contracts.codec import encode
-from memhive_contracts.mapping import memory_to_pb
+from memhive_contracts.mapping import memory_to_pb, to_timestamp
 from memhive_domain.bulletin_schedule import BulletinSchedule
 from memhive_domain.memory import Memory
 
@@ -149,9 +149,10 @@ def saved(m: Memory) -> Msg:
     return Msg(subjects.for_workspace(subjects.MEMORY_SAVED, m.workspace_id), encode(event))
 
 
-def linked(src: Memory, dst: Memory) -> Msg:
+def linked(src: Memory, dst: Memory, kind: int = edges_pb2.EDGE_KIND_UPDATES) -> Msg:
     event = edges_pb2.MemoriesLinked(event_id="l")
-    event.edges.add(src_id=src.id, dst_id=dst.id)
+    edge = event.edges.add(src_id=src.id, dst_id=dst.id, kind=kind, created_by="agent")
+    edge.created_at.CopyFrom(to_timestamp(NOW))
     return Msg(subjects.for_workspace(subjects.MEMORIES_LINKED, "ws"), encode(event))
 
 
@@ -196,15 +197,22 @@ class MarkedScopes:
         self.marked.append((workspace_id, scope))
 
 
+async def marking(*memories: Memory, read_first: list[Memory]):
+    """A subscriber over `memories` and the scopes it marks, `read_first` already in its
+    copies (the store's reads counted from then on)."""
+    store = seeded(*memories)
+    records, scopes = EventFreshRecords(store), MarkedScopes()
+    handle = ScopeChangeSubscriber(scopes, records).handle_batch  # type: ignore[arg-type]
+    await records.get_many("ws", [m.id for m in read_first])
+    store.reads.clear()
+    return store, records, scopes, handle
+
+
 async def test_a_link_marks_its_ends_scopes_reading_only_the_ends_never_seen() -> None:
     """A near-duplicate is linked again and again: its scope is known from its first read,
     dropped copy or not (a memory never moves)."""
     a, b = memory(1), replace(memory(2), product_id="other-product")
-    store = seeded(a, b)
-    records, scopes = EventFreshRecords(store), MarkedScopes()
-    handle = ScopeChangeSubscriber(scopes, records).handle_batch  # type: ignore[arg-type]
-    await records.get_many("ws", [a.id])
-    store.reads.clear()
+    store, records, scopes, handle = await marking(a, b, read_first=[a])
 
     await handle([linked(a, b)])
     await handle([linked(a, b)])
@@ -212,6 +220,37 @@ async def test_a_link_marks_its_ends_scopes_reading_only_the_ends_never_seen() -
     assert store.reads == [[b.id]]  # b, never seen, once; a not at all
     both = {("ws", a.scope_ref), ("ws", b.scope_ref)}
     assert set(scopes.marked[:2]) == set(scopes.marked[2:]) == both and len(scopes.marked) == 4
+
+
+async def test_a_related_to_link_changes_no_bulletin_nothing_dropped_read_or_marked() -> None:
+    """A bulletin shows memories and which are superseded, not links: the classifier's
+    near-duplicate links (most links) cost it nothing."""
+    a, b = memory(1), replace(memory(2), product_id="other-product")
+    store, records, scopes, handle = await marking(a, b, read_first=[a])
+
+    await handle([linked(a, b, edges_pb2.EDGE_KIND_RELATED_TO)])
+    await records.get_many("ws", [a.id])
+
+    assert (scopes.marked, store.reads) == ([], [])
+
+
+async def test_of_a_links_edges_only_those_that_can_supersede_mark_and_drop_their_ends() -> None:
+    a, b, c = memory(1), memory(2), replace(memory(3), product_id="other-product")
+    store, records, scopes, handle = await marking(a, b, c, read_first=[a, b, c])
+    event = edges_pb2.MemoriesLinked(event_id="l")
+    for (src, dst), kind in (
+        ((a, b), edges_pb2.EDGE_KIND_CONTRADICTS),
+        ((a, c), edges_pb2.EDGE_KIND_RELATED_TO),
+        ((b, c), 99),  # a kind of a later version: taken to supersede
+    ):
+        edge = event.edges.add(src_id=src.id, dst_id=dst.id, kind=kind, created_by="agent")
+        edge.created_at.CopyFrom(to_timestamp(NOW))
+
+    await handle([Msg(subjects.for_workspace(subjects.MEMORIES_LINKED, "ws"), encode(event))])
+    await records.get_many("ws", [a.id, b.id, c.id])
+
+    assert set(scopes.marked) == {("ws", a.scope_ref), ("ws", c.scope_ref)}
+    assert store.reads == [[a.id, b.id, c.id]]  # each end of a superseding edge re-read
 
 
 def indexed(m: Memory) -> Msg:

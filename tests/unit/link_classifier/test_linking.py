@@ -12,7 +12,8 @@ from memhive_domain.scopes import Scope, ScopeRef, Visibility
 from memhive_link_classifier.fallback import NearDuplicateClassifier
 from memhive_link_classifier.linking import IndexedMemory, LinkNewMemory
 from memhive_link_classifier.metrics import METER_NAME, ClassifierMetrics
-from memhive_ports import LaneHit
+from memhive_link_classifier.near_duplicate_groups import NearDuplicateGroups
+from memhive_ports import EdgeProposal, LaneHit
 
 from tests.fakes import T0, FakePublisher, FakeStore, FakeVectorIndex, FixedClock
 from tests.unit.link_classifier.fakes import WORKSPACE, Metrics, memory
@@ -222,8 +223,20 @@ async def test_a_batch_across_workspaces_proposes_one_command_in_each() -> None:
     ]
 
 
+class SameTopic:
+    """A classifier linking every neighbour as related for its own reason (an LLM's), which
+    near-duplicate groups leave alone."""
+
+    async def classify(self, new, neighbours):
+        return [
+            EdgeProposal(new.id, n.id, EdgeKind.RELATED_TO, score, "same release process")
+            for n, score in neighbours
+        ]
+
+
 async def test_a_batch_proposes_commands_of_bounded_size_each_memorys_edges_together() -> None:
     rig = Rig(*((f"n{i}", 0.99 - i / 1000) for i in range(50)), k=50)
+    rig.link._classifier = SameTopic()
     for i in range(50):
         rig.store.put(twin(f"n{i}"))
     others = [
@@ -259,3 +272,75 @@ async def test_a_failure_in_a_batch_side_by_side_is_raised_after_the_others_are_
     with pytest.raises(ConnectionError):
         await rig.link.side_by_side(batch)
     assert [c.command_id for _, c, _ in rig.publisher.sent] == ["evt-1:link"]
+
+
+def near_duplicate_link(src: str, dst: str) -> Edge:
+    rationale = "near-duplicate text (cosine 0.990 >= 0.92)"
+    return Edge(src, dst, EdgeKind.RELATED_TO, 0.99, "link-classifier", CreatorKind.CLASSIFIER,
+                rationale, T0)  # fmt: skip
+
+
+async def test_a_copy_of_copies_linked_to_each_other_is_linked_to_the_closest_only() -> None:
+    rig = Rig(("a", 0.99), ("b", 0.98), ("c", 0.97), ("d", 0.96))
+    for memory_id in "abcd":
+        rig.store.put(twin(memory_id))
+    rig.store.put(twin("a"), edges=(near_duplicate_link("b", "a"),))
+    rig.store.put(twin("b"), edges=(near_duplicate_link("b", "a"),))
+    # c and d are linked through "x", a copy outside the neighbours: one group too
+    rig.store.put(twin("c"), edges=(near_duplicate_link("x", "c"),))
+    rig.store.put(twin("d"), edges=(near_duplicate_link("x", "d"),))
+
+    assert [p.dst_id for p in await rig.run()] == ["a", "c"]
+
+
+async def test_links_of_other_kinds_and_reasons_do_not_make_a_group() -> None:
+    rig = Rig(("a", 0.99), ("b", 0.98))
+    by_agent = Edge("b", "a", EdgeKind.RELATED_TO, 1.0, "agent", CreatorKind.AGENT, "see", T0)
+    rig.store.put(twin("a"), edges=(by_agent,))
+    rig.store.put(twin("b"), edges=(by_agent,))
+
+    assert [p.dst_id for p in await rig.run()] == ["a", "b"]
+
+    rig.link._classifier = SameTopic()  # its own related_to: every pair, group or not
+    rig.store.put(twin("a"), edges=(near_duplicate_link("b", "a"),))
+    rig.store.put(twin("b"), edges=(near_duplicate_link("b", "a"),))
+    assert [p.dst_id for p in await rig.run()] == ["a", "b"]
+
+
+async def test_a_memory_already_linked_to_a_group_gets_no_second_link_to_it() -> None:
+    rig = Rig(("a", 0.99))
+    rig.store.put(twin("a"), edges=(near_duplicate_link("a", "x"),))
+    rig.store.put(NEW, edges=(near_duplicate_link("new", "x"),))
+
+    assert await rig.run() == []
+    assert rig.publisher.sent == []
+
+
+async def test_copies_in_one_batch_link_to_the_group_once_each() -> None:
+    """Each memory of a batch sees the links the ones before it proposed."""
+    rig = Rig(("a", 0.99), ("b", 0.98), min_similarity=0.92)
+    rig.store.put(twin("a"))
+    rig.store.put(twin("b"))
+    copies = [twin(f"copy{i}") for i in range(3)]
+    for copy in copies:
+        rig.store.put(copy)
+    batch = [IndexedMemory(f"evt-{c.id}", WORKSPACE, c.id, 1, [0.1], c.scope_ref) for c in copies]
+
+    await rig.link.side_by_side(batch)
+
+    [(_, command, _)] = rig.publisher.sent
+    # the first copy joins a and b (not linked yet); the others find them one group
+    assert [(e.src_id, e.dst_id) for e in command.edges] == [
+        ("copy0", "a"), ("copy0", "b"), ("copy1", "a"), ("copy2", "a"),
+    ]  # fmt: skip
+
+
+def test_groups_hold_long_chains_of_copies() -> None:
+    """A hub's many links, or a chain of copies, joined in any order: no recursion limit."""
+    groups = NearDuplicateGroups()
+    groups.learn(near_duplicate_link(f"c{i}", f"c{i + 1}") for i in range(5000))
+    proposals = [
+        EdgeProposal("new", dst, EdgeKind.RELATED_TO, 0.99, "near-duplicate text (cosine 0.99)")
+        for dst in ("c0", "c5000", "other")
+    ]
+    assert [p.dst_id for p in groups.fewest("new", proposals)] == ["c0", "other"]

@@ -3,10 +3,12 @@ them: a refresh re-reads what changed, not its whole scope.
 
 A scope's refresh reads every live memory of the scope (up to `bulletin.max_memories`), but
 between two refreshes only the memories that the events named have changed: the saves,
-updates, forgets and links that made the scope due. The subscriber drops those before it
-marks the scope changed, so a due refresh never sees a record older than the event that
-made it due. Whatever changes a record without an event the bulletin follows (access
-statistics) is not shown in a bulletin; `max_age_s` bounds how long any copy is kept anyway.
+updates, forgets and links that made the scope due (a link only when it can supersede: a
+copy keeps its other edges as they were when read, and a bulletin reads none of those). The
+subscriber drops those before it marks the scope changed, so a due refresh never sees a
+record older than the event that made it due. Whatever changes a record without an event
+the bulletin follows (access statistics) is not shown in a bulletin; `max_age_s` bounds how
+long any copy is kept anyway.
 
 A new memory's own MemoryIndexed carries the record as ingest created it, and a record is
 created without edges: that copy is kept instead of read, so a save costs the bulletin no

@@ -15,7 +15,9 @@ from collections.abc import Iterable, Sequence
 from memhive.v1 import edges_pb2, events_pb2
 from memhive_contracts import subjects
 from memhive_contracts.codec import decode
+from memhive_contracts.edge_mapping import edge_from_pb
 from memhive_contracts.mapping import memory_from_pb
+from memhive_domain.edges import demoted_ends
 from memhive_domain.scopes import ScopeRef
 from memhive_ports.poison import Poison
 from memhive_telemetry.propagation import TraceCause, cause_of
@@ -64,7 +66,11 @@ class ScopeChangeSubscriber:
     async def _linked_scopes(
         self, workspace_id: str, event: edges_pb2.MemoriesLinked
     ) -> list[tuple[str, ScopeRef]]:
-        ends = sorted({end for edge in event.edges for end in (edge.src_id, edge.dst_id)})
+        # A bulletin shows memories and which are superseded, not their links: only an edge
+        # that can make an end stale changes one. The classifier's related_to links (most of
+        # them) change none, and the copies of their ends stay good for what a bulletin reads.
+        edges = [edge for edge in event.edges if _changes_standing(edge)]
+        ends = sorted({end for edge in edges for end in (edge.src_id, edge.dst_id)})
         # Their scopes, read only where not known: a near-duplicate is linked again and
         # again, and the refresh re-reads what it shows anyway.
         scopes = self._records.known_scopes(workspace_id, ends)
@@ -74,6 +80,15 @@ class ScopeChangeSubscriber:
             read = await self._records.get_many(workspace_id, unknown)
             scopes |= {m: r.memory.scope_ref for m, r in read.items()}
         return [(workspace_id, scope) for scope in dict.fromkeys(scopes.values())]
+
+
+def _changes_standing(edge: edges_pb2.Edge) -> bool:
+    """Whether the edge can make an end stale (`demoted_ends`); a kind this version does not
+    know is taken to."""
+    try:
+        return bool(demoted_ends(edge_from_pb(edge)))
+    except (KeyError, ValueError):
+        return True
 
 
 def _by_scope(item: tuple[tuple[str, ScopeRef], list[TraceCause]]) -> tuple[str, str]:

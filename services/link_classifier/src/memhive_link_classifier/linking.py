@@ -45,6 +45,7 @@ from memhive_ports import (
 from memhive_ports.store import StoredMemory
 
 from memhive_link_classifier.metrics import ClassifierMetrics
+from memhive_link_classifier.near_duplicate_groups import NearDuplicateGroups
 from memhive_link_classifier.recent import Node, RecentlyIndexed, unit_vector
 
 CLASSIFIER_NAME = "link-classifier"
@@ -131,7 +132,7 @@ class LinkNewMemory:
         if not scores:
             return []
         found = await self._store.get_many(indexed.workspace_id, [indexed.memory_id, *scores])
-        proposals = await self._proposals(indexed, scores, found, now)
+        proposals = await self._proposals(indexed, scores, found, now, _groups(found))
         if proposals:
             await self._publish(f"{indexed.event_id}:link", indexed.workspace_id, proposals, now)
         return proposals
@@ -144,8 +145,9 @@ class LinkNewMemory:
         workspace_id = group[0][0].workspace_id
         wanted = (m for indexed, scores in group for m in (indexed.memory_id, *scores))
         found = await self._store.get_many(workspace_id, list(dict.fromkeys(wanted)))
+        groups = _groups(found)  # each memory's links join groups the next ones see
         proposed = [
-            (indexed, await self._proposals(indexed, scores, found, now))
+            (indexed, await self._proposals(indexed, scores, found, now, groups))
             for indexed, scores in group
         ]
         for command in _commands([(i, p) for i, p in proposed if p]):
@@ -167,13 +169,18 @@ class LinkNewMemory:
         scores: dict[str, float],
         found: Mapping[str, StoredMemory],
         now: datetime,
+        groups: NearDuplicateGroups,
     ) -> list[EdgeProposal]:
-        """What the classifier proposes for it, as its record and its neighbours' stand."""
+        """What the classifier proposes for it, as its record and its neighbours' stand,
+        linked once to each group of near-duplicates (near_duplicate_groups.py)."""
         stored = found.get(indexed.memory_id)
         if stored is None or _outdated(stored, indexed, now):
             return []
         neighbours = _neighbours(stored, scores, found, now)[: self._k]
-        return await self._classifier.classify(stored.memory, neighbours) if neighbours else []
+        if not neighbours:
+            return []
+        proposals = await self._classifier.classify(stored.memory, neighbours)
+        return groups.fewest(indexed.memory_id, proposals)
 
     def _recently_indexed(self, indexed: IndexedMemory) -> dict[str, float] | None:
         """Its neighbours by cosine among what this process saw since its save's check,
@@ -274,6 +281,13 @@ def _neighbours(
         and found[i].memory.is_live(now)
         and _may_link(new, found[i].memory)
     ]
+
+
+def _groups(found: Mapping[str, StoredMemory]) -> NearDuplicateGroups:
+    groups = NearDuplicateGroups()
+    for stored in found.values():
+        groups.learn(stored.edges)
+    return groups
 
 
 def _node(indexed: IndexedMemory) -> Node:

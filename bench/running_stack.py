@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -63,7 +64,7 @@ def free_port() -> int:
 
 @contextmanager
 def running_stack(extra_env: dict[str, str] | None = None) -> Iterator[RunningStack]:
-    with tempfile.TemporaryDirectory(prefix="memhive-bench-") as tmp:
+    with terminated_as_exit(), tempfile.TemporaryDirectory(prefix="memhive-bench-") as tmp:
         http_port, nats_port, token = free_port(), free_port(), "bench-token"
         env = (
             os.environ
@@ -90,6 +91,25 @@ def running_stack(extra_env: dict[str, str] | None = None) -> Iterator[RunningSt
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=120)
             log.close()
+
+
+@contextmanager
+def terminated_as_exit() -> Iterator[None]:
+    """A SIGTERM (a `kill`, a CI timeout) raises SystemExit in the main thread, so the stack
+    is stopped and its data dir removed as on Ctrl-C; by default Python would exit at once
+    and leave them behind."""
+
+    def exit_(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers belong to the main thread
+        return
+    previous = signal.signal(signal.SIGTERM, exit_)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def stack_python() -> str:

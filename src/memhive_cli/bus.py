@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 from typing import TYPE_CHECKING
 
 from memhive_cli.load_settings import instance_settings
 
 if TYPE_CHECKING:
+    from memhive_adapters.nats.credentials import BusCredentials
     from memhive_settings import MemhiveSettings
 
 RELOAD_WAIT_S = 5.0
@@ -58,7 +60,7 @@ async def _do_hook_credentials(args: argparse.Namespace) -> int:
     pair = auth.add_hook(args.workspace)
     print(describe_hook(args.workspace, pair.seed, pair.public_key))
     if auth.reload_server():
-        await _wait_until_accepted(settings, pair.seed, permissions.user)
+        await _wait_until_accepted(settings, _nkey_user(settings, permissions.user, pair.seed))
         print("\nThe running nats-server reloaded its users: the hook can connect now.")
     else:
         print("\nNo embedded nats-server is running: the hook can connect once `memhive run` is.")
@@ -67,8 +69,9 @@ async def _do_hook_credentials(args: argparse.Namespace) -> int:
 
 
 async def _revoke(public_key: str) -> int:
-    from memhive_adapters.nats.credentials import bus_dir
+    from memhive_adapters.nats.credentials import bus_credentials, bus_dir
     from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
+    from memhive_contracts.bus_permissions import ADMIN
 
     settings = instance_settings()
     if not settings.nats.embedded:
@@ -81,6 +84,9 @@ async def _revoke(public_key: str) -> int:
         return 1
     reloaded = auth.reload_server()
     print(f"revoked {public_key}" + ("; its connections are closed" if reloaded else ""))
+    if reloaded:  # the audit entry's connection would be refused while it reloads
+        with contextlib.suppress(Exception):  # then the entry itself says what is missing
+            await _wait_until_accepted(settings, bus_credentials(settings, ADMIN))
     for workspace_id in workspaces:
         await _audited(settings, workspace_id, "hook_revoke", public_key)
     return 0
@@ -113,12 +119,18 @@ def _user_block(permissions, public_key: str) -> str:
     return render_user(ConfiguredUser(permissions, nkey=public_key))
 
 
-async def _wait_until_accepted(settings: MemhiveSettings, seed: str, user: str) -> None:
-    """nats-server reloads in the background after SIGHUP: wait until the new user gets in."""
-    from memhive_adapters.nats.connection import connect
+def _nkey_user(settings: MemhiveSettings, user: str, seed: str) -> BusCredentials:
     from memhive_adapters.nats.credentials import BusCredentials, tls_context
 
-    credentials = BusCredentials(user, nkey_seed=seed, tls=tls_context(settings.nats))
+    return BusCredentials(user, nkey_seed=seed, tls=tls_context(settings.nats))
+
+
+async def _wait_until_accepted(settings: MemhiveSettings, credentials: BusCredentials) -> None:
+    """nats-server reloads in the background after SIGHUP, refusing even known users for a
+    moment: wait until `credentials` get in (a new hook's, or the admin's before an audit
+    entry)."""
+    from memhive_adapters.nats.connection import connect
+
     deadline = asyncio.get_running_loop().time() + RELOAD_WAIT_S
     while True:
         try:

@@ -7,7 +7,6 @@ Imports happen in the functions: `memhive --help` must stay light.
 
 from __future__ import annotations
 
-import asyncio
 import getpass
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -20,10 +19,6 @@ if TYPE_CHECKING:
     from memhive_domain.principals import Principal
     from memhive_settings import MemhiveSettings
     from nats.js import JetStreamContext
-
-
-# How long a refusal of the admin's credentials is taken for a reload under way.
-RELOAD_GRACE_S = 5.0
 
 
 def operator(workspace_id: str) -> Principal:
@@ -62,31 +57,19 @@ async def record_operation(
     operation stands either way: a bus that cannot be reached is reported, not raised."""
     from memhive_adapters.nats.connection import connect
     from memhive_adapters.nats.credentials import bus_credentials
-    from memhive_adapters.nats.refusal import CredentialsRefused
     from memhive_contracts.bus_permissions import ADMIN
     from memhive_domain.audit import Outcome
 
-    # Right after the embedded server reloads its users (a hook issued or revoked), it may
-    # refuse credentials for a moment: asked again until RELOAD_GRACE_S has passed.
-    deadline = asyncio.get_running_loop().time() + RELOAD_GRACE_S
-    while True:
-        try:
-            nc = await connect(
-                settings.nats.url,
-                name="memhive-cli-audit",
-                timeout_s=settings.nats.connect_timeout_s,
-                credentials=bus_credentials(settings, ADMIN),
-            )
-            break
-        except CredentialsRefused as exc:
-            if asyncio.get_running_loop().time() < deadline:
-                await asyncio.sleep(0.1)
-                continue
-            print(f"not recorded in the audit log ({exc})", file=sys.stderr)
-            return
-        except Exception as exc:  # the operation is done: say what is missing and go on
-            print(f"not recorded in the audit log ({exc})", file=sys.stderr)
-            return
+    try:
+        nc = await connect(
+            settings.nats.url,
+            name="memhive-cli-audit",
+            timeout_s=settings.nats.connect_timeout_s,
+            credentials=bus_credentials(settings, ADMIN),
+        )
+    except Exception as exc:  # the operation is done: say what is missing and go on
+        print(f"not recorded in the audit log ({exc})", file=sys.stderr)
+        return
     try:
         await operator_trail(nc.jetstream()).record(
             operator(workspace_id), action, target, Outcome.OK

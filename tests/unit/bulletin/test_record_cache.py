@@ -235,22 +235,24 @@ async def test_a_related_to_link_changes_no_bulletin_nothing_dropped_read_or_mar
 
 
 async def test_of_a_links_edges_only_those_that_can_supersede_mark_and_drop_their_ends() -> None:
-    a, b, c = memory(1), memory(2), replace(memory(3), product_id="other-product")
-    store, records, scopes, handle = await marking(a, b, c, read_first=[a, b, c])
+    a, b = memory(1), memory(2)
+    c = replace(memory(3), product_id="other-product")
+    d, e = (replace(memory(n), product_id="third-product") for n in (4, 5))
+    store, records, scopes, handle = await marking(a, b, c, d, e, read_first=[a, b, c, d, e])
     event = edges_pb2.MemoriesLinked(event_id="l")
     for (src, dst), kind in (
         ((a, b), edges_pb2.EDGE_KIND_CONTRADICTS),
         ((a, c), edges_pb2.EDGE_KIND_RELATED_TO),
-        ((b, c), 99),  # a kind of a later version: taken to supersede
+        ((d, e), 99),  # a kind of a later version: taken to supersede
     ):
         edge = event.edges.add(src_id=src.id, dst_id=dst.id, kind=kind, created_by="agent")
         edge.created_at.CopyFrom(to_timestamp(NOW))
 
     await handle([Msg(subjects.for_workspace(subjects.MEMORIES_LINKED, "ws"), encode(event))])
-    await records.get_many("ws", [a.id, b.id, c.id])
+    await records.get_many("ws", [a.id, b.id, c.id, d.id, e.id])
 
-    assert set(scopes.marked) == {("ws", a.scope_ref), ("ws", c.scope_ref)}
-    assert store.reads == [[a.id, b.id, c.id]]  # each end of a superseding edge re-read
+    assert set(scopes.marked) == {("ws", a.scope_ref), ("ws", d.scope_ref)}  # not c's
+    assert store.reads == [[a.id, b.id, d.id, e.id]]  # c's copy, linked as related, kept
 
 
 def indexed(m: Memory) -> Msg:

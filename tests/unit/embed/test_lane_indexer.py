@@ -4,15 +4,17 @@ an older revision than the record."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from datetime import UTC, datetime
 
+import pytest
 from memhive.v1 import memory_pb2 as pb
 from memhive_adapters.lexical.group_commit import completed
 from memhive_domain.memory import Memory, MemoryDraft, create_memory
 from memhive_domain.principals import Principal
 from memhive_embed.indexer import IndexRequest, LaneIndexer
-from memhive_ports import DocumentTerms
+from memhive_ports import BusUnavailable, DocumentTerms
 
 from tests.fakes import FakeEmbedder, FakePublisher, FakeStore, FakeTermWeights, FixedClock
 
@@ -162,3 +164,52 @@ async def test_without_document_terms_a_memory_is_written_without_any():
     store.put(memory("m1"))
     await (await indexer(store, lanes, trust=False).index([request(memory("m1"))]))
     assert lanes.terms == {"m1": None}
+
+
+class AcknowledgedTogether:
+    """A publisher whose acknowledgements come only once `expected` publishes are out, as a
+    busy bus answers: announcing one event at a time never gets past the first."""
+
+    def __init__(self, expected: int, fail_on: str | None = None) -> None:
+        self._expected, self._fail_on = expected, fail_on
+        self._all_out = asyncio.Event()
+        self.sent: list[str] = []
+        self.acknowledged: list[str] = []
+
+    async def publish(self, subject: str, message, *, msg_id: str) -> None:
+        self.sent.append(msg_id)
+        if len(self.sent) == self._expected:
+            self._all_out.set()
+        await self._all_out.wait()
+        if msg_id == self._fail_on:
+            raise BusUnavailable("the bus did not store it")
+        self.acknowledged.append(msg_id)
+
+
+def announcing(store: FakeStore, publisher: AcknowledgedTogether) -> LaneIndexer:
+    lanes = RecordingLanes()
+    return LaneIndexer(store, lanes, lanes, FakeEmbedder(), publisher, FixedClock(NOW))
+
+
+async def test_a_batch_is_announced_side_by_side_in_its_order():
+    """Each MemoryIndexed waits for its acknowledgement beside the others, not in turn: a
+    batch of 64 in turn waited 64 round trips behind the event loop's other work."""
+    saved = [memory(f"m{n}") for n in range(5)]
+    store = FakeStore()
+    for m in saved:
+        store.put(m)
+    publisher = AcknowledgedTogether(expected=len(saved))
+    await asyncio.wait_for(announcing(store, publisher).index([request(m) for m in saved]), 2)
+    assert publisher.sent == [f"e-m{n}-1:indexed" for n in range(5)]
+    assert sorted(publisher.acknowledged) == sorted(publisher.sent)
+
+
+async def test_a_failed_announcement_fails_the_batch_once_the_others_are_acknowledged():
+    saved = [memory(f"m{n}") for n in range(3)]
+    store = FakeStore()
+    for m in saved:
+        store.put(m)
+    publisher = AcknowledgedTogether(expected=3, fail_on="e-m0-1:indexed")
+    with pytest.raises(BusUnavailable):
+        await asyncio.wait_for(announcing(store, publisher).index([request(m) for m in saved]), 2)
+    assert sorted(publisher.acknowledged) == ["e-m1-1:indexed", "e-m2-1:indexed"]

@@ -253,8 +253,19 @@ class LinkClassifierSettings(BaseModel):
     # without one (then nothing else is). None: the save's query.conflict_threshold, so
     # what a save waiting for `indexed` would refuse (409) is linked when it is saved anyway.
     fallback_threshold: float | None = Field(None, ge=0, le=1)
-    batch_size: int = Field(8, ge=1, le=1000)
+    # None: 8 with an LLM (its calls take seconds each, and a batch's ack wait runs while
+    # they do), 64 without (a batch is linked as one: docs/architecture.md).
+    batch_size: int | None = Field(None, ge=1, le=1000)
     max_deliveries: int = Field(5, ge=1)
+
+    def batch_for(self, llm_model: str | None) -> int:
+        if self.batch_size is not None:
+            return self.batch_size
+        return LLM_CLASSIFIER_BATCH if llm_model else SIDE_BY_SIDE_BATCH
+
+
+LLM_CLASSIFIER_BATCH = 8
+SIDE_BY_SIDE_BATCH = 64
 
 
 class OidcSettings(BaseModel):

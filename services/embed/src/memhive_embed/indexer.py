@@ -181,6 +181,7 @@ class LaneIndexer:
         self, requests: Sequence[IndexRequest], latest: dict[str, Memory], vectors
     ) -> None:
         now = to_timestamp(self._clock.now())
+        publishing = []
         for r in requests:
             memory = latest.get(r.memory_id)
             if memory is None:
@@ -190,7 +191,12 @@ class LaneIndexer:
             if self._checked_vector(r, memory):
                 event.near_duplicate_check = r.near_duplicate_check
                 event.near_duplicates.extend(r.near_duplicates)
-            await self._publisher.publish(subject, event, msg_id=event_id)
+            publishing.append(self._publisher.publish(subject, event, msg_id=event_id))
+        # Side by side: one after the other, a batch of 64 waited for 64 acknowledgements in
+        # turn, each behind whatever else the event loop had to do (docs/benchmarks.md).
+        outcomes = await asyncio.gather(*publishing, return_exceptions=True)
+        if failed := next((o for o in outcomes if isinstance(o, BaseException)), None):
+            raise failed
 
 
 def _lane_event(event_id: str, memory: Memory, vectors, current_model: str, now):

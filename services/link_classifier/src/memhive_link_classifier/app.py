@@ -66,7 +66,7 @@ async def create_link_classifier(
         handle_batch=MemoryIndexedSubscriber(
             link, side_by_side=not settings.llm.model
         ).handle_batch,
-        batch_size=settings.link_classifier.batch_size,
+        batch_size=settings.link_classifier.batch_for(settings.llm.model),
         max_deliveries=settings.link_classifier.max_deliveries,
     )
 

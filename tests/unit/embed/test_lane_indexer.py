@@ -183,6 +183,7 @@ class AcknowledgedTogether:
         await self._all_out.wait()
         if msg_id == self._fail_on:
             raise BusUnavailable("the bus did not store it")
+        await asyncio.sleep(0.05)  # the others' acknowledgements come after the refusal
         self.acknowledged.append(msg_id)
 
 

@@ -245,6 +245,11 @@ class LLMSettings(BaseModel):
     max_output_tokens: int = Field(800, ge=1)
 
 
+# The link classifier's batch when none is set: with an LLM, and linked as one without.
+LLM_CLASSIFIER_BATCH = 8
+SIDE_BY_SIDE_BATCH = 64
+
+
 class LinkClassifierSettings(BaseModel):
     """The link classifier: proposes edges between a new memory and its nearest neighbours."""
 
@@ -262,10 +267,6 @@ class LinkClassifierSettings(BaseModel):
         if self.batch_size is not None:
             return self.batch_size
         return LLM_CLASSIFIER_BATCH if llm_model else SIDE_BY_SIDE_BATCH
-
-
-LLM_CLASSIFIER_BATCH = 8
-SIDE_BY_SIDE_BATCH = 64
 
 
 class OidcSettings(BaseModel):

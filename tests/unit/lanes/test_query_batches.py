@@ -85,3 +85,22 @@ async def test_an_executor_that_takes_no_more_work_fails_every_caller_at_once():
     batches = QueryBatches(executor)
     with pytest.raises(RuntimeError):
         await asyncio.wait_for(batches.run(answering(1)), 2)
+
+
+def test_a_batch_left_by_a_stopped_loop_does_not_hold_up_the_next_loop():
+    batches = QueryBatches()
+
+    stopped = asyncio.new_event_loop()
+
+    def search_then_stop() -> None:
+        batches.run(answering("lost"))  # its batch is due on the next turn, which never comes
+        stopped.stop()
+
+    stopped.call_soon(search_then_stop)
+    stopped.run_forever()
+    stopped.close()
+
+    async def next_search():
+        return await asyncio.wait_for(batches.run(answering("answered")), 2)
+
+    assert asyncio.run(next_search())[0] == "answered"

@@ -28,10 +28,13 @@ class QueryBatches:
     def __init__(self, executor: Executor | None = None) -> None:
         self._executor = executor
         self._waiting: list[tuple[Query, asyncio.Future]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def run(self, query: Query) -> asyncio.Future:
         """What `query()` returns (or raises), once its batch has run."""
         loop = asyncio.get_running_loop()
+        if loop is not self._loop:  # a batch left by a loop that stopped before running it
+            self._waiting, self._loop = [], loop
         if not self._waiting:
             loop.call_soon(self._start, loop)
         future = loop.create_future()

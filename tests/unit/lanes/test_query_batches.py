@@ -1,0 +1,106 @@
+"""Searches started together run in one worker thread, in turn (query_batches.py): each
+caller gets its own result or its own failure, and no caller is left waiting."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from memhive_adapters.vector.query_batches import QueryBatches
+
+
+class CountingExecutor(ThreadPoolExecutor):
+    def __init__(self) -> None:
+        super().__init__(max_workers=4)
+        self.submits = 0
+
+    def submit(self, fn, /, *args, **kwargs):
+        self.submits += 1
+        return super().submit(fn, *args, **kwargs)
+
+
+def answering(value):
+    def query():
+        return value, threading.get_ident()
+
+    return query
+
+
+async def test_searches_started_together_take_one_hand_off_and_keep_their_own_results():
+    with CountingExecutor() as executor:
+        batches = QueryBatches(executor)
+        answers = await asyncio.gather(*(batches.run(answering(n)) for n in range(10)))
+    assert [value for value, _ in answers] == list(range(10))
+    assert executor.submits == 1
+    threads = {thread for _, thread in answers}
+    assert len(threads) == 1 and threading.get_ident() not in threads
+
+
+async def test_searches_in_later_turns_are_batches_of_their_own():
+    with CountingExecutor() as executor:
+        batches = QueryBatches(executor)
+        first = await batches.run(answering("a"))
+        second = await batches.run(answering("b"))
+    assert (first[0], second[0]) == ("a", "b")
+    assert executor.submits == 2
+
+
+async def test_a_failing_search_fails_only_its_own_caller():
+    def failing():
+        raise ValueError("bad filter")
+
+    batches = QueryBatches()
+    outcomes = await asyncio.gather(
+        batches.run(answering(1)),
+        batches.run(failing),
+        batches.run(answering(3)),
+        return_exceptions=True,
+    )
+    assert outcomes[0][0] == 1 and outcomes[2][0] == 3
+    assert isinstance(outcomes[1], ValueError)
+
+
+async def test_a_cancelled_caller_leaves_the_others_answered():
+    release = threading.Event()
+
+    def slow():
+        release.wait(5)
+        return "slow"
+
+    batches = QueryBatches()
+    cancelled = asyncio.ensure_future(batches.run(slow))
+    kept = asyncio.ensure_future(batches.run(answering("kept")))
+    await asyncio.sleep(0.01)
+    cancelled.cancel()
+    release.set()
+    assert (await asyncio.wait_for(kept, 5))[0] == "kept"
+    assert cancelled.cancelled()
+
+
+async def test_an_executor_that_takes_no_more_work_fails_every_caller_at_once():
+    executor = ThreadPoolExecutor(max_workers=1)
+    executor.shutdown()
+    batches = QueryBatches(executor)
+    with pytest.raises(RuntimeError):
+        await asyncio.wait_for(batches.run(answering(1)), 2)
+
+
+def test_a_batch_left_by_a_stopped_loop_does_not_hold_up_the_next_loop():
+    batches = QueryBatches()
+
+    stopped = asyncio.new_event_loop()
+
+    def search_then_stop() -> None:
+        batches.run(answering("lost"))  # its batch is due on the next turn, which never comes
+        stopped.stop()
+
+    stopped.call_soon(search_then_stop)
+    stopped.run_forever()
+    stopped.close()
+
+    async def next_search():
+        return await asyncio.wait_for(batches.run(answering("answered")), 2)
+
+    assert asyncio.run(next_search())[0] == "answered"

@@ -46,7 +46,7 @@ class QueryBatches:
         futures = [future for _, future in batch]
         try:
             done = loop.run_in_executor(self._executor, _run_each, [query for query, _ in batch])
-        except BaseException as error:  # an executor shut down: no waiter may hang
+        except Exception as error:  # an executor shut down: no waiter may hang
             _deliver(futures, [error] * len(futures))
             return
         done.add_done_callback(functools.partial(_delivered, futures))

@@ -104,3 +104,17 @@ def test_a_batch_left_by_a_stopped_loop_does_not_hold_up_the_next_loop():
         return await asyncio.wait_for(batches.run(answering("answered")), 2)
 
     assert asyncio.run(next_search())[0] == "answered"
+
+
+async def test_a_batch_the_executor_cancels_at_shutdown_cancels_its_callers():
+    release = threading.Event()
+    executor = ThreadPoolExecutor(max_workers=1)
+    busy = executor.submit(release.wait, 5)  # the only worker taken: the batch waits queued
+    batches = QueryBatches(executor)
+    waiting = asyncio.ensure_future(batches.run(answering(1)))
+    await asyncio.sleep(0.01)  # the batch handed to the executor
+    executor.shutdown(wait=False, cancel_futures=True)
+    release.set()
+    busy.result(5)
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(waiting, 2)

@@ -65,8 +65,11 @@ def _run_each(queries: Sequence[Query]) -> list[Any]:
 
 
 def _delivered(futures: Sequence[asyncio.Future], done: asyncio.Future) -> None:
+    """The batch's outcomes to its callers; an executor that cancelled the batch (a shutdown
+    with `cancel_futures`) cancels them."""
     if done.cancelled():
-        _deliver(futures, [asyncio.CancelledError()] * len(futures))
+        for future in futures:
+            future.cancel()
     elif (error := done.exception()) is not None:
         _deliver(futures, [error] * len(futures))
     else:
@@ -77,9 +80,7 @@ def _deliver(futures: Sequence[asyncio.Future], outcomes: Sequence[Any]) -> None
     for future, outcome in zip(futures, outcomes, strict=True):
         if future.done():  # its caller was cancelled meanwhile
             continue
-        if isinstance(outcome, asyncio.CancelledError):
-            future.cancel()
-        elif isinstance(outcome, BaseException):
+        if isinstance(outcome, BaseException):
             future.set_exception(outcome)
         else:
             future.set_result(outcome)

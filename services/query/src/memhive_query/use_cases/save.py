@@ -10,6 +10,7 @@ embed computes the vector once, and the link classifier links near-duplicates af
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -33,7 +34,7 @@ from memhive_ports.products import ProductDirectory
 
 from memhive_query.event_waiter import EventWaiter
 from memhive_query.use_cases.conflicts import CheckedScope, ConflictCheck, exact_duplicate
-from memhive_query.use_cases.identical import IdenticalSaves
+from memhive_query.use_cases.identical import Claim, IdenticalSaves
 from memhive_query.use_cases.link import EdgeCommands
 
 Wait = Literal["accepted", "persisted", "indexed"]
@@ -83,17 +84,46 @@ class SaveMemory:
         stale = await self._superseded(principal, supersedes, memory.created_at)
         if wait != "indexed":  # no encoder pass before the answer: see the module's note
             return await self.publish(principal, memory, None, wait, stale)
-        vector = (await self._embedder.embed([memory.body]))[0]
-        checked = None
-        if self._conflicts is not None:
-            forced = force or bool(stale)
-            check = await self._conflicts.check(principal, memory, vector, exact_only=forced)
-            if (existing := exact_duplicate(check.similar, memory)) is not None:
-                return await self._duplicate(existing, wait)
-            if check.similar and not forced:
-                raise self._conflicts.refusal(check.similar)
-            checked = self._conflicts.covered(principal, memory, check)
-        return await self.publish(principal, memory, vector, wait, stale, checked=checked)
+        # The content id's record read needs no vector: it waits on the bus while the
+        # encoder pass runs (on a worker thread), not after it.
+        claiming = (
+            None
+            if self._identical is None
+            else asyncio.ensure_future(self._identical.claim(memory, wait, memory.created_at))
+        )
+        try:
+            vector = (await self._embedder.embed([memory.body]))[0]
+            claim = None if claiming is None else await claiming
+        except BaseException:
+            _abandon(claiming, self._waiter)
+            raise
+        if claim is not None and claim.existing is not None:
+            return await self._claimed_duplicate(claim)
+        try:
+            checked = await self._checked_scope(principal, memory, vector, force or bool(stale))
+        except BaseException:
+            _abandon(claiming, self._waiter)
+            raise
+        if isinstance(checked, Memory):  # an exact duplicate the vector lane found
+            _abandon(claiming, self._waiter)
+            return await self._duplicate(checked, wait)
+        return await self.publish(
+            principal, memory, vector, wait, stale, checked=checked, claim=claim
+        )
+
+    async def _checked_scope(
+        self, principal: Principal, memory: Memory, vector: list[float], forced: bool
+    ) -> CheckedScope | Memory | None:
+        """What the scope's search vouches for, or the exact duplicate it found; refuses
+        near-duplicates (NearDuplicates) unless forced."""
+        if self._conflicts is None:
+            return None
+        check = await self._conflicts.check(principal, memory, vector, exact_only=forced)
+        if (existing := exact_duplicate(check.similar, memory)) is not None:
+            return existing
+        if check.similar and not forced:
+            raise self._conflicts.refusal(check.similar)
+        return self._conflicts.covered(principal, memory, check)
 
     async def checked_memory(
         self, principal: Principal, draft: MemoryDraft, verb: str = "save"
@@ -135,6 +165,11 @@ class SaveMemory:
                 await self._waiter.wait(waiting, self._timeout)
         return SaveOutcome(existing, "duplicate")
 
+    async def _claimed_duplicate(self, claim: Claim) -> SaveOutcome:
+        if claim.waiting is not None:  # a duplicate still on its way to the lanes
+            await self._waiter.wait(claim.waiting, self._timeout)
+        return SaveOutcome(claim.existing, "duplicate")
+
     async def _superseded(
         self, principal: Principal, supersedes: Sequence[str], now: datetime
     ) -> list[Memory]:
@@ -153,16 +188,17 @@ class SaveMemory:
         stale: Sequence[Memory] = (),
         *,
         checked: CheckedScope | None = None,
+        claim: Claim | None = None,
     ) -> SaveOutcome:
         """`vector` None: embed computes it. `checked`: what the search found in the scope
-        with that vector (the link classifier need not search again)."""
+        with that vector (the link classifier need not search again). `claim`: the content
+        id's, already made for this memory and `wait`."""
         stage = None if wait == "accepted" else wait
         if self._identical is not None:
-            claim = await self._identical.claim(memory, stage, memory.created_at)
+            if claim is None:
+                claim = await self._identical.claim(memory, stage, memory.created_at)
             if claim.existing is not None:
-                if claim.waiting is not None:  # a duplicate still on its way to the lanes
-                    await self._waiter.wait(claim.waiting, self._timeout)
-                return SaveOutcome(claim.existing, "duplicate")
+                return await self._claimed_duplicate(claim)
             memory, future = claim.memory, claim.waiting
         else:
             future = None if stage is None else self._waiter.expect(memory.id, stage)
@@ -204,6 +240,24 @@ class SaveMemory:
         future = None if wait == "accepted" else self._edges.expect(command)
         await self._edges.publish(command)
         return future is None or await self._edges.applied(future)
+
+
+def _abandon(claiming: asyncio.Future | None, waiter: EventWaiter) -> None:
+    """A claim the save will not use leaves no waiter behind: it is let finish (a record
+    read), then whatever waiter it registered is released."""
+    if claiming is None:
+        return
+    if claiming.done():
+        _release(claiming, waiter)
+    else:
+        claiming.add_done_callback(lambda done: _release(done, waiter))
+
+
+def _release(claiming: asyncio.Future, waiter: EventWaiter) -> None:
+    if claiming.cancelled() or claiming.exception() is not None:
+        return  # a failed or stopped claim released its waiter itself
+    if (waiting := claiming.result().waiting) is not None:
+        waiter.cancel(waiting)
 
 
 def _updates(principal: Principal, new: Memory, old: Memory, now: datetime) -> Edge:

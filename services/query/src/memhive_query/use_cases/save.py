@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
@@ -38,6 +38,8 @@ from memhive_query.use_cases.identical import Claim, IdenticalSaves
 from memhive_query.use_cases.link import EdgeCommands
 
 Wait = Literal["accepted", "persisted", "indexed"]
+# Told the memory as its command went into the log (the audit trail's entry starts there).
+Accepted = Callable[[Memory], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,11 +81,14 @@ class SaveMemory:
         *,
         force: bool = False,
         supersedes: Sequence[str] = (),
+        accepted: Accepted | None = None,
     ) -> SaveOutcome:
+        """`accepted` is told the memory once its command (and its `updates` edges) are in
+        the log, before the wait for `wait`."""
         memory = await self.checked_memory(principal, draft)
         stale = await self._superseded(principal, supersedes, memory.created_at)
         if wait != "indexed":  # no encoder pass before the answer: see the module's note
-            return await self.publish(principal, memory, None, wait, stale)
+            return await self.publish(principal, memory, None, wait, stale, accepted=accepted)
         # The content id's record read needs no vector: it waits on the bus while the
         # encoder pass runs (on a worker thread), not after it.
         claiming = (
@@ -108,7 +113,7 @@ class SaveMemory:
             _abandon(claiming, self._waiter)
             return await self._duplicate(checked, wait)
         return await self.publish(
-            principal, memory, vector, wait, stale, checked=checked, claim=claim
+            principal, memory, vector, wait, stale, checked=checked, claim=claim, accepted=accepted
         )
 
     async def _checked_scope(
@@ -189,6 +194,7 @@ class SaveMemory:
         *,
         checked: CheckedScope | None = None,
         claim: Claim | None = None,
+        accepted: Accepted | None = None,
     ) -> SaveOutcome:
         """`vector` None: embed computes it. `checked`: what the search found in the scope
         with that vector (the link classifier need not search again). `claim`: the content
@@ -219,6 +225,8 @@ class SaveMemory:
         subject = subjects.for_workspace(subjects.SAVE_MEMORY, principal.workspace_id)
         await self._publisher.publish(subject, command, msg_id=command_id)
         linked = await self._link(principal, edges, wait)
+        if accepted is not None:  # the save and the edges it asked for are in the log
+            accepted(memory)
         done = None if future is None else await self._waiter.event(future, self._timeout)
         if done is None:
             return SaveOutcome(memory, "accepted")

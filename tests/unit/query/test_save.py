@@ -264,25 +264,46 @@ class HeldEmbedder(FakeEmbedder):
     def __init__(self, failure: Exception | None = None) -> None:
         super().__init__()
         self.release, self.failure = asyncio.Event(), failure
+        self.started = False
 
     async def embed(self, texts):
+        self.started = True
         await self.release.wait()
         if self.failure is not None:
             raise self.failure
         return await super().embed(texts)
 
 
-async def test_the_content_ids_record_read_runs_during_the_encoder_pass() -> None:
-    """The claim needs no vector: its read on the bus overlaps the pass, not follows it."""
-    rig = Rig()
+class HeldProducts(LookedUpProducts):
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+
+    async def get(self, workspace_id: str, product_id: str):
+        product = await super().get(workspace_id, product_id)
+        await self.release.wait()
+        return product
+
+
+async def test_the_reads_a_save_needs_run_during_its_encoder_pass() -> None:
+    """The content id's claim and the product's record need no vector: their reads on the
+    bus overlap the pass, not follow it."""
+    products = HeldProducts()
+    await products.put(Product("ws", "billing", "Billing", Visibility.PUBLIC, "u1", NOW))
+    rig = Rig(products=products)
     rig.save._embedder = rig.embedder = HeldEmbedder()
-    saving = asyncio.ensure_future(rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed"))
+    draft = MemoryDraft(kind="fact", body=BODY, product_id="billing")
+    saving = asyncio.ensure_future(rig.save(MEMBER, draft, "indexed"))
     for _ in range(5):
         await asyncio.sleep(0)
-    assert rig.store.gets == [content_id("ws", "global", BODY, 0)] and not saving.done()
+    # The product's read is still under way, and so are the pass and the claim's read.
+    assert products.looked_up == ["billing"] and rig.embedder.started
+    assert len(rig.store.gets) == 1 and not saving.done()
+    products.release.set()
     rig.embedder.release.set()
     outcome = await saving
     assert (outcome.status, outcome.memory.id) == ("indexed", rig.store.gets[0])
+    assert outcome.memory.visibility is Visibility.PUBLIC  # the product's, read meanwhile
     assert rig.waiter.expected == [(outcome.memory.id, "indexed")]
 
 
@@ -293,6 +314,9 @@ async def test_a_save_refused_or_failed_during_its_pass_leaves_no_waiter() -> No
     rig.store.put(memory(1, body="Release trains leave every second Tuesday"))
     with pytest.raises(NearDuplicates):
         await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
+    assert rig.waiter.expected == []
+    with pytest.raises(NotFound):  # what it supersedes is read while the pass runs
+        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed", supersedes=[mid(9)])
     assert rig.waiter.expected == []
 
     failing = HeldEmbedder(RuntimeError("encoder gone"))

@@ -85,22 +85,28 @@ class SaveMemory:
     ) -> SaveOutcome:
         """`accepted` is told the memory once its command (and its `updates` edges) are in
         the log, before the wait for `wait`."""
-        memory = await self.checked_memory(principal, draft)
-        stale = await self._superseded(principal, supersedes, memory.created_at)
+        drafted = self._drafted(principal, draft, "save")
         if wait != "indexed":  # no encoder pass before the answer: see the module's note
+            memory = await self._with_product_visibility(principal, draft, drafted)
+            stale = await self._superseded(principal, supersedes, memory.created_at)
             return await self.publish(principal, memory, None, wait, stale, accepted=accepted)
-        # The content id's record read needs no vector: it waits on the bus while the
-        # encoder pass runs (on a worker thread), not after it.
+        # The pass (on a worker thread) and the content id's record read need only the body
+        # and the scope: they run while the product's record and the memories superseded
+        # are read, not after.
+        passing = asyncio.ensure_future(self._embedder.embed([drafted.body]))
         claiming = (
             None
             if self._identical is None
-            else asyncio.ensure_future(self._identical.claim(memory, wait, memory.created_at))
+            else asyncio.ensure_future(self._identical.claim(drafted, wait, drafted.created_at))
         )
         try:
-            vector = (await self._embedder.embed([memory.body]))[0]
+            memory = await self._with_product_visibility(principal, draft, drafted)
+            stale = await self._superseded(principal, supersedes, memory.created_at)
+            vector = (await passing)[0]
             claim = None if claiming is None else await claiming
         except BaseException:
             _abandon(claiming, self._waiter)
+            passing.add_done_callback(_retrieved)  # a pass no one awaits any more
             raise
         if claim is not None and claim.existing is not None:
             return await self._claimed_duplicate(claim)
@@ -205,7 +211,9 @@ class SaveMemory:
                 claim = await self._identical.claim(memory, stage, memory.created_at)
             if claim.existing is not None:
                 return await self._claimed_duplicate(claim)
-            memory, future = claim.memory, claim.waiting
+            # The claim's id; the rest is this memory's (the claim may have read the record
+            # before the product's visibility was known).
+            memory, future = replace(memory, id=claim.memory.id), claim.waiting
         else:
             future = None if stage is None else self._waiter.expect(memory.id, stage)
         edges = [_updates(principal, memory, old, memory.created_at) for old in stale]
@@ -266,6 +274,11 @@ def _release(claiming: asyncio.Future, waiter: EventWaiter) -> None:
         return  # a failed or stopped claim released its waiter itself
     if (waiting := claiming.result().waiting) is not None:
         waiter.cancel(waiting)
+
+
+def _retrieved(done: asyncio.Future) -> None:
+    if not done.cancelled():
+        done.exception()  # retrieved: a failure nobody waits for is not logged as unhandled
 
 
 def _updates(principal: Principal, new: Memory, old: Memory, now: datetime) -> Edge:

@@ -4,8 +4,11 @@ the same questions, phase by phase in turn (memhive, then mem0), on this machine
     .venv/bin/python -m bench.peer_comparison        (or `make bench PEERS=mem0`)
 
 Phases, each for both systems before the next:
-1. sequential adds: the first SEQUENTIAL turns from one client (memhive: a REST save with
-   `wait=indexed`, as bench.load_latency's sequential saves; mem0: `add`, `infer=False`);
+1. sequential adds: the first SEQUENTIAL_ROUNDS x SEQUENTIAL turns from one client
+   (memhive: a REST save with `wait=indexed`, as bench.load_latency's sequential saves;
+   mem0: `add`, `infer=False`), in rounds of SEQUENTIAL turns, the two taking turns round
+   by round: each side's median rate and the median of the rounds' ratios (either side's
+   rate moves by a fifth from round to round on this machine);
 2. 16-client adds: the rest of the turns from 16 clients at once;
 3. filler up to each size in SIZES (generated sentences in 20 other scopes: memhive over the
    bus as a hook with its own vectors would, mem0 straight into its vector store; neither
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MEM0_PYTHON = ROOT / ".tools" / "peers" / "mem0" / "bin" / "python"
 DRIVER = Path(__file__).with_name("peers") / "mem0_driver.py"
 SEQUENTIAL = 200
+SEQUENTIAL_ROUNDS = 3
 CLIENTS = 16
 SIZES = (5_000, 20_000)
 BASES = 2000
@@ -128,6 +133,22 @@ async def memhive_adds(client: AsyncMemhiveClient, batch: list[dict], clients: i
     return len(batch) / (time.perf_counter() - began)
 
 
+async def sequential_rounds(client: AsyncMemhiveClient, mem0: Mem0, turns_: list[dict]) -> dict:
+    """Rounds of SEQUENTIAL turns, memhive then mem0 in each: medians over the rounds."""
+    rounds = []
+    for start in range(0, len(turns_), SEQUENTIAL):
+        batch = turns_[start : start + SEQUENTIAL]
+        ours = await memhive_adds(client, batch, 1)
+        theirs = mem0.ask("add", items=[mem0_item(t) for t in batch], clients=1)["per_s"]
+        rounds.append({"memhive": ours, "mem0": theirs})
+    return {
+        "memhive": statistics.median(r["memhive"] for r in rounds),
+        "mem0": statistics.median(r["mem0"] for r in rounds),
+        "ratio": statistics.median(ratio(r["memhive"], r["mem0"]) for r in rounds),
+        "rounds": rounds,
+    }
+
+
 async def memhive_search(client: AsyncMemhiveClient, asked: list[dict]) -> dict:
     samples, found = [], []
     for q in asked:
@@ -145,11 +166,11 @@ async def compare(stack: RunningStack, mem0: Mem0) -> dict:
     vectors = encoder.embed_sync(bases)
     report: dict = {"mem0_load_s": mem0.load_s, "sizes": {}}
     async with stack.client(max_connections=CLIENTS) as client:
-        first, rest = loaded[:SEQUENTIAL], loaded[SEQUENTIAL:]
-        report["sequential"] = {
-            "memhive": await memhive_adds(client, first, 1),
-            "mem0": mem0.ask("add", items=[mem0_item(t) for t in first], clients=1)["per_s"],
-        }
+        first, rest = (
+            loaded[: SEQUENTIAL * SEQUENTIAL_ROUNDS],
+            loaded[SEQUENTIAL * SEQUENTIAL_ROUNDS :],
+        )
+        report["sequential"] = await sequential_rounds(client, mem0, first)
         _progress("sequential", report["sequential"])
         report["concurrent"] = {
             "memhive": await memhive_adds(client, rest, CLIENTS),
@@ -183,12 +204,14 @@ def render(report: dict) -> str:
         "| figure | memhive | mem0 | memhive ÷ mem0 |",
         "|---|---:|---:|---:|",
     ]
-    for label, key in (
-        ("adds/s, 1 client in sequence", "sequential"),
-        ("adds/s, 16 clients", "concurrent"),
-    ):
-        ours, theirs = report[key]["memhive"], report[key]["mem0"]
-        lines.append(f"| {label} | {ours:.1f} | {theirs:.1f} | {ratio(ours, theirs):.2f} |")
+    sequential = report["sequential"]
+    lines.append(
+        f"| adds/s, 1 client in sequence (median of {len(sequential['rounds'])} rounds; "
+        f"ratio: the rounds' median) | {sequential['memhive']:.1f} | {sequential['mem0']:.1f} | "
+        f"{sequential['ratio']:.2f} |"
+    )
+    ours, theirs = report["concurrent"]["memhive"], report["concurrent"]["mem0"]
+    lines.append(f"| adds/s, 16 clients | {ours:.1f} | {theirs:.1f} | {ratio(ours, theirs):.2f} |")
     for size, row in report["sizes"].items():
         for p in ("p50", "p95"):
             ours, theirs = row["memhive"][p], row["mem0"][p]
@@ -199,6 +222,10 @@ def render(report: dict) -> str:
         ours, theirs = row["memhive"]["r5"], row["mem0"]["r5"]
         lines.append(f"| recall@5 at {size:,} | {ours:.3f} | {theirs:.3f} | |")
     lines.append("")
+    by_round = ", ".join(
+        f"{r['memhive']:.1f} / {r['mem0']:.1f}" for r in report["sequential"]["rounds"]
+    )
+    lines.append(f"Sequential adds by round, memhive / mem0 (per s): {by_round}.")
     lines.append(
         f"Searches: {report['sizes'][SIZES[0]]['memhive']['n']} LoCoMo questions per size; "
         f"mem0 built its Memory in {report['mem0_load_s']:.1f} s. Below 1 is memhive "

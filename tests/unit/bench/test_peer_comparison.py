@@ -57,12 +57,21 @@ def test_ratios_are_memhive_over_mem0_in_every_row() -> None:
     row = {"p50": 20.0, "p95": 30.0, "n": 383, "r5": 0.6}
     report = {
         "mem0_load_s": 3.0,
-        "sequential": {"memhive": 30.0, "mem0": 40.0},
+        "sequential": {
+            "memhive": 30.0,
+            "mem0": 40.0,
+            "ratio": 0.7,
+            "rounds": [{"memhive": 30.0, "mem0": 40.0}, {"memhive": 28.0, "mem0": 44.0}],
+        },
         "concurrent": {"memhive": 100.0, "mem0": 50.0},
         "sizes": {5000: {"memhive": row, "mem0": row | {"p50": 100.0, "p95": 150.0}}},
     }
     text = render(report)
-    assert "| adds/s, 1 client in sequence | 30.0 | 40.0 | 0.75 |" in text
+    assert (
+        "| adds/s, 1 client in sequence (median of 2 rounds; ratio: the rounds' median) "
+        "| 30.0 | 40.0 | 0.70 |"
+    ) in text
+    assert "by round, memhive / mem0 (per s): 30.0 / 40.0, 28.0 / 44.0." in text
     assert "| adds/s, 16 clients | 100.0 | 50.0 | 2.00 |" in text
     assert "| search p50 at 5,000 memories (ms) | 20.0 | 100.0 | 0.20 |" in text
 
@@ -73,3 +82,35 @@ async def test_without_the_peers_virtualenv_the_section_says_how_to_make_it(
     monkeypatch.setattr(peer_comparison, "MEM0_PYTHON", tmp_path / "absent" / "bin" / "python")
     text = await peer_comparison.section(stack=None)
     assert "make bench PEERS=mem0" in text
+
+
+async def test_sequential_adds_take_turns_round_by_round_on_the_same_turns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each round gives both sides the same turns; the ratio is the median of the rounds'
+    ratios, not the ratio of the medians (a round where both were slow is one round)."""
+    ours, theirs, asked = iter([40.0, 60.0, 45.0]), iter([50.0, 50.0, 90.0]), []
+
+    async def memhive_adds(client, batch, clients):
+        asked.append(("memhive", [t["id"] for t in batch], clients))
+        return next(ours)
+
+    class Peer:
+        def ask(self, op, items, clients):
+            asked.append(("mem0", [i["ref"] for i in items], clients))
+            return {"per_s": next(theirs)}
+
+    monkeypatch.setattr(peer_comparison, "memhive_adds", memhive_adds)
+    monkeypatch.setattr(peer_comparison, "SEQUENTIAL", 2)
+    turns = [{"id": f"D1:{n}", "conversation": "c", "speaker": "A", "text": "t"} for n in range(6)]
+    report = await peer_comparison.sequential_rounds(None, Peer(), turns)
+    assert asked == [
+        ("memhive", ["D1:0", "D1:1"], 1),
+        ("mem0", ["D1:0", "D1:1"], 1),
+        ("memhive", ["D1:2", "D1:3"], 1),
+        ("mem0", ["D1:2", "D1:3"], 1),
+        ("memhive", ["D1:4", "D1:5"], 1),
+        ("mem0", ["D1:4", "D1:5"], 1),
+    ]
+    assert (report["memhive"], report["mem0"]) == (45.0, 50.0)
+    assert report["ratio"] == pytest.approx(0.8)  # of 0.8, 1.2 and 0.5

@@ -3,6 +3,7 @@ target and outcome (ok, denied, rejected, failed), and a failed append never fai
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -155,3 +156,81 @@ async def test_a_failed_append_is_logged_and_the_call_still_answers(
         assert await rig.forget(MEMBER, mid(1), "persisted") == "forgotten"
     assert "could not append audit entry" in caplog.text
     assert len(rig.publisher.sent) == 1  # the action itself happened
+
+
+class HeldWaiter(FakeWaiter):
+    """The wait for `indexed` lasts until the test ends it, then the event arrives or the
+    wait fails (`failure`)."""
+
+    def __init__(self, failure: Exception | None = None) -> None:
+        super().__init__()
+        self.release, self.failure = asyncio.Event(), failure
+
+    async def event(self, future, timeout_s: float):
+        await self.release.wait()
+        if self.failure is not None:
+            raise self.failure
+        return await super().event(future, timeout_s)
+
+
+class HeldAuditLog(FakeAuditLog):
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+
+    async def append(self, entry) -> None:
+        await self.release.wait()
+        await super().append(entry)
+
+
+def held_save(waiter: FakeWaiter, log: FakeAuditLog) -> tuple[AuditedSave, FakePublisher]:
+    publisher, clock = FakePublisher(), FixedClock(NOW)
+    save = SaveMemory(FakeEmbedder(), publisher, waiter, clock, 1.0)
+    return AuditedSave(save, gateway_trail(log, clock)), publisher
+
+
+async def turns(n: int = 5) -> None:
+    for _ in range(n):
+        await asyncio.sleep(0)
+
+
+async def test_a_saves_entry_is_appended_once_its_command_is_in_the_log_not_after_the_wait() -> (
+    None
+):
+    waiter, log = HeldWaiter(), FakeAuditLog()
+    save, publisher = held_save(waiter, log)
+    saving = asyncio.ensure_future(save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed"))
+    await turns()
+    [(_, command, _)] = publisher.sent
+    assert [(e.action, e.target, e.outcome) for e in log.entries] == [
+        (AuditAction.SAVE, command.memory.id, Outcome.OK)
+    ]
+    assert not saving.done()  # still waiting for MemoryIndexed
+    waiter.release.set()
+    assert (await saving).status == "indexed"
+    assert len(log.entries) == 1  # not appended twice
+
+
+async def test_the_answer_waits_for_the_entry_appended_early() -> None:
+    waiter, log = HeldWaiter(), HeldAuditLog()
+    save, _ = held_save(waiter, log)
+    waiter.release.set()
+    saving = asyncio.ensure_future(save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed"))
+    await turns()
+    assert not saving.done() and log.entries == []
+    log.release.set()
+    assert (await saving).status == "indexed" and len(log.entries) == 1
+
+
+async def test_a_failure_after_the_command_is_in_the_log_keeps_its_ok_entry() -> None:
+    """What the entry records, the save, happened: the wait that failed after it is not
+    the save's outcome (and a second entry would count the save twice)."""
+    waiter, log = HeldWaiter(ConnectionError("bus gone")), FakeAuditLog()
+    save, publisher = held_save(waiter, log)
+    waiter.release.set()
+    with pytest.raises(ConnectionError):
+        await save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
+    [(_, command, _)] = publisher.sent
+    assert [(e.action, e.target, e.outcome) for e in log.entries] == [
+        (AuditAction.SAVE, command.memory.id, Outcome.OK)
+    ]

@@ -3,6 +3,7 @@ and the memories it supersedes; only a save waiting for `indexed` embeds before 
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 
 import pytest
@@ -255,3 +256,75 @@ async def test_a_visibility_given_wins_over_the_products_record() -> None:
     draft = MemoryDraft(kind="fact", body=BODY, product_id="billing", visibility="private")
     outcome = await rig.save(MEMBER, draft, "indexed")
     assert outcome.memory.visibility is Visibility.PRIVATE
+
+
+class HeldEmbedder(FakeEmbedder):
+    """An encoder pass that lasts until the test lets it end; or fails."""
+
+    def __init__(self, failure: Exception | None = None) -> None:
+        super().__init__()
+        self.release, self.failure = asyncio.Event(), failure
+        self.started = False
+
+    async def embed(self, texts):
+        self.started = True
+        await self.release.wait()
+        if self.failure is not None:
+            raise self.failure
+        return await super().embed(texts)
+
+
+class HeldProducts(LookedUpProducts):
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+
+    async def get(self, workspace_id: str, product_id: str):
+        product = await super().get(workspace_id, product_id)
+        await self.release.wait()
+        return product
+
+
+async def test_the_reads_a_save_needs_run_during_its_encoder_pass() -> None:
+    """The content id's claim and the product's record need no vector: their reads on the
+    bus overlap the pass, not follow it."""
+    products = HeldProducts()
+    await products.put(Product("ws", "billing", "Billing", Visibility.PUBLIC, "u1", NOW))
+    rig = Rig(products=products)
+    rig.save._embedder = rig.embedder = HeldEmbedder()
+    draft = MemoryDraft(kind="fact", body=BODY, product_id="billing")
+    saving = asyncio.ensure_future(rig.save(MEMBER, draft, "indexed"))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    # The product's read is still under way, and so are the pass and the claim's read.
+    assert products.looked_up == ["billing"] and rig.embedder.started
+    assert len(rig.store.gets) == 1 and not saving.done()
+    products.release.set()
+    rig.embedder.release.set()
+    outcome = await saving
+    assert (outcome.status, outcome.memory.id) == ("indexed", rig.store.gets[0])
+    assert outcome.memory.visibility is Visibility.PUBLIC  # the product's, read meanwhile
+    assert rig.waiter.expected == [(outcome.memory.id, "indexed")]
+
+
+async def test_a_save_refused_or_failed_during_its_pass_leaves_no_waiter() -> None:
+    """The claim registered a waiter on the content id before its read: a save that ends
+    without publishing releases it, or every refusal would leave one behind."""
+    rig = Rig((1, 0.9))
+    rig.store.put(memory(1, body="Release trains leave every second Tuesday"))
+    with pytest.raises(NearDuplicates):
+        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
+    assert rig.waiter.expected == []
+    with pytest.raises(NotFound):  # what it supersedes is read while the pass runs
+        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed", supersedes=[mid(9)])
+    assert rig.waiter.expected == []
+
+    failing = HeldEmbedder(RuntimeError("encoder gone"))
+    rig.save._embedder = failing
+    saving = asyncio.ensure_future(rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed"))
+    await asyncio.sleep(0)
+    failing.release.set()
+    with pytest.raises(RuntimeError):
+        await saving
+    await asyncio.sleep(0)
+    assert rig.waiter.expected == [] and rig.publisher.sent == []

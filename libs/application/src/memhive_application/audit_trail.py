@@ -3,11 +3,12 @@ log by every audited use case (gateway routes, MCP tools, the CLI's token comman
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from memhive_domain.audit import AuditAction, AuditEntry, AuditQuery, Outcome
 from memhive_domain.errors import DomainError, NotAllowed
@@ -22,6 +23,18 @@ log = logging.getLogger(__name__)
 class Recording:
     target: str = ""
     detail: str = ""  # what a successful action did, when its target does not say (an import)
+    # An entry appended before the block ended (`settle`), awaited at its end.
+    early: asyncio.Future | None = field(default=None, repr=False)
+    append: Callable[[str], Awaitable[None]] | None = field(default=None, repr=False)
+
+    def settle(self, target: str) -> None:
+        """The action is done (its write durable, say) though the block still waits for
+        something after it: the "ok" entry is appended from now on, beside that wait, and
+        the block's end waits for it. A failure after this point leaves the entry as is:
+        what it records has happened."""
+        if self.early is None and self.append is not None:
+            self.target = target
+            self.early = asyncio.ensure_future(self.append(target))
 
 
 class AuditTrail:
@@ -43,6 +56,7 @@ class AuditTrail:
         """Records the block's outcome: ok, denied (NotAllowed), rejected (a rule or
         input refused it) or failed; the block may set the target once it knows it."""
         note, outcome, detail = Recording(target), Outcome.OK, ""
+        note.append = lambda settled: self.record(principal, action, settled, Outcome.OK)
         try:
             yield note
         except NotAllowed as exc:
@@ -55,7 +69,10 @@ class AuditTrail:
             outcome, detail = Outcome.FAILED, type(exc).__name__
             raise
         finally:
-            await self.record(principal, action, note.target, outcome, detail or note.detail)
+            if note.early is not None:  # shielded: a caller gone does not stop the append
+                await asyncio.shield(note.early)
+            else:
+                await self.record(principal, action, note.target, outcome, detail or note.detail)
 
     async def record(
         self,

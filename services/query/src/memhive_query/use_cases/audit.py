@@ -52,7 +52,14 @@ class AuditedSave:
         supersedes: Sequence[str] = (),
     ) -> SaveOutcome:
         async with self._trail.recording(principal, AuditAction.SAVE) as note:
-            outcome = await self._save(principal, draft, wait, force=force, supersedes=supersedes)
+            outcome = await self._save(
+                principal,
+                draft,
+                wait,
+                force=force,
+                supersedes=supersedes,
+                accepted=lambda memory: note.settle(memory.id),
+            )
             note.target = outcome.memory.id
             return outcome
 

@@ -10,8 +10,9 @@ embed computes the vector once, and the link classifier links near-duplicates af
 
 from __future__ import annotations
 
+import asyncio
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
@@ -33,10 +34,12 @@ from memhive_ports.products import ProductDirectory
 
 from memhive_query.event_waiter import EventWaiter
 from memhive_query.use_cases.conflicts import CheckedScope, ConflictCheck, exact_duplicate
-from memhive_query.use_cases.identical import IdenticalSaves
+from memhive_query.use_cases.identical import Claim, IdenticalSaves
 from memhive_query.use_cases.link import EdgeCommands
 
 Wait = Literal["accepted", "persisted", "indexed"]
+# Told the memory as its command went into the log (the audit trail's entry starts there).
+Accepted = Callable[[Memory], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,22 +81,60 @@ class SaveMemory:
         *,
         force: bool = False,
         supersedes: Sequence[str] = (),
+        accepted: Accepted | None = None,
     ) -> SaveOutcome:
-        memory = await self.checked_memory(principal, draft)
-        stale = await self._superseded(principal, supersedes, memory.created_at)
+        """`accepted` is told the memory once its command (and its `updates` edges) are in
+        the log, before the wait for `wait`."""
+        drafted = self._drafted(principal, draft, "save")
         if wait != "indexed":  # no encoder pass before the answer: see the module's note
-            return await self.publish(principal, memory, None, wait, stale)
-        vector = (await self._embedder.embed([memory.body]))[0]
-        checked = None
-        if self._conflicts is not None:
-            forced = force or bool(stale)
-            check = await self._conflicts.check(principal, memory, vector, exact_only=forced)
-            if (existing := exact_duplicate(check.similar, memory)) is not None:
-                return await self._duplicate(existing, wait)
-            if check.similar and not forced:
-                raise self._conflicts.refusal(check.similar)
-            checked = self._conflicts.covered(principal, memory, check)
-        return await self.publish(principal, memory, vector, wait, stale, checked=checked)
+            memory = await self._with_product_visibility(principal, draft, drafted)
+            stale = await self._superseded(principal, supersedes, memory.created_at)
+            return await self.publish(principal, memory, None, wait, stale, accepted=accepted)
+        # The pass (on a worker thread) and the content id's record read need only the body
+        # and the scope: they run while the product's record and the memories superseded
+        # are read, not after.
+        passing = asyncio.ensure_future(self._embedder.embed([drafted.body]))
+        claiming = (
+            None
+            if self._identical is None
+            else asyncio.ensure_future(self._identical.claim(drafted, wait, drafted.created_at))
+        )
+        try:
+            memory = await self._with_product_visibility(principal, draft, drafted)
+            stale = await self._superseded(principal, supersedes, memory.created_at)
+            vector = (await passing)[0]
+            claim = None if claiming is None else await claiming
+        except BaseException:
+            _abandon(claiming, self._waiter)
+            passing.add_done_callback(_retrieved)  # a pass no one awaits any more
+            raise
+        if claim is not None and claim.existing is not None:
+            return await self._claimed_duplicate(claim)
+        try:
+            checked = await self._checked_scope(principal, memory, vector, force or bool(stale))
+        except BaseException:
+            _abandon(claiming, self._waiter)
+            raise
+        if isinstance(checked, Memory):  # an exact duplicate the vector lane found
+            _abandon(claiming, self._waiter)
+            return await self._duplicate(checked, wait)
+        return await self.publish(
+            principal, memory, vector, wait, stale, checked=checked, claim=claim, accepted=accepted
+        )
+
+    async def _checked_scope(
+        self, principal: Principal, memory: Memory, vector: list[float], forced: bool
+    ) -> CheckedScope | Memory | None:
+        """What the scope's search vouches for, or the exact duplicate it found; refuses
+        near-duplicates (NearDuplicates) unless forced."""
+        if self._conflicts is None:
+            return None
+        check = await self._conflicts.check(principal, memory, vector, exact_only=forced)
+        if (existing := exact_duplicate(check.similar, memory)) is not None:
+            return existing
+        if check.similar and not forced:
+            raise self._conflicts.refusal(check.similar)
+        return self._conflicts.covered(principal, memory, check)
 
     async def checked_memory(
         self, principal: Principal, draft: MemoryDraft, verb: str = "save"
@@ -135,6 +176,11 @@ class SaveMemory:
                 await self._waiter.wait(waiting, self._timeout)
         return SaveOutcome(existing, "duplicate")
 
+    async def _claimed_duplicate(self, claim: Claim) -> SaveOutcome:
+        if claim.waiting is not None:  # a duplicate still on its way to the lanes
+            await self._waiter.wait(claim.waiting, self._timeout)
+        return SaveOutcome(claim.existing, "duplicate")
+
     async def _superseded(
         self, principal: Principal, supersedes: Sequence[str], now: datetime
     ) -> list[Memory]:
@@ -153,17 +199,21 @@ class SaveMemory:
         stale: Sequence[Memory] = (),
         *,
         checked: CheckedScope | None = None,
+        claim: Claim | None = None,
+        accepted: Accepted | None = None,
     ) -> SaveOutcome:
         """`vector` None: embed computes it. `checked`: what the search found in the scope
-        with that vector (the link classifier need not search again)."""
+        with that vector (the link classifier need not search again). `claim`: the content
+        id's, already made for this memory and `wait`."""
         stage = None if wait == "accepted" else wait
         if self._identical is not None:
-            claim = await self._identical.claim(memory, stage, memory.created_at)
+            if claim is None:
+                claim = await self._identical.claim(memory, stage, memory.created_at)
             if claim.existing is not None:
-                if claim.waiting is not None:  # a duplicate still on its way to the lanes
-                    await self._waiter.wait(claim.waiting, self._timeout)
-                return SaveOutcome(claim.existing, "duplicate")
-            memory, future = claim.memory, claim.waiting
+                return await self._claimed_duplicate(claim)
+            # The claim's id; the rest is this memory's (the claim may have read the record
+            # before the product's visibility was known).
+            memory, future = replace(memory, id=claim.memory.id), claim.waiting
         else:
             future = None if stage is None else self._waiter.expect(memory.id, stage)
         edges = [_updates(principal, memory, old, memory.created_at) for old in stale]
@@ -183,6 +233,8 @@ class SaveMemory:
         subject = subjects.for_workspace(subjects.SAVE_MEMORY, principal.workspace_id)
         await self._publisher.publish(subject, command, msg_id=command_id)
         linked = await self._link(principal, edges, wait)
+        if accepted is not None:  # the save and the edges it asked for are in the log
+            accepted(memory)
         done = None if future is None else await self._waiter.event(future, self._timeout)
         if done is None:
             return SaveOutcome(memory, "accepted")
@@ -204,6 +256,29 @@ class SaveMemory:
         future = None if wait == "accepted" else self._edges.expect(command)
         await self._edges.publish(command)
         return future is None or await self._edges.applied(future)
+
+
+def _abandon(claiming: asyncio.Future | None, waiter: EventWaiter) -> None:
+    """A claim the save will not use leaves no waiter behind: it is let finish (a record
+    read), then whatever waiter it registered is released."""
+    if claiming is None:
+        return
+    if claiming.done():
+        _release(claiming, waiter)
+    else:
+        claiming.add_done_callback(lambda done: _release(done, waiter))
+
+
+def _release(claiming: asyncio.Future, waiter: EventWaiter) -> None:
+    if claiming.cancelled() or claiming.exception() is not None:
+        return  # a failed or stopped claim released its waiter itself
+    if (waiting := claiming.result().waiting) is not None:
+        waiter.cancel(waiting)
+
+
+def _retrieved(done: asyncio.Future) -> None:
+    if not done.cancelled():
+        done.exception()  # retrieved: a failure nobody waits for is not logged as unhandled
 
 
 def _updates(principal: Principal, new: Memory, old: Memory, now: datetime) -> Edge:

@@ -4,6 +4,8 @@ and the memories it supersedes; only a save waiting for `indexed` embeds before 
 from __future__ import annotations
 
 import asyncio
+import gc
+import logging
 from dataclasses import replace
 
 import pytest
@@ -328,3 +330,22 @@ async def test_a_save_refused_or_failed_during_its_pass_leaves_no_waiter() -> No
         await saving
     await asyncio.sleep(0)
     assert rig.waiter.expected == [] and rig.publisher.sent == []
+
+
+async def test_a_pass_that_fails_after_its_save_was_refused_is_not_logged_as_lost(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Refused on what it supersedes while its pass still runs, the save raises at once; the
+    pass's own failure later has no one awaiting it and must not surface as asyncio's
+    "exception was never retrieved"."""
+    rig = Rig()
+    failing = HeldEmbedder(RuntimeError("encoder gone"))
+    rig.save._embedder = failing
+    with pytest.raises(NotFound):
+        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed", supersedes=[mid(9)])
+    with caplog.at_level(logging.ERROR, logger="asyncio"):
+        failing.release.set()
+        for _ in range(3):
+            await asyncio.sleep(0)
+        gc.collect()
+    assert "never retrieved" not in caplog.text

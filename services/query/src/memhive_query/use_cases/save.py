@@ -104,17 +104,17 @@ class SaveMemory:
             stale = await self._superseded(principal, supersedes, memory.created_at)
             vector = (await passing)[0]
             claim = None if claiming is None else await claiming
+            duplicate = claim is not None and claim.existing is not None
+            forced = force or bool(stale)
+            checked = (
+                None if duplicate else await self._checked_scope(principal, memory, vector, forced)
+            )
         except BaseException:
             _abandon(claiming, self._waiter)
             passing.add_done_callback(_retrieved)  # a pass no one awaits any more
             raise
-        if claim is not None and claim.existing is not None:
+        if duplicate:
             return await self._claimed_duplicate(claim)
-        try:
-            checked = await self._checked_scope(principal, memory, vector, force or bool(stale))
-        except BaseException:
-            _abandon(claiming, self._waiter)
-            raise
         if isinstance(checked, Memory):  # an exact duplicate the vector lane found
             _abandon(claiming, self._waiter)
             return await self._duplicate(checked, wait)

@@ -1,4 +1,5 @@
-"""The weights of a BERT encoder, read from safetensors and laid out for row-major matmuls."""
+"""The weights of a BERT-family encoder (BERT itself, or MPNet), read from safetensors and laid
+out for row-major matmuls."""
 
 from __future__ import annotations
 
@@ -37,17 +38,25 @@ class EncoderLayerWeights:
 class BertWeights:
     word_embeddings: Array
     position_embeddings: Array
-    token_type_embeddings: Array
+    token_type_embeddings: Array | None  # None: MPNet has no token types
     embedding_norm: LayerNormWeights
     layers: tuple[EncoderLayerWeights, ...]
     num_heads: int
     layer_norm_eps: float
+    # MPNet: the first token's position (its padding index + 1), and a score bias per head
+    # for each bucket of relative distance (buckets, heads), shared by every block.
+    position_offset: int = 0
+    relative_attention_bias: Array | None = None
 
 
 def load_bert_weights(model_dir: Path) -> BertWeights:
-    """Weights from `model.safetensors` and the shape of the model from `config.json`."""
+    """Weights from `model.safetensors` and the shape of the model from `config.json`, laid
+    out as BertModel or MPNetModel names them."""
     config = json.loads((model_dir / "config.json").read_text())
-    return bert_weights_of(load_file(model_dir / "model.safetensors"), config)
+    tensors = load_file(model_dir / "model.safetensors")
+    if config.get("model_type") == "mpnet":
+        return mpnet_weights_of(tensors, config)
+    return bert_weights_of(tensors, config)
 
 
 def bert_weights_of(tensors: dict[str, Array], config: dict) -> BertWeights:
@@ -78,6 +87,46 @@ def _encoder_layer(tensors: dict[str, Array], prefix: str) -> EncoderLayerWeight
         attention_out=_linear(tensors[attention + "output.dense.weight"]),
         attention_out_bias=_f32(tensors[attention + "output.dense.bias"]),
         attention_norm=_layer_norm(tensors, attention + "output.LayerNorm."),
+        intermediate=_linear(tensors[prefix + "intermediate.dense.weight"]),
+        intermediate_bias=_f32(tensors[prefix + "intermediate.dense.bias"]),
+        output=_linear(tensors[prefix + "output.dense.weight"]),
+        output_bias=_f32(tensors[prefix + "output.dense.bias"]),
+        output_norm=_layer_norm(tensors, prefix + "output.LayerNorm."),
+    )
+
+
+def mpnet_weights_of(tensors: dict[str, Array], config: dict) -> BertWeights:
+    """The encoder's weights as MPNetModel names them: BERT's blocks with q/k/v/o
+    projections, no token types, positions counted from the padding index + 1, and a
+    relative-position bias (what sentence-transformers' all-mpnet-base-v2 is)."""
+    if config.get("hidden_act") != "gelu":
+        raise ValueError(f"unsupported activation {config.get('hidden_act')!r}")
+    layers = tuple(
+        _mpnet_layer(tensors, f"encoder.layer.{i}.") for i in range(config["num_hidden_layers"])
+    )
+    return BertWeights(
+        word_embeddings=_f32(tensors["embeddings.word_embeddings.weight"]),
+        position_embeddings=_f32(tensors["embeddings.position_embeddings.weight"]),
+        token_type_embeddings=None,
+        embedding_norm=_layer_norm(tensors, "embeddings.LayerNorm."),
+        layers=layers,
+        num_heads=config["num_attention_heads"],
+        layer_norm_eps=float(config["layer_norm_eps"]),
+        position_offset=int(config["pad_token_id"]) + 1,
+        relative_attention_bias=_f32(tensors["encoder.relative_attention_bias.weight"]),
+    )
+
+
+def _mpnet_layer(tensors: dict[str, Array], prefix: str) -> EncoderLayerWeights:
+    attention = prefix + "attention."
+    projections = [tensors[f"{attention}attn.{name}.weight"] for name in ("q", "k", "v")]
+    biases = [tensors[f"{attention}attn.{name}.bias"] for name in ("q", "k", "v")]
+    return EncoderLayerWeights(
+        qkv=_linear(np.concatenate(projections, axis=0)),
+        qkv_bias=_f32(np.concatenate(biases)),
+        attention_out=_linear(tensors[attention + "attn.o.weight"]),
+        attention_out_bias=_f32(tensors[attention + "attn.o.bias"]),
+        attention_norm=_layer_norm(tensors, attention + "LayerNorm."),
         intermediate=_linear(tensors[prefix + "intermediate.dense.weight"]),
         intermediate_bias=_f32(tensors[prefix + "intermediate.dense.bias"]),
         output=_linear(tensors[prefix + "output.dense.weight"]),

@@ -6,24 +6,17 @@ run` processes; skipped where the model's five packages are not installed
 
 from __future__ import annotations
 
-import importlib.metadata
 from pathlib import Path
 
 import pytest
-from memhive_adapters.embedding.mpnet_parts import PARTS
+from memhive_adapters.embedding.mpnet_parts import parts_missing
 
 from tests.e2e.process import MemhiveProcess, client
 from tests.e2e.test_embedded_stack import _free_port
 from tests.e2e.test_encoder_migration import PROBE, _answered, _pointer, _wait_for
 
-try:
-    for _part in PARTS:
-        importlib.metadata.distribution(_part)
-except importlib.metadata.PackageNotFoundError:
-    pytest.skip(
-        "all-mpnet-base-v2's five parts are not installed (make mpnet-model)",
-        allow_module_level=True,
-    )
+if missing := parts_missing():
+    pytest.skip(f"{missing}; make mpnet-model installs them", allow_module_level=True)
 
 MPNET = "all-mpnet-base-v2"
 

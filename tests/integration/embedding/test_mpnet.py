@@ -3,22 +3,15 @@ registry packages that carry it (`make mpnet-model`): skipped where they are not
 
 from __future__ import annotations
 
-import importlib.metadata
 from pathlib import Path
 
 import numpy as np
 import pytest
-from memhive_adapters.embedding.mpnet_parts import PARTS
+from memhive_adapters.embedding.mpnet_parts import parts_missing
 from memhive_adapters.embedding.onnx_minilm import MPNET, OnnxMiniLmEmbedder
 
-try:
-    for _part in PARTS:
-        importlib.metadata.distribution(_part)
-except importlib.metadata.PackageNotFoundError:
-    pytest.skip(
-        "all-mpnet-base-v2's five parts are not installed (make mpnet-model)",
-        allow_module_level=True,
-    )
+if missing := parts_missing():
+    pytest.skip(f"{missing}; make mpnet-model installs them", allow_module_level=True)
 
 TEXTS = [
     "We moved the billing service to Postgres 16 last Tuesday.",

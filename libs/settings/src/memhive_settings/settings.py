@@ -171,14 +171,16 @@ class QuerySettings(BaseModel):
     # relative_score keeps score gaps; rrf uses ranks only (docs/architecture.md, "Fusion").
     fusion: Literal["relative_score", "rrf"] = "relative_score"
     importance_influence: float = Field(0.3, ge=0, le=1)
-    # BM25 is the stronger lane on LoCoMo: weighted 3 : 1 (with neighbour context and time
-    # boosts) the fused ranking scored best (bench.quality_study; every variant measured is
-    # in docs/benchmarks.md).
+    # With MiniLM, BM25 is the stronger lane on LoCoMo: weighted 3 : 1 (with neighbour
+    # context and time boosts) the fused ranking scored best (bench.quality_study; every
+    # variant measured is in docs/benchmarks.md). None: the encoder's own balance
+    # (domain/lane_balance.py: 3 for MiniLM, 1.25 for all-mpnet-base-v2).
     vector_weight: float = Field(1.0, ge=0)
-    lexical_weight: float = Field(3.0, ge=0)
+    lexical_weight: float | None = Field(None, ge=0)
     # A candidate gains this share of its best neighbour's fused score (memories saved
-    # together: same source_ref up to a trailing number one apart); 0 turns it off.
-    neighbour_share: float = Field(0.5, ge=0, le=2)
+    # together: same source_ref up to a trailing number one apart); 0 turns it off. None:
+    # the encoder's own (0.5 for MiniLM, 0.4 for all-mpnet-base-v2).
+    neighbour_share: float | None = Field(None, ge=0, le=2)
     # A memory that happened within a time the query names scores (1 + this) x; 0: off.
     time_boost: float = Field(2.0, ge=0, le=10)
     # How a memory fits the question (issue 27, docs/architecture.md "Recall"); 0 turns

@@ -1,7 +1,8 @@
 """A BERT encoder forward pass in NumPy: token ids in, one hidden state per token out.
 
 Inference only (no dropout), float32 throughout, the same arithmetic as Hugging Face's
-BertModel: post-LayerNorm blocks, erf GELU, padding masked by a large negative score.
+BertModel: post-LayerNorm blocks, erf GELU, padding masked by a large negative score; and
+MPNetModel's, where the weights carry a relative-position bias (relative_positions.py).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import numpy as np
 
 from memhive_adapters.embedding.activations import gelu, layer_norm, softmax
 from memhive_adapters.embedding.bert_weights import BertWeights, EncoderLayerWeights
+from memhive_adapters.embedding.relative_positions import position_bias
 
 # What BertModel adds to the attention scores of padding: the most negative float32.
 _MASKED_SCORE = np.finfo(np.float32).min
@@ -20,15 +22,20 @@ def encode(weights: BertWeights, token_ids: np.ndarray, attention_mask: np.ndarr
     hidden = _embed(weights, token_ids)
     score_bias = np.where(attention_mask[:, None, None, :] > 0, 0.0, _MASKED_SCORE)
     score_bias = score_bias.astype(np.float32)
+    if weights.relative_attention_bias is not None:
+        score_bias = score_bias + position_bias(weights.relative_attention_bias, hidden.shape[1])
     for layer in weights.layers:
         hidden = _encoder_layer(weights, layer, hidden, score_bias)
     return hidden
 
 
 def _embed(weights: BertWeights, token_ids: np.ndarray) -> np.ndarray:
-    # Single sentences only, so every token has token type 0.
-    positions = weights.position_embeddings[: token_ids.shape[1]]
-    summed = weights.word_embeddings[token_ids] + positions + weights.token_type_embeddings[0]
+    offset = weights.position_offset
+    positions = weights.position_embeddings[offset : offset + token_ids.shape[1]]
+    summed = weights.word_embeddings[token_ids] + positions
+    if weights.token_type_embeddings is not None:
+        # Single sentences only, so every token has token type 0.
+        summed = summed + weights.token_type_embeddings[0]
     norm = weights.embedding_norm
     return layer_norm(summed, norm.scale, norm.shift, weights.layer_norm_eps)
 

@@ -1,4 +1,5 @@
-"""all-MiniLM-L6-v2 as an ONNX graph, built node by node from the weights NumPy reads.
+"""A BERT-family sentence encoder (all-MiniLM-L6-v2, or MPNet's all-mpnet-base-v2) as an ONNX
+graph, built node by node from the weights NumPy reads.
 
 Our weights and our graph: no exporter, no torch, no third-party export. The graph computes
 what `bert_encoder.encode` + `pooling` compute (embeddings, post-LayerNorm encoder blocks with
@@ -20,6 +21,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from memhive_adapters.embedding.bert_weights import BertWeights, EncoderLayerWeights
+from memhive_adapters.embedding.relative_positions import bias_by_distance
 
 OPSET = 17  # LayerNormalization
 IR_VERSION = 8  # what opset 17 needs; older than onnx's default, so any onnxruntime >= 1.14 runs it
@@ -59,6 +61,8 @@ def build_sentence_graph(weights: BertWeights) -> onnx.ModelProto:
     graph = GraphBuilder()
     hidden = embeddings(graph, weights)
     score_bias = padding_score_bias(graph)
+    if weights.relative_attention_bias is not None:
+        score_bias = graph.op("Add", score_bias, relative_score_bias(graph, weights))
     for index, layer in enumerate(weights.layers):
         hidden = encoder_layer(graph, weights, layer, f"layer{index}.", hidden, score_bias)
     graph.nodes.append(helper.make_node("Identity", [_pool_and_normalise(graph, hidden)], [OUTPUT]))
@@ -71,7 +75,7 @@ def _model(graph: GraphBuilder, width: int) -> onnx.ModelProto:
         for name in INPUTS
     ]
     output = helper.make_tensor_value_info(OUTPUT, TensorProto.FLOAT, ["batch", width])
-    body = helper.make_graph(graph.nodes, "all-MiniLM-L6-v2", inputs, [output], graph.initializers)
+    body = helper.make_graph(graph.nodes, "sentence-encoder", inputs, [output], graph.initializers)
     model = helper.make_model(
         body, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="memhive"
     )
@@ -84,16 +88,19 @@ def embeddings(graph: GraphBuilder, weights: BertWeights) -> str:
         "Gather", graph.constant("word_embeddings", weights.word_embeddings), "input_ids"
     )
     tokens = graph.op("Shape", "input_ids", start=1, end=2)
+    offset = graph.constant("position_offset", [weights.position_offset])
     positions = graph.op(
         "Slice",
         graph.constant("position_embeddings", weights.position_embeddings),
-        graph.constant("zero", [0]),
-        tokens,
+        offset,
+        graph.op("Add", tokens, offset),
         graph.constant("axis0", [0]),
     )
-    # Single sentences only, so every token has token type 0.
-    token_type = graph.constant("token_type_0", weights.token_type_embeddings[0])
-    summed = graph.op("Add", graph.op("Add", words, positions), token_type)
+    summed = graph.op("Add", words, positions)
+    if weights.token_type_embeddings is not None:
+        # Single sentences only, so every token has token type 0.
+        token_type = graph.constant("token_type_0", weights.token_type_embeddings[0])
+        summed = graph.op("Add", summed, token_type)
     norm = weights.embedding_norm
     return layer_norm(graph, "embeddings.norm.", summed, norm.scale, norm.shift, weights)
 
@@ -104,6 +111,24 @@ def padding_score_bias(graph: GraphBuilder) -> str:
     padding = graph.op("Sub", graph.constant("one", 1.0), mask)
     bias = graph.op("Mul", padding, graph.constant("masked_score", _MASKED_SCORE))
     return graph.op("Unsqueeze", bias, graph.constant("axes_1_2", [1, 2]))
+
+
+def relative_score_bias(graph: GraphBuilder, weights: BertWeights) -> str:
+    """(1, heads, tokens, tokens): MPNet's bias per head for each key's distance from its
+    query, gathered from a table by distance (relative_positions.py), computed once and
+    shared by every block."""
+    most = weights.position_embeddings.shape[0] - weights.position_offset  # longest input
+    table = graph.constant("relative_bias", bias_by_distance(weights.relative_attention_bias, most))
+    tokens = graph.op("Squeeze", graph.op("Shape", "input_ids", start=1, end=2))
+    first, step = (graph.op("Squeeze", graph.constant(f"scalar_{n}", [n])) for n in (0, 1))
+    positions = graph.op("Range", first, tokens, step)
+    keys = graph.op("Unsqueeze", positions, graph.constant("axis0", [0]))
+    queries = graph.op("Unsqueeze", positions, graph.constant("axis_1", [1]))
+    # key minus query, shifted to the table's column for that distance
+    distance = graph.op("Sub", keys, queries)
+    column = graph.op("Add", distance, graph.constant("distance_zero", [most - 1]))
+    bias = graph.op("Gather", table, column, axis=1)
+    return graph.op("Unsqueeze", bias, graph.constant("axis0", [0]))
 
 
 def encoder_layer(

@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 CACHE_KEY_PROPERTY = "memhive.cache_key"
 _PROVIDERS = ["CPUExecutionProvider"]
 _WEIGHT_FILES = ("config.json", "model.safetensors")
-_BUILDER_FILES = ("bert_weights.py", "bert_onnx_graph.py")
+_BUILDER_FILES = ("bert_weights.py", "bert_onnx_graph.py", "relative_positions.py")
 # What onnxruntime raises for a file it cannot read as a model.
 _UNREADABLE = (
     ort_errors.Fail,
@@ -59,17 +59,17 @@ def digest_of(sources: list[Path], *extra: str) -> str:
     return combined.hexdigest()[:32]
 
 
-def graph_cache_path(cache_dir: Path, key: str) -> Path:
-    return cache_dir / f"all-MiniLM-L6-v2.{key}.onnx"
+def graph_cache_path(cache_dir: Path, key: str, name: str = "all-MiniLM-L6-v2") -> Path:
+    return cache_dir / f"{name}.{key}.onnx"
 
 
 def open_graph_session(
-    model_dir: Path, cache_dir: Path, options: ort.SessionOptions
+    model_dir: Path, cache_dir: Path, options: ort.SessionOptions, name: str = "all-MiniLM-L6-v2"
 ) -> ort.InferenceSession:
     """An onnxruntime session over the cached fp32 graph, building (or rebuilding) it first
-    when it is missing or damaged."""
+    when it is missing or damaged; `name` begins the file's name."""
     key = graph_cache_key(model_dir)
-    path = graph_cache_path(cache_dir, key)
+    path = graph_cache_path(cache_dir, key, name)
     return open_cached_session(path, key, lambda: serialised_graph(model_dir, key), options)
 
 

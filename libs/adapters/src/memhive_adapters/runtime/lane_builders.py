@@ -16,7 +16,8 @@ from memhive_adapters.free_space import FreeSpace
 
 # The local encoders (onnx_minilm.VARIANTS, named here so choosing one imports nothing).
 FP32_MINILM = "all-MiniLM-L6-v2"
-LOCAL_MODELS = (FP32_MINILM, "all-MiniLM-L6-v2/int8-per-text-v1")
+MPNET = "all-mpnet-base-v2"  # optional: its weights are five packages of their own
+LOCAL_MODELS = (FP32_MINILM, "all-MiniLM-L6-v2/int8-per-text-v1", MPNET)
 
 
 def vector_dir_of(settings: MemhiveSettings, generation: int) -> Path:

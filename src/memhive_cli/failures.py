@@ -13,11 +13,19 @@ def expected_failures() -> tuple[type[BaseException], ...]:
     # Light imports only: these load on every command.
     from memhive_adapters.nats.embedded_server import EmbeddedServerError
     from memhive_adapters.process_lifetime import DirectoryBusy
+    from memhive_ports.embedder import ModelNotAvailable
     from nats.errors import Error as NatsError
 
     from memhive_cli.instance import SeveralInstances
 
-    return (ConnectionError, NatsError, DirectoryBusy, EmbeddedServerError, SeveralInstances)
+    return (
+        ConnectionError,
+        NatsError,
+        DirectoryBusy,
+        EmbeddedServerError,
+        SeveralInstances,
+        ModelNotAvailable,
+    )
 
 
 def report(exc: BaseException) -> int:

@@ -4,6 +4,11 @@ from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 
+class ModelNotAvailable(FileNotFoundError):
+    """A model the settings name cannot be loaded here (not installed, or not one this
+    provider has): raised at start, its message says what to do."""
+
+
 class Embedder(Protocol):
     """Turns texts into vectors of `dimensions` floats.
 

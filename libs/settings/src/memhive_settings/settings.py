@@ -108,13 +108,16 @@ class EmbeddingSettings(BaseModel):
     dimensions: int | None = None  # required for litellm models
     api_base: str | None = None
     api_key: SecretStr | None = None
-    # 1 by default: on a shared 2-core machine a multi-threaded pass of one sentence waits for
-    # busy cores (measured: 1 thread 10.3 saves/s and recall 46 ms p50, all cores 3.7/s, 194 ms).
-    threads: int = Field(
-        1,
+    # None: the encoder's own (runtime/lane_builders.py). MiniLM takes 1: on a shared 2-core
+    # machine a multi-threaded pass of one sentence waits for busy cores (measured: 1 thread
+    # 10.3 saves/s and recall 46 ms p50, all cores 3.7/s, 194 ms). all-mpnet-base-v2 takes 2:
+    # its pass is long enough to split (recall p50 44 -> 28 ms, 16 clients 20 -> 30 saves/s).
+    threads: int | None = Field(
+        None,
         ge=0,
         description="threads per embedding pass (onnxruntime's or OpenBLAS's); 0 = the "
-        "library's default (all cores)",
+        "library's default (all cores); unset = the encoder's own (1, or 2 for "
+        "all-mpnet-base-v2)",
     )
 
 

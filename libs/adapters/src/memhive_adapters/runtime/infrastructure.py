@@ -43,6 +43,7 @@ from memhive_adapters.nats.publisher import JetStreamPublisher
 from memhive_adapters.nats.record_replay import RecordReplay
 from memhive_adapters.nats.stream_check import require_streams
 from memhive_adapters.runtime.generation_follower import GenerationFollower
+from memhive_adapters.runtime.lane_builders import FP32_MINILM, threads_for
 from memhive_adapters.runtime.lane_generations import LaneGenerations
 from memhive_adapters.runtime.lane_set import LaneSet
 from memhive_adapters.runtime.lane_upgrade import upgrade_embedded_lanes
@@ -175,7 +176,8 @@ class Infrastructure:
     def _splade(self) -> SpladeReranker | None:
         if self._lane_owner is not None:
             return self._lane_owner._splade
-        return open_reranker(self.settings.query.rerank, self.settings.embedding.threads)
+        threads = threads_for(self.settings, FP32_MINILM)  # a MiniLM-sized pass
+        return open_reranker(self.settings.query.rerank, threads)
 
     async def close(self) -> None:
         await self._stack.aclose()

@@ -19,6 +19,14 @@ from memhive_adapters.free_space import FreeSpace
 FP32_MINILM = "all-MiniLM-L6-v2"
 MPNET = "all-mpnet-base-v2"  # optional: its weights are five packages of their own
 LOCAL_MODELS = (FP32_MINILM, "all-MiniLM-L6-v2/int8-per-text-v1", MPNET)
+# Threads per pass unless the settings name them: MiniLM's pass is too short to split
+# on two busy cores; MPNet's splits well (docs/benchmarks.md, "A stronger encoder").
+THREADS = {MPNET: 2}
+
+
+def threads_for(settings: MemhiveSettings, encoder: str) -> int:
+    chosen = settings.embedding.threads
+    return THREADS.get(encoder, 1) if chosen is None else chosen
 
 
 def vector_dir_of(settings: MemhiveSettings, generation: int) -> Path:
@@ -57,7 +65,7 @@ def build_embedder(settings: MemhiveSettings, model: str | None = None) -> Embed
 
 def _local_embedder(settings: MemhiveSettings, encoder: str) -> Embedder:
     # Imported here, not at the top: `memhive --help` must not load onnxruntime or NumPy.
-    threads = settings.embedding.threads
+    threads = threads_for(settings, encoder)
     if settings.embedding.runtime == "numpy" and encoder == FP32_MINILM:
         from memhive_adapters.embedding.minilm import MiniLmEmbedder
 

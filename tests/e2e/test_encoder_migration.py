@@ -52,6 +52,15 @@ def _answered(url: str, probe: str) -> bool:
         return [hit.id for hit in memhive.recall(QUESTION, lanes=["vector"])][:1] == [probe]
 
 
+def assert_new_saves_are_found(url: str) -> None:
+    """A save after the migration is found by the vector lane alone: its lanes and the
+    query's pass share the new encoder."""
+    with client(url) as memhive:
+        later = memhive.save("fact", "The ferry to Skerry Island leaves at noon", wait="indexed")
+        hits = memhive.recall("when does the Skerry ferry leave", lanes=["vector"])
+        assert hits[0].id == later.id
+
+
 def _wait_for(condition, timeout_s: float = 240) -> None:
     deadline = time.monotonic() + timeout_s
     while not condition():
@@ -85,12 +94,7 @@ def test_an_fp32_store_migrates_to_the_configured_encoder_by_itself(tmp_path: Pa
         assert all(answers), answers
         assert "rebuilding them in the background" in restarted.output()
         _wait_for(lambda: f"lanes migrated to {INT8}" in restarted.output())  # old ones dropped
-        with client(restarted.url) as memhive:
-            later = memhive.save(
-                "fact", "The ferry to Skerry Island leaves at noon", wait="indexed"
-            )
-            hits = memhive.recall("when does the Skerry ferry leave", lanes=["vector"])
-            assert hits[0].id == later.id
+        assert_new_saves_are_found(restarted.url)
         assert restarted.ctrl_c() == 0
     finally:
         restarted.ensure_gone()

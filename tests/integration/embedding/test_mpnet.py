@@ -46,7 +46,8 @@ def test_its_vectors_are_sentence_transformers(mpnet: OnnxMiniLmEmbedder) -> Non
 
 
 def test_a_batch_gives_each_text_its_own_vector(mpnet: OnnxMiniLmEmbedder) -> None:
-    """Padded to the longest with MPNet's padding id, masked: alone or together, the same."""
+    """Padded to the longest and masked (positions never read the padding's ids): alone or
+    together, the same."""
     together = mpnet.embed_sync(TEXTS)
     alone = np.concatenate([mpnet.embed_sync([text]) for text in TEXTS])
     np.testing.assert_allclose(together, alone, atol=1e-5)

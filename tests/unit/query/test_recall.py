@@ -326,3 +326,31 @@ async def test_confidence_reads_the_cosines_by_their_encoders_calibration(encode
         0.42, query_coverage("release day", found.memory.body)
     )
     assert found.confidence == pytest.approx(expected)
+
+
+async def test_the_lane_balance_is_the_serving_encoder_s_own_unless_given() -> None:
+    """Read per recall, like the calibration: a store migrating to another encoder is
+    ranked with the new encoder's balance as soon as it serves, not after a restart."""
+    embedder = FakeEmbedder("all-MiniLM-L6-v2/int8-per-text-v1")
+    rig = Rig(
+        vector=[(1, 0.9), (2, 0.1)],
+        lexical=[(2, 9.0), (1, 5.0), (9, 1.0)],  # scaled: 2 -> 1, 1 -> 0.5
+        embedder=lambda _store: embedder,
+    )
+    rig.recall = RecallMemories(
+        rig.store, rig.vector, rig.lexical, embedder, rig.publisher, FixedClock(NOW),
+        lane_weights={"vector": 1.0, "lexical": None}, importance_influence=0.0,
+    )  # fmt: skip
+    for n in (1, 2):
+        rig.store.put(memory(n))
+    assert await rig.ids() == [mid(2), mid(1)]  # MiniLM: BM25 x 3, 3 > 1 + 1.5
+    embedder.model_name = "all-mpnet-base-v2"  # the migration swapped the serving encoder
+    assert await rig.ids() == [mid(1), mid(2)]  # MPNet: x 1.25, 1.25 < 1 + 0.625
+    given = Rig(vector=[(1, 0.9), (2, 0.1)], lexical=[(2, 9.0), (1, 5.0), (9, 1.0)])
+    given.recall = RecallMemories(
+        given.store, given.vector, given.lexical, embedder, given.publisher, FixedClock(NOW),
+        lane_weights={"vector": 1.0, "lexical": 3.0}, importance_influence=0.0,
+    )  # fmt: skip
+    for n in (1, 2):
+        given.store.put(memory(n))
+    assert await given.ids() == [mid(2), mid(1)]  # a weight the settings give wins

@@ -20,7 +20,6 @@ from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
 from memhive_domain.fusion import FusionMethod
-from memhive_domain.lane_balance import lane_balance_for
 from memhive_domain.ranking import AnswerFit
 from memhive_ports import (
     Clock,
@@ -163,9 +162,6 @@ def _reranking(settings: RerankSettings, infra: Infrastructure) -> Reranking | N
 
 async def build_gateway(infra: Infrastructure) -> Gateway:
     settings = infra.settings.query
-    balance = lane_balance_for(
-        infra.embedder.model_name, settings.lexical_weight, settings.neighbour_share
-    )
     vector, lexical = await infra.lanes()
     waiter = EventWaiter(infra.nats, bus_stalled=infra.nats.liveness.until_stalled)
     timeout = settings.save_wait_timeout_s
@@ -211,11 +207,11 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             infra.clock,
             lane_weights={
                 VECTOR_LANE: settings.vector_weight,
-                LEXICAL_LANE: balance.lexical_weight,
+                LEXICAL_LANE: settings.lexical_weight,  # None: the encoder's own
             },
             importance_influence=settings.importance_influence,
             fusion=FusionMethod(settings.fusion),
-            neighbour_share=balance.neighbour_share,
+            neighbour_share=settings.neighbour_share,
             time_boost=settings.time_boost,
             fit=AnswerFit(
                 settings.reply_share,

@@ -53,7 +53,6 @@ class MiniLmVariant:
     # keeps a text's vector the same whatever it is embedded with.
     text_alone: bool
     model_dir: Callable[[Path], Path] = lambda _cache_dir: bundled_model_dir()
-    pad_id: int = 0  # what pads a batch (masked either way; the tokenizer's own padding id)
 
 
 # The same vectors as the NumPy pass, so lanes built by either serve the other.
@@ -66,7 +65,6 @@ MPNET = MiniLmVariant(
     partial(open_graph_session, name="all-mpnet-base-v2"),
     text_alone=False,
     model_dir=mpnet_model_dir,
-    pad_id=1,
 )
 VARIANTS = {variant.encoder: variant for variant in (FP32, INT8, MPNET)}
 
@@ -137,6 +135,6 @@ class OnnxMiniLmEmbedder:
         return embed_in_batches(ids, self.dimensions, self._embed_batch)
 
     def _embed_batch(self, sequences: list[Sequence[int]]) -> np.ndarray:
-        padded, mask = pad(sequences, self._variant.pad_id)
+        padded, mask = pad(sequences)
         feed = {"input_ids": padded, "attention_mask": mask}
         return self._session.run(["sentence_embedding"], feed)[0]

@@ -17,7 +17,7 @@ from memhive_contracts.mapping import to_timestamp
 from memhive_domain.confidence import QueryWords, calibration_for
 from memhive_domain.following import DEFAULT_FOLLOW_TOP, names_to_follow, with_followed
 from memhive_domain.fusion import FusedHit, FusionMethod, fuse
-from memhive_domain.neighbours import DEFAULT_NEIGHBOUR_SHARE
+from memhive_domain.lane_balance import lane_balance_for
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.query_time import DEFAULT_TIME_BOOST
@@ -69,10 +69,10 @@ class RecallMemories:
         publisher: EventPublisher,
         clock: Clock,
         *,
-        lane_weights: Mapping[str, float],
+        lane_weights: Mapping[str, float | None],
         importance_influence: float,
         fusion: FusionMethod = FusionMethod.RELATIVE_SCORE,
-        neighbour_share: float = DEFAULT_NEIGHBOUR_SHARE,
+        neighbour_share: float | None = None,
         time_boost: float = DEFAULT_TIME_BOOST,
         fit: AnswerFit = AnswerFit(),  # noqa: B008 (frozen)
         follow_top: int = DEFAULT_FOLLOW_TOP,
@@ -80,6 +80,7 @@ class RecallMemories:
     ) -> None:
         self._store, self._vector, self._lexical = store, vector, lexical
         self._embedder, self._publisher, self._clock = embedder, publisher, clock
+        # The lexical weight and the neighbour share: None means the serving encoder's own.
         self._weights, self._influence = dict(lane_weights), importance_influence
         self._fusion = fusion
         self._neighbour_share, self._time_boost = neighbour_share, time_boost
@@ -171,7 +172,8 @@ class RecallMemories:
         reranker's opinion fused in when there is one, and the fused hits re-scored in
         context (`ranking.in_context`)."""
         pairs = {lane: [(h.memory_id, h.score) for h in hits] for lane, hits in lane_hits.items()}
-        fused = fuse(self._fusion, pairs, weights=self._weights)
+        weights, neighbour_share = self._balance()
+        fused = fuse(self._fusion, pairs, weights=weights)
         wanted = [h.memory_id for h in fused if h.memory_id not in known]
         records = {**known, **await self._store.get_many(principal.workspace_id, wanted)}
         if (rerank := self._reranking) is not None and reranked is not None:
@@ -180,7 +182,7 @@ class RecallMemories:
             fused,
             {i: s.memory for i, s in records.items()},
             named_times=query.named_times,
-            neighbour_share=self._neighbour_share,
+            neighbour_share=neighbour_share,
             time_boost=self._time_boost,
             names=query.names,
             wants_time=query.wants_time,
@@ -238,8 +240,18 @@ class RecallMemories:
             and is_selected(records[h.memory_id].memory, query.filter, now)
         }
         lane = sorted((await scores.of(best)).items(), key=lambda pair: -pair[1])
-        weights = {**self._weights, RERANK_LANE: rerank.weight}
+        weights = {**self._balance()[0], RERANK_LANE: rerank.weight}
         return fuse(self._fusion, {**lanes, RERANK_LANE: lane}, weights=weights)
+
+    def _balance(self) -> tuple[dict[str, float], float]:
+        """The lanes' weights and the neighbour share: those given, else the encoder's own
+        (`lane_balance.py`), read per recall like its calibration, since a migration swaps
+        the encoder that serves."""
+        balance = lane_balance_for(
+            self._embedder.model_name, self._weights.get(LEXICAL_LANE), self._neighbour_share
+        )
+        given = {lane: w for lane, w in self._weights.items() if w is not None}
+        return {**given, LEXICAL_LANE: balance.lexical_weight}, balance.neighbour_share
 
     def _rerank_scores(self, workspace_id: str, text: str) -> RerankScores | None:
         if (rerank := self._reranking) is None:

@@ -116,4 +116,3 @@ async def test_a_write_that_brings_a_condition_back_waits_for_searches_planned_w
     await writing
     assert theirs.id not in [h.memory_id for h in await lane.search(query, MEMBER, 10)]
     await lane.close()
-

@@ -1,9 +1,11 @@
 """Passes nobody waits on (embed's backlog) on the real bundled model: the same vectors as a
-caller's pass, and a caller's pass never queued behind them."""
+caller's pass, and a caller's pass never queued behind them; callers' passes side by side,
+one per core."""
 
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -36,3 +38,36 @@ async def test_a_callers_pass_does_not_queue_behind_a_background_backlog(
     await int8.embed([VARIED[0]])
     assert not backlog.done()  # answered while the backlog's passes were still running
     await backlog
+
+
+class _MeetingSession:
+    """The real session, but each pass waits until `parties` passes are under way at once:
+    passes that take turns never meet, and the barrier breaks."""
+
+    def __init__(self, session, parties: int, timeout_s: float) -> None:
+        self._session, self._barrier = session, threading.Barrier(parties, timeout=timeout_s)
+
+    def run(self, *args, **kwargs):
+        self._barrier.wait()
+        return self._session.run(*args, **kwargs)
+
+
+async def test_two_callers_passes_run_side_by_side_on_two_cores(
+    onnx_cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("os.sched_getaffinity", lambda _pid: {0, 1})
+    embedder = OnnxMiniLmEmbedder(onnx_cache_dir, variant=INT8, threads=1)
+    alone = embedder.embed_sync(VARIED[:2])
+    embedder._session = _MeetingSession(embedder._session, parties=2, timeout_s=10)
+    vectors = await asyncio.gather(embedder.embed([VARIED[0]]), embedder.embed([VARIED[1]]))
+    np.testing.assert_array_equal(np.array([v[0] for v in vectors]), alone)
+
+
+async def test_passes_whose_threads_fill_the_cores_take_turns(
+    onnx_cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("os.sched_getaffinity", lambda _pid: {0, 1})
+    embedder = OnnxMiniLmEmbedder(onnx_cache_dir, variant=INT8, threads=2)
+    embedder._session = _MeetingSession(embedder._session, parties=2, timeout_s=0.5)
+    with pytest.raises(threading.BrokenBarrierError):  # one pass at a time: they never meet
+        await asyncio.gather(embedder.embed([VARIED[0]]), embedder.embed([VARIED[1]]))

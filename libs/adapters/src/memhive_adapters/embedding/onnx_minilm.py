@@ -6,6 +6,7 @@ weights come from five registry packages (mpnet_parts.py)."""
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -36,6 +37,14 @@ def session_options(threads: int) -> ort.SessionOptions:
     # the core the rest of the service needs.
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return options
+
+
+def passes_side_by_side(threads: int, cores: int | None = None) -> int:
+    """How many callers' passes run at once: one per core their threads leave free (a
+    session runs concurrent passes); more would only queue for the cores. `threads` 0 (every
+    core) leaves room for one."""
+    cores = cores or len(os.sched_getaffinity(0))
+    return 1 if threads <= 0 else max(1, cores // threads)
 
 
 OpenSession = Callable[[Path, Path, ort.SessionOptions], ort.InferenceSession]
@@ -76,7 +85,8 @@ class OnnxMiniLmEmbedder:
     the bundled weights on first use and cached in `cache_dir` (see onnx_graph_cache.py).
 
     `threads`: onnxruntime threads per forward pass, 0 for its default (every core).
-    The pass runs in a worker thread; concurrent callers take turns.
+    The pass runs in a worker thread; concurrent callers' passes run side by side, as many
+    at a time as the cores hold (`passes_side_by_side`), and the others wait their turn.
 
     `embed_in_background` runs passes nobody waits on (embed's backlog) one at a time on a
     worker of their own, beside the callers' turns rather than in them (a session runs
@@ -95,7 +105,7 @@ class OnnxMiniLmEmbedder:
         self._session = variant.open_session(directory, cache_dir, session_options(threads))
         self._tokenizer = load_word_piece_tokenizer(directory)
         self._dimensions = int(self._session.get_outputs()[0].shape[-1])
-        self._lock = threading.Lock()
+        self._turns = threading.BoundedSemaphore(passes_side_by_side(threads))
         self._background: ThreadPoolExecutor | None = None
 
     @property
@@ -123,7 +133,7 @@ class OnnxMiniLmEmbedder:
     def embed_sync(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors (len(texts), 384) in input order; blocks the calling thread."""
         ids = token_ids(self._tokenizer, texts)
-        with self._lock:
+        with self._turns:
             return self._encode(ids)
 
     def _unlocked_pass(self, texts: Sequence[str]) -> np.ndarray:

@@ -43,7 +43,8 @@ BATCH = 16  # candidates per forward pass
 class SpladeReranker:
     """Reranker and TermWeights over a SPLADE checkpoint (`model.safetensors`,
     `config.json`, `tokenizer.json` in `model_dir`), from local files only. The forward
-    pass runs in a worker thread; callers take turns, as the embedder's do."""
+    pass runs in a worker thread; callers take turns (an option, off the default path: its
+    passes were not measured side by side as the embedder's were)."""
 
     def __init__(
         self,

@@ -32,6 +32,7 @@ from memhive_adapters.lane_conditions import (
 from memhive_adapters.process_lifetime import die_with_parent
 from memhive_adapters.vector import shard_dirs
 from memhive_adapters.vector.query_batches import QueryBatches
+from memhive_adapters.vector.shared_by_all import SharedByAll
 from memhive_adapters.vector.term_payload import TERMS_FIELD, payload_of, terms_in
 
 log = logging.getLogger(__name__)
@@ -100,6 +101,10 @@ class EdgeVectorIndex:
         self._readers: Counter[int] = Counter()  # in-flight reads, by shard
         self._reads_done = asyncio.Condition()
         self._queries = QueryBatches()
+        # What every point shares (a search leaves out what all meet), and the searches in
+        # flight by the version of those facts they were planned with.
+        self._shared = SharedByAll()
+        self._planned: Counter[int] = Counter()
 
     async def ensure_ready(self) -> None:
         async with self._write_lock:
@@ -117,11 +122,14 @@ class EdgeVectorIndex:
         items: Sequence[tuple[Memory, Sequence[float]]],
         terms: Mapping[str, DocumentTerms] | None = None,
     ) -> None:
-        points = [_point(m, v, terms) for m, v in items if not m.forgotten]
+        kept = [(m, v, payload_of(m, terms)) for m, v in items if not m.forgotten]
+        points = [qe.Point(m.id, [float(x) for x in v], payload) for m, v, payload in kept]
         forgotten = [m.id for m, _ in items if m.forgotten]
         await self._ready()
         async with self._write_lock:
             if points:
+                if self._shared.widen(payload for _, _, payload in kept):
+                    await self._searches_planned_before(self._shared.version)
                 await self._apply(qe.UpdateOperation.upsert_points(points))
                 self._unindexed += len(points)
             if forgotten:
@@ -142,15 +150,23 @@ class EdgeVectorIndex:
     async def search(
         self, vector: Sequence[float], memory_filter: MemoryFilter, limit: int
     ) -> list[LaneHit]:
+        await self._ready()  # the lane's facts are read as it opens
+        version = self._shared.version
         request = qe.QueryRequest(
             limit=limit,
             query=qe.Query.Nearest(list(vector)),
-            filter=_filter_of(memory_filter),
+            filter=_filter_of(self._shared.needed(_conditions_of(memory_filter))),
             with_payload=False,
             with_vector=False,
         )
-        async with self._reading() as shard:
-            found = await self._queries.run(functools.partial(shard.query, request))
+        self._planned[version] += 1
+        try:
+            async with self._reading() as shard:
+                found = await self._queries.run(functools.partial(shard.query, request))
+        finally:
+            self._planned[version] -= 1
+            async with self._reads_done:
+                self._reads_done.notify_all()
         return [LaneHit(str(p.id), p.score) for p in found]
 
     async def present(self, workspace_id: str, memory_ids: Sequence[str]) -> set[str]:
@@ -230,7 +246,9 @@ class EdgeVectorIndex:
             shard = qe.EdgeShard.load(str(here), config)
             info = shard.info()
             self._unindexed = info.points_count - info.indexed_vectors_count
+            self._shared = self._shared.reread(shard)
             return shard
+        self._shared = self._shared.reread(None)
         here.mkdir(parents=True, exist_ok=True)
         shard = qe.EdgeShard.create(str(here), config)
         for field in _KEYWORD_FIELDS:
@@ -368,6 +386,14 @@ class EdgeVectorIndex:
         if retired is not None:
             await self._retire(retired)
 
+    async def _searches_planned_before(self, version: int) -> None:
+        """Once no search planned with facts older than `version` is in flight: a write
+        that breaks a fact waits for the searches that left its condition out."""
+        async with self._reads_done:
+            await self._reads_done.wait_for(
+                lambda: not any(n for v, n in self._planned.items() if v < version)
+            )
+
     async def _retire(self, shard: qe.EdgeShard) -> None:
         """Closes a replaced shard once the reads still on it are done, and removes it."""
         async with self._reads_done:
@@ -381,10 +407,15 @@ class EdgeVectorIndex:
 
 
 @functools.lru_cache(maxsize=64)
-def _filter_of(memory_filter: MemoryFilter) -> qe.Filter:
+def _conditions_of(memory_filter: MemoryFilter) -> tuple[Condition, ...]:
+    return tuple(conditions_of(memory_filter))
+
+
+@functools.lru_cache(maxsize=64)
+def _filter_of(conditions: tuple[Condition, ...]) -> qe.Filter | None:
     """A search's filter, built once for the searches that share it (a classifier batch's
-    memories of one scope; building one is ~20 us of Python)."""
-    return edge_filter(conditions_of(memory_filter))
+    memories of one scope; building one is ~20 us of Python); None for no condition."""
+    return edge_filter(conditions) if conditions else None
 
 
 def edge_filter(conditions: Sequence[Condition]) -> qe.Filter:
@@ -406,12 +437,6 @@ def _edge_condition(condition: Condition) -> qe.FieldCondition | qe.Filter:
         case AnyGroup(groups):
             return qe.Filter(should=[edge_filter(group) for group in groups])
     raise TypeError(f"unknown condition {condition!r}")
-
-
-def _point(
-    memory: Memory, vector: Sequence[float], terms: Mapping[str, DocumentTerms] | None
-) -> qe.Point:
-    return qe.Point(memory.id, [float(x) for x in vector], payload_of(memory, terms))
 
 
 def _ids(memory_ids: Sequence[str]) -> qe.HasIdCondition:

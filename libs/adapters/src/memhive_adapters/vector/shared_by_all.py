@@ -68,22 +68,24 @@ class SharedByAll:
         return facts
 
     def widen(self, points: Iterable[Mapping[str, object]]) -> bool:
-        """Takes in the stored fields of points about to be written; True when a fact no
-        longer holds (the caller lets searches planned before finish first)."""
-        before = (self.workspace, self.several_workspaces, self.expiring, len(self.tokens))
+        """Takes in the stored fields of points about to be written; True when a fact that a
+        search may have left a condition out for no longer holds (the caller lets searches
+        planned before finish first). An empty lane's first workspace is no such fact: its
+        searches kept the workspace condition."""
+        widened = False
         for fields in points:
             workspace = str(fields.get("workspace_id", ""))
             if self.workspace is None and not self.several_workspaces:
                 self.workspace = workspace
-            elif workspace != self.workspace:
-                self.workspace, self.several_workspaces = None, True
-            if fields.get("expires_at") != NEVER:
-                self.expiring = True
+            elif workspace != self.workspace and not self.several_workspaces:
+                self.workspace, self.several_workspaces, widened = None, True, True
+            if fields.get("expires_at") != NEVER and not self.expiring:
+                self.expiring = widened = True
             tokens = fields.get("scope")
-            self.tokens |= RARE_TOKENS.intersection(tokens if isinstance(tokens, list) else ())
-        first = before[0] is None and not before[1]  # an empty lane: nothing was left out
-        changed = (self.workspace, self.several_workspaces, self.expiring, len(self.tokens))
-        widened = changed != before and not (first and changed[1:] == before[1:])
+            new = RARE_TOKENS.intersection(tokens if isinstance(tokens, list) else ()) - self.tokens
+            if new:
+                self.tokens |= new
+                widened = True
         if widened:
             self.version += 1
         return widened

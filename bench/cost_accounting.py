@@ -30,6 +30,7 @@ import sys
 import time
 
 from memhive_adapters.runtime.lane_builders import build_embedder
+from memhive_contracts import streams, subjects
 from memhive_settings import MemhiveSettings
 
 from bench.corpus import base_sentences, default_encoder
@@ -49,6 +50,7 @@ from bench.running_stack import RunningStack, running_stack
 
 SAVES, CLIENTS = 1_000, 16
 TRAFFIC_SAVES = 100
+LINKS = "link commands"  # the bus report's count of them per save, beside the subjects
 ENCODER_PASSES = 200
 WAITS = ("accepted", "persisted", "indexed")
 
@@ -127,11 +129,14 @@ def reply_kind(msg) -> str:
 async def bus_traffic(stack: RunningStack) -> dict[str, float]:
     nc = await stack.bus()
     counts: collections.Counter[str] = collections.Counter()
+    links: set[str] = set()  # the link classifier's LinkMemories commands, by message id
     counting = False
 
     async def count(msg) -> None:
         if counting:
             counts[subject_class(msg.subject, msg.reply) + reply_kind(msg)] += 1
+            if msg.subject.startswith(subjects.LINK_MEMORIES):
+                links.add((msg.headers or {}).get(streams.MSG_ID_HEADER, ""))
 
     await nc.subscribe(">", cb=count)
     async with stack.client() as client:
@@ -146,7 +151,9 @@ async def bus_traffic(stack: RunningStack) -> dict[str, float]:
         await asyncio.sleep(3)  # what the save set off after its answer (links, bulletins)
         counting = False
     await nc.close()
-    return {k: v / TRAFFIC_SAVES for k, v in counts.most_common()}
+    return {k: v / TRAFFIC_SAVES for k, v in counts.most_common()} | {
+        LINKS: len(links) / TRAFFIC_SAVES
+    }
 
 
 async def run(
@@ -196,12 +203,15 @@ def render(report: dict) -> str:
     if "sequential" in report:
         rates = ", ".join(f"{w} {r:.0f}/s" for w, r in report["sequential"].items())
         lines += ["", f"One client in sequence: {rates}."]
-    bus = report["bus"]
+    bus = dict(report["bus"])
+    links = bus.pop(LINKS, 0.0)
     counted = sum(n for subject, n in bus.items() if not subject.startswith(ADVISORIES))
     lines += [
         "",
         f"Bus messages per save: {counted:.1f} (advisories, sent only because this counter "
-        f"listens, not counted: {sum(bus.values()) - counted:.2f})",
+        f"listens, not counted: {sum(bus.values()) - counted:.2f}). Among them, what "
+        f"{links:.2f} `LinkMemories` commands of the link classifier per save set off (a "
+        "forced save of a near-duplicate is linked to it afterwards).",
         "",
         "| messages per save | subject |",
         "|---:|---|",

@@ -1,7 +1,8 @@
 """`memhive run` is one process tree to observe: the ingest child's log lines reach the
 parent's log naming their service, its readiness and metrics are the parent's /readyz and
 /metrics, its spans are exported beside the parent's, and one save is one trace from the POST
-through ingest and embed to the bulletin, every event on the bus carrying it."""
+through embed to the bulletin, every event on the bus carrying it; a forget in the same trace
+reaches the ingest child (the gateway records a save itself, ingest applies the commands)."""
 
 from __future__ import annotations
 
@@ -23,12 +24,14 @@ from tests.e2e.process import TOKEN, MemhiveProcess
 from tests.e2e.test_embedded_stack import _free_port
 
 WAIT_S = 60.0
-# The spans one save must leave in one trace, and the process each is exported by.
+SAMPLE = r'memhive_consumer_messages_total\{{[^}}]*consumer="{}"[^}}]*service="{}"'
+# The spans one save and then its forget must leave in one trace, and the process each is
+# exported by.
 CHAIN = {
     "POST /v1/memories": "memhive",
-    "ingest process": "memhive-ingest",
     "embed process": "memhive",
     "bulletin refresh": "memhive",
+    "ingest process": "memhive-ingest",
 }
 
 
@@ -54,7 +57,12 @@ async def test_one_save_is_one_trace_across_the_process_tree(tmp_path: Path, mon
             )
             assert saved.status_code == 201, saved.text
             published = await _until_bulletin_refreshed(events)
-            metrics = (await http.get("/metrics")).text
+            forgotten = await http.delete(
+                f"/v1/memories/{saved.json()['id']}?wait=persisted",
+                headers={"traceparent": f"00-{trace_id}-{secrets.token_hex(8)}-01"},
+            )
+            assert forgotten.status_code == 200, forgotten.text
+            metrics = await _metrics_until(http, "ingest", "memhive-ingest")
         await bus.jetstream().publish("memhive.cmd.memory.save.dev", b"\xff not protobuf")
         await bus.close()
 
@@ -64,9 +72,7 @@ async def test_one_save_is_one_trace_across_the_process_tree(tmp_path: Path, mon
         for msg in published:  # every event of the save, the bulletin's included
             assert f"-{trace_id}-" in (msg.headers or {}).get("traceparent", ""), msg.subject
 
-        sample = r'memhive_consumer_messages_total\{{[^}}]*consumer="{}"[^}}]*service="{}"'
-        assert re.search(sample.format("ingest", "memhive-ingest"), metrics), metrics
-        assert re.search(sample.format("embed", "memhive"), metrics), metrics
+        assert re.search(SAMPLE.format("embed", "memhive"), metrics), metrics
 
         spans = _spans_until(memhive, trace_id, set(CHAIN))
         assert {name: service for name, service in spans if name in CHAIN} == CHAIN
@@ -123,3 +129,15 @@ def _json(line: str) -> dict | None:
         return json.loads(line)
     except ValueError:
         return None
+
+
+async def _metrics_until(http: httpx.AsyncClient, consumer: str, service: str) -> str:
+    """/metrics once it counts a message of `consumer` from `service` (a consumer acks a
+    moment after the answer its event allowed)."""
+    deadline = time.monotonic() + WAIT_S
+    while True:
+        metrics = (await http.get("/metrics")).text
+        if re.search(SAMPLE.format(consumer, service), metrics):
+            return metrics
+        assert time.monotonic() < deadline, metrics
+        await asyncio.sleep(0.2)

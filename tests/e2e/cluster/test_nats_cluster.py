@@ -3,9 +3,10 @@ nats-servers (JetStream, streams and KV at R3), two ingest replicas, the link cl
 the bulletin service as `memhive serve` processes, and the gateway with the embed service in
 one `memhive run` process (the embedded lanes allow one owning process, so embed and the
 gateway share it). Under a burst of saves one NATS server and one ingest replica are killed
-(SIGKILL); every acknowledged save must end up recallable, exactly once, and the surviving
-ingest replica must have applied every save sent after the kill (its own ack count, read from
-its /metrics at the kill and at the end, grows by at least that many)."""
+(SIGKILL); every acknowledged save must end up recallable, exactly once. The gateway records
+saves itself, so ingest's commands are then forgets: the surviving ingest replica must apply
+the forget of every save sent after the kill (its own ack count, read from its /metrics at
+the kill and at the end, grows by at least that many), and those memories leave recall."""
 
 from __future__ import annotations
 
@@ -174,15 +175,24 @@ async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_repli
                 token = re.search(rf"{tag}-\d+", body).group(0)
                 hits = [hit.id for hit in await _recall_when_available(client, token)]
                 assert hits.count(memory_id) == 1, (body, hits)
-        # Every save sent after the kill was applied (listed above) by the one ingest replica
-        # left: its own count of `ingest` acks grows by at least that many since the kill
-        # (polled: a record is listable a moment before its command is acknowledged).
+        # The saves sent after the kill are forgotten: commands only the ingest replica left
+        # can apply. Its own count of `ingest` acks grows by at least that many since the
+        # kill (polled: a forget is answered a moment before its command is acknowledged).
+        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as client:
+            for body in taken_over:
+                gone = await client.delete(f"/v1/memories/{acknowledged[body]}?wait=persisted")
+                assert gone.status_code == 200, gone.text
         deadline = time.monotonic() + 30
         while (acks_after := await _ingest_acks(survivor)) - acks_at_kill[0] < len(taken_over):
             assert time.monotonic() < deadline, (acks_at_kill, acks_after, len(taken_over))
             await asyncio.sleep(0.5)
+        async with _client(url, timeout_s=30) as client:
+            for body in taken_over:
+                token = re.search(rf"{tag}-\d+", body).group(0)
+                hits = [hit.id for hit in await _recall_when_available(client, token)]
+                assert acknowledged[body] not in hits, (body, hits)
         print(f"survivor acks: {acks_at_kill[0]} at the kill, {acks_after} after; "
-              f"{len(taken_over)} acknowledged saves sent after the kill")  # fmt: skip
+              f"{len(taken_over)} memories saved and forgotten after the kill")  # fmt: skip
     finally:
         for process in processes:
             process.stop()

@@ -431,7 +431,7 @@ async def test_a_hook_cannot_ask_for_a_reindex(
 # Service users: each does its job, and only its job
 
 
-async def test_the_gateway_reads_tokens_but_cannot_write_them_or_the_record(
+async def test_the_gateway_reads_tokens_but_cannot_write_them(
     connected, bus_auth: EmbeddedBusAuth, js: JetStreamContext
 ) -> None:
     tokens = await js.key_value(streams.TOKENS_BUCKET)
@@ -445,7 +445,6 @@ async def test_the_gateway_reads_tokens_but_cannot_write_them_or_the_record(
         forged = json.dumps({"workspace_id": "ws", "user_id": "ceo", "role": "admin"}).encode()
         assert await query.publish_refused(f"$KV.{streams.TOKENS_BUCKET}.{forged_key}", forged)
         assert await query.publish_refused(f"$KV.{streams.TOKENS_BUCKET}.{digest}", b"")
-        assert await query.publish_refused(f"$KV.{streams.MEMORIES_BUCKET}.ws.id")
         with pytest.raises(KeyNotFoundError):
             await tokens.get(forged_key)
         assert (await tokens.get(digest)).value == b"{}"
@@ -471,9 +470,16 @@ async def test_only_ingest_answers_token_requests(connected, bus_auth: EmbeddedB
     [
         (
             perms.QUERY,
-            [f"{subjects.SAVE_MEMORY}.ws", f"{subjects.FORGET_MEMORY}.ws"],
             [
-                f"{subjects.MEMORY_SAVED}.ws",
+                f"{subjects.SAVE_MEMORY}.ws",
+                f"{subjects.FORGET_MEMORY}.ws",
+                f"{subjects.MEMORY_SAVED}.ws",  # the saves it records itself
+                f"$KV.{streams.MEMORIES_BUCKET}.ws.id",
+            ],
+            [
+                f"{subjects.MEMORY_INDEXED}.ws",
+                f"{subjects.MEMORY_FORGOTTEN}.ws",
+                f"{subjects.MEMORIES_LINKED}.ws",
                 f"{subjects.NOTE_ADDED}.ws",
                 subjects.dead_letter("x"),
                 f"$KV.{streams.TOKENS_BUCKET}.k",

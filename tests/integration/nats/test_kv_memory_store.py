@@ -6,12 +6,14 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
+from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.nats.decoded_records import DecodedRecords
 from memhive_adapters.nats.kv_memory_store import KvMemoryStore
 from memhive_domain.edges import CreatorKind, Edge, EdgeKind
 from memhive_domain.errors import ConcurrentUpdate, InvalidInput
 from memhive_domain.memory import Memory, MemoryDraft, create_memory
 from memhive_domain.principals import Principal
+from memhive_ports import InsufficientStorage
 from nats.aio.client import Client
 from nats.js import JetStreamContext
 
@@ -196,3 +198,21 @@ async def test_a_kept_record_still_reads_its_newest_revision_and_its_purge(
 
     assert await keeping.get(workspace, one.id) is None
     assert list(await keeping.get_many(workspace, [one.id, two.id])) == [two.id]
+
+
+async def test_below_the_watermark_a_gateway_store_creates_nothing_and_still_reads(
+    store: KvMemoryStore, workspace: str, tmp_path
+) -> None:
+    """The gateway's saves write the record themselves: a write asked for, refused (507)
+    while the disk is low, like a command's publish; ingest's store is not bounded."""
+    free = {"bytes": 1 << 20}
+    space = FreeSpace(tmp_path, 64 << 20, measure=lambda _: free["bytes"])
+    gateways = store.refusing_when_low(space)
+    kept = await store.create(a_memory(workspace, "written before the disk filled"), "cmd-0")
+    refused = a_memory(workspace, "the disk is full")
+    with pytest.raises(InsufficientStorage, match="nearly full"):
+        await gateways.create(refused, "cmd-1")
+    assert await store.get(workspace, refused.id) is None
+    assert await gateways.get(workspace, kept.memory.id) == kept  # reads are not refused
+    free["bytes"] = 1 << 40
+    assert (await gateways.create(refused, "cmd-1")).memory == refused

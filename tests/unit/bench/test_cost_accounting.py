@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from bench.cost_accounting import render, reply_kind, subject_class
+from bench.cost_accounting import LINKS, render, reply_kind, subject_class
 
 
 def test_ids_inboxes_and_keys_fold_into_one_class_each() -> None:
@@ -52,6 +52,19 @@ def test_the_advisories_the_counter_causes_are_listed_but_not_counted() -> None:
     assert "Bus messages per save: 5.0 (advisories" in text
     assert "not counted: 1.10)" in text
     assert "| 1.10 | `$JS.EVENT.ADVISORY.API` |" in text
+
+
+def test_the_link_commands_per_save_are_told_not_counted_as_messages() -> None:
+    report = {
+        "size": 2000,
+        "recall": {"p50_ms": 0.0, "cpu_ms": {}},
+        "save": {"per_s": 40.0, "cpu_ms": {"memhive": 24.0}},
+        "bus": {"<inbox> (PubAck)": 5.0, LINKS: 0.12},
+    }
+    text = render(report)
+    assert "Bus messages per save: 5.0 " in text
+    assert "what 0.12 `LinkMemories` commands of the link classifier per save set off" in text
+    assert LINKS not in text.split("| messages per save | subject |")[1]
 
 
 def test_a_record_in_a_reply_names_the_service_whose_inbox_it_reached() -> None:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from memhive.v1 import commands_pb2, events_pb2
+from memhive_application.purge_scheduling import PurgeScheduling
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.lifecycle import is_purgeable, purge_due
-from memhive_ingest.purge_memory import PurgeMemoryHandler, PurgeScheduling
+from memhive_ingest.purge_memory import PurgeMemoryHandler
 from memhive_ingest.update_memory import UpdateMemoryHandler
 
 from tests.fakes import FakePublisher, FakeScheduler, FakeStore, FixedClock

@@ -44,10 +44,11 @@ def _writers(bucket: str) -> set[str]:
     return {u for u, p in perms.SERVICES.items() if f"$KV.{bucket}.>" in p.publish} - {perms.ADMIN}
 
 
-def test_only_ingest_writes_the_record_and_the_tokens() -> None:
-    """The gateway reads and watches tokens but asks ingest (the token responder) to change
-    them (docs/architecture.md, "The bus"); no other service touches tokens."""
-    assert _writers("memhive_memories") == {perms.INGEST}
+def test_only_ingest_and_the_gateway_write_the_record_and_only_ingest_the_tokens() -> None:
+    """The gateway creates the records of the saves it is asked for and ingest writes every
+    other change; the gateway reads and watches tokens but asks ingest (the token responder)
+    to change them (docs/architecture.md, "The bus"); no other service touches tokens."""
+    assert _writers("memhive_memories") == {perms.INGEST, perms.QUERY}
     assert _writers("memhive_tokens") == {perms.INGEST}
     readers = {u for u, p in perms.SERVICES.items()
                if any("KV_memhive_tokens" in s and ".STREAM.INFO." not in s

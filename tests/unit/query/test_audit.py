@@ -7,6 +7,7 @@ import asyncio
 import logging
 
 import pytest
+from memhive_application.announcements import Announcer
 from memhive_domain.audit import AuditAction, Outcome
 from memhive_domain.changes import MemoryChanges
 from memhive_domain.curation import FlagDraft
@@ -25,6 +26,7 @@ from memhive_query.use_cases.audit import (
 )
 from memhive_query.use_cases.conflicts import ConflictCheck, NearDuplicates
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
+from memhive_query.use_cases.identical import IdenticalSaves
 from memhive_query.use_cases.link import EdgeCommands, LinkMemories
 from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
 from memhive_query.use_cases.save import SaveMemory
@@ -56,9 +58,11 @@ class Rig:
         reader = MemoryReader(self.store, FakeLexicalIndex(), clock)
         edges = EdgeCommands(self.publisher, waiter, 1.0)
         conflicts = ConflictCheck(vector, self.store, 0.85)
+        identical = IdenticalSaves(self.store, waiter)
         save = SaveMemory(
-            FakeEmbedder(), self.publisher, waiter, clock, 1.0, conflicts=conflicts, edges=edges
-        )
+            FakeEmbedder(), Announcer(self.publisher), identical, waiter, clock, 1.0,
+            conflicts=conflicts, edges=edges,
+        )  # fmt: skip
         self.save = AuditedSave(save, self.trail)
         self.forget = AuditedForget(
             ForgetMemory(reader, self.publisher, waiter, clock, 1.0), self.trail
@@ -185,7 +189,8 @@ class HeldAuditLog(FakeAuditLog):
 
 def held_save(waiter: FakeWaiter, log: FakeAuditLog) -> tuple[AuditedSave, FakePublisher]:
     publisher, clock = FakePublisher(), FixedClock(NOW)
-    save = SaveMemory(FakeEmbedder(), publisher, waiter, clock, 1.0)
+    identical = IdenticalSaves(FakeStore(), waiter)
+    save = SaveMemory(FakeEmbedder(), Announcer(publisher), identical, waiter, clock, 1.0)
     return AuditedSave(save, gateway_trail(log, clock)), publisher
 
 
@@ -194,9 +199,7 @@ async def turns(n: int = 5) -> None:
         await asyncio.sleep(0)
 
 
-async def test_a_saves_entry_is_appended_once_its_command_is_in_the_log_not_after_the_wait() -> (
-    None
-):
+async def test_a_saves_entry_is_appended_once_it_is_announced_not_after_the_wait() -> None:
     waiter, log = HeldWaiter(), FakeAuditLog()
     save, publisher = held_save(waiter, log)
     saving = asyncio.ensure_future(save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed"))
@@ -222,7 +225,7 @@ async def test_the_answer_waits_for_the_entry_appended_early() -> None:
     assert (await saving).status == "indexed" and len(log.entries) == 1
 
 
-async def test_a_failure_after_the_command_is_in_the_log_keeps_its_ok_entry() -> None:
+async def test_a_failure_after_the_save_is_announced_keeps_its_ok_entry() -> None:
     """What the entry records, the save, happened: the wait that failed after it is not
     the save's outcome (and a second entry would count the save twice)."""
     waiter, log = HeldWaiter(ConnectionError("bus gone")), FakeAuditLog()

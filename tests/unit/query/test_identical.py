@@ -1,14 +1,14 @@
-"""IdenticalSaves over fakes: the content id a save claims (the first slot free or live), the
-waiter registered on it, and whose save won once the wait is over."""
+"""IdenticalSaves over fakes: the record a save creates at its body's content id (the first
+slot free or live), a record taken back, and when a duplicate must be announced again."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 from datetime import timedelta
 
 import pytest
-from memhive.v1 import events_pb2
-from memhive_contracts.mapping import memory_to_pb
+from memhive_domain.errors import ConcurrentUpdate
 from memhive_domain.ids import content_id
 from memhive_domain.memory import Memory, forget
 from memhive_ports import LaneHit
@@ -35,102 +35,102 @@ def held(store: FakeStore, attempt: int, *, forgotten: bool = False) -> Memory:
     return copy
 
 
-async def test_a_free_slot_is_claimed_with_a_waiter_on_it() -> None:
-    waiter = FakeWaiter()
-    claim = await IdenticalSaves(FakeStore(), waiter).claim(new_save(), "persisted", NOW)
-    assert (claim.memory.id, claim.existing) == (slot(0), None)
-    assert claim.memory.body == BODY and claim.waiting == (slot(0), "persisted")
-    assert waiter.expected == [(slot(0), "persisted")]
+async def test_a_free_slot_is_created_without_a_read() -> None:
+    store = FakeStore()
+    recorded = await IdenticalSaves(store, FakeWaiter()).record(new_save(), "cmd-1")
+    assert recorded.existing is None and recorded.created is not None
+    assert recorded.created.memory.id == slot(0) and recorded.created.last_command_id == "cmd-1"
+    assert store.rows[("ws", slot(0))] == recorded.created and store.gets == []
 
 
 async def test_a_live_memory_in_the_slot_makes_the_save_a_duplicate() -> None:
-    store, waiter = FakeStore(), FakeWaiter()
+    store = FakeStore()
     existing = held(store, 0)
-    claim = await IdenticalSaves(store, waiter).claim(new_save(), "persisted", NOW)
-    assert (claim.memory.id, claim.existing, claim.waiting) == (slot(0), existing, None)
-    assert waiter.expected == []  # the waiter registered on the slot was cancelled
+    recorded = await IdenticalSaves(store, FakeWaiter()).record(new_save(), "cmd-1")
+    assert recorded.created is None and recorded.existing.memory == existing
+    assert store.gets == [slot(0)]  # read once, to tell live from forgotten
+
+
+async def test_a_forgotten_copy_moves_the_save_to_the_next_slot() -> None:
+    store = FakeStore()
+    held(store, 0, forgotten=True)
+    recorded = await IdenticalSaves(store, FakeWaiter()).record(new_save(), "cmd-1")
+    assert recorded.created.memory.id == slot(1)
+
+
+async def test_past_the_attempts_the_save_keeps_its_own_id() -> None:
+    store = FakeStore()
+    for attempt in range(MAX_ATTEMPTS):
+        held(store, attempt, forgotten=True)
+    recorded = await IdenticalSaves(store, FakeWaiter()).record(new_save(), "cmd-1")
+    assert recorded.created.memory.id == mid(99)
+
+
+class PurgedInBetween(FakeStore):
+    """The slot's create fails, and the copy that held it is purged before the read."""
+
+    async def create(self, memory: Memory, command_id: str):
+        if memory.id == slot(0):
+            raise ConcurrentUpdate("exists")
+        return await super().create(memory, command_id)
+
+
+async def test_a_slot_purged_between_the_create_and_the_read_is_passed_over() -> None:
+    recorded = await IdenticalSaves(PurgedInBetween(), FakeWaiter()).record(new_save(), "cmd-1")
+    assert recorded.created.memory.id == slot(1)
+
+
+async def test_identical_saves_racing_make_one_memory() -> None:
+    store = FakeStore()
+    saves = IdenticalSaves(store, FakeWaiter())
+    first, second = await asyncio.gather(
+        saves.record(new_save(), "cmd-1"), saves.record(new_save(), "cmd-2")
+    )
+    assert first.created is not None and second.existing == first.created
+    assert list(store.rows) == [("ws", slot(0))]
+
+
+async def test_a_withdrawn_record_is_gone_and_a_failed_withdrawal_is_not_raised() -> None:
+    store = FakeStore()
+    saves = IdenticalSaves(store, FakeWaiter())
+    created = (await saves.record(new_save(), "cmd-1")).created
+    await saves.withdraw(created)
+    assert store.rows == {}
+    await saves.withdraw(created)  # already gone: logged, not raised over the save's failure
+
+
+async def test_only_a_first_revision_missing_from_the_lexical_lane_is_announced_again() -> None:
+    store, lexical = FakeStore(), FakeLexicalIndex()
+    saves = IdenticalSaves(store, FakeWaiter(), lexical)
+    created = (await saves.record(new_save(), "cmd-1")).created
+    assert await saves.needs_announcing(created)
+    lexical.hits.append(LaneHit(created.memory.id, 1.0))
+    assert not await saves.needs_announcing(created)  # indexed: announced long ago
+    lexical.hits.clear()
+    changed = replace(created, memory=replace(created.memory, revision=2))
+    assert not await saves.needs_announcing(changed)  # a later write announced itself
+    assert not await IdenticalSaves(store, FakeWaiter()).needs_announcing(created)  # no lane
 
 
 async def test_a_duplicate_not_yet_in_the_lexical_lane_is_waited_for_when_indexed() -> None:
     store, waiter, lexical = FakeStore(), FakeWaiter(), FakeLexicalIndex()
     existing = held(store, 0)
-    claim = await IdenticalSaves(store, waiter, lexical).claim(new_save(), "indexed", NOW)
-    assert (claim.existing, claim.waiting) == (existing, (slot(0), "indexed"))
+    saves = IdenticalSaves(store, waiter, lexical)
+    assert await saves.until_indexed(existing, "indexed") == (slot(0), "indexed")
     assert waiter.expected == [(slot(0), "indexed")]
 
     lexical.hits.append(LaneHit(slot(0), 1.0))  # indexed since: nothing to wait for
     waiter.expected.clear()
-    claim = await IdenticalSaves(store, waiter, lexical).claim(new_save(), "indexed", NOW)
-    assert (claim.existing, claim.waiting, waiter.expected) == (existing, None, [])
-
-
-async def test_a_forgotten_copy_moves_the_save_to_the_next_slot() -> None:
-    store, waiter = FakeStore(), FakeWaiter()
-    held(store, 0, forgotten=True)
-    claim = await IdenticalSaves(store, waiter).claim(new_save(), "indexed", NOW)
-    assert (claim.memory.id, claim.existing) == (slot(1), None)
-    assert waiter.expected == [(slot(1), "indexed")]
-
-
-async def test_past_the_attempts_the_save_keeps_its_own_id() -> None:
-    store, waiter = FakeStore(), FakeWaiter()
-    for attempt in range(MAX_ATTEMPTS):
-        held(store, attempt, forgotten=True)
-    claim = await IdenticalSaves(store, waiter).claim(new_save(), "persisted", NOW)
-    assert (claim.memory.id, claim.existing) == (mid(99), None)
-    assert waiter.expected == [(mid(99), "persisted")]
-
-
-async def test_without_a_stage_nothing_waits() -> None:
-    waiter = FakeWaiter()
-    claim = await IdenticalSaves(FakeStore(), waiter).claim(new_save(), None, NOW)
-    assert (claim.memory.id, claim.waiting, waiter.expected) == (slot(0), None, [])
-
-
-async def test_the_winner_is_whoever_created_the_record() -> None:
-    store = FakeStore()
-    saves = IdenticalSaves(store, FakeWaiter())
-    ours = replace(new_save(), id=slot(0))
-    assert await saves.winner(ours, "cmd-ours") is None  # nothing stored yet
-
-    await store.create(ours, "cmd-ours")
-    assert await saves.winner(ours, "cmd-ours") is None
-    changed_since = store.rows[("ws", slot(0))]
-    await store.replace(changed_since, replace(ours, importance=0.9), "cmd-later")
-    assert await saves.winner(ours, "cmd-ours") is None  # still ours: same author and time
-
-    theirs = replace(ours, created_at=NOW - timedelta(seconds=1), created_by="u2")
-    store.rows.clear()
-    await store.create(theirs, "cmd-theirs")
-    assert await saves.winner(ours, "cmd-ours") == theirs
-
-
-async def test_the_event_that_ended_the_wait_names_the_winner_without_a_read() -> None:
-    store = FakeStore()
-    saves = IdenticalSaves(store, FakeWaiter())
-    ours = replace(new_save(), id=slot(0))
-    theirs = replace(ours, created_at=NOW - timedelta(seconds=1), created_by="u2")
-
-    def saved(memory, command_id):
-        return events_pb2.MemorySaved(memory=memory_to_pb(memory), command_id=command_id)
-
-    def indexed(memory):
-        return events_pb2.MemoryIndexed(memory=memory_to_pb(memory))
-
-    assert await saves.winner(ours, "cmd-ours", saved(ours, "cmd-ours")) is None
-    assert await saves.winner(ours, "cmd-ours", saved(theirs, "cmd-theirs")) == theirs
-    assert await saves.winner(ours, "cmd-ours", indexed(replace(ours, revision=2))) is None
-    assert await saves.winner(ours, "cmd-ours", indexed(theirs)) == theirs
-    assert store.gets == []
+    assert await saves.until_indexed(existing, "indexed") is None
+    assert await saves.until_indexed(existing, "persisted") is None
+    assert waiter.expected == []
 
 
 class FailingStore(FakeStore):
-    async def get(self, workspace_id: str, memory_id: str):
+    async def create(self, memory: Memory, command_id: str):
         raise ConnectionError("bus down")
 
 
-async def test_a_failed_read_leaves_no_waiter_behind() -> None:
-    waiter = FakeWaiter()
+async def test_a_failed_create_is_the_saves_failure() -> None:
     with pytest.raises(ConnectionError):
-        await IdenticalSaves(FailingStore(), waiter).claim(new_save(), "indexed", NOW)
-    assert waiter.expected == []
+        await IdenticalSaves(FailingStore(), FakeWaiter()).record(new_save(), "cmd-1")

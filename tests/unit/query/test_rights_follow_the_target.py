@@ -6,6 +6,8 @@ product's node (an ancestor other than the root)."""
 from __future__ import annotations
 
 import pytest
+from memhive.v1 import events_pb2
+from memhive_application.announcements import Announcer
 from memhive_domain.changes import MemoryChanges
 from memhive_domain.consolidation import ConsolidationRequest
 from memhive_domain.edges import EdgeDraft
@@ -15,6 +17,7 @@ from memhive_domain.principals import Principal, Role
 from memhive_domain.scopes import Scope
 from memhive_query.use_cases.conflicts import ConflictCheck
 from memhive_query.use_cases.consolidate import ConsolidateMemories
+from memhive_query.use_cases.identical import IdenticalSaves
 from memhive_query.use_cases.link import EdgeCommands, LinkMemories
 from memhive_query.use_cases.memories import ForgetMemory, MemoryReader
 from memhive_query.use_cases.save import SaveMemory
@@ -42,7 +45,8 @@ class Rig:
         edges = EdgeCommands(self.publisher, waiter, 1.0)
         reader = MemoryReader(self.store, FakeLexicalIndex(), clock)
         self.save = SaveMemory(
-            FakeEmbedder(), self.publisher, waiter, clock, 1.0,
+            FakeEmbedder(), Announcer(self.publisher), IdenticalSaves(self.store, waiter),
+            waiter, clock, 1.0,
             conflicts=ConflictCheck(FakeVectorIndex(), self.store, 0.85), edges=edges,
         )  # fmt: skip
         self.link = LinkMemories(self.store, edges, clock)
@@ -66,9 +70,12 @@ async def test_superseding_a_memory_needs_its_node_writable() -> None:
     assert rig.publisher.sent == []  # neither the save nor its edge
     outcome = await rig.save(BOB, rig.draft(), "persisted", supersedes=[mid(PRODUCT)])
     assert outcome.status == "persisted"
-    # Both commands say who asked, so ingest can check the same rights again.
-    for _, command, _ in rig.publisher.sent:
-        assert (command.requester.role, command.requester.home) == ("agent", BOB.home)
+    # The gateway records the save itself, as bob's; the edge goes to ingest as a command
+    # that says who asked, so ingest can check the same rights again.
+    [(_, saved, _), (_, link, _)] = rig.publisher.sent
+    assert isinstance(saved, events_pb2.MemorySaved) and saved.requested_by == "bob"
+    assert rig.store.rows[("ws", saved.memory.id)].memory.created_by == "bob"
+    assert (link.requester.role, link.requester.home) == ("agent", BOB.home)
 
 
 @pytest.mark.parametrize(

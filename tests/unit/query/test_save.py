@@ -1,5 +1,6 @@
-"""SaveMemory over fakes: what a save publishes, and how it treats duplicates, near-duplicates
-and the memories it supersedes; only a save waiting for `indexed` embeds before it answers."""
+"""SaveMemory over fakes: the record a save creates and the MemorySaved it announces, and how it
+treats duplicates, near-duplicates and the memories it supersedes; only a save waiting for
+`indexed` embeds before it answers."""
 
 from __future__ import annotations
 
@@ -9,16 +10,17 @@ import logging
 from dataclasses import replace
 
 import pytest
-from memhive.v1 import commands_pb2, edges_pb2
+from memhive.v1 import edges_pb2, events_pb2
+from memhive_application.announcements import Announcer
 from memhive_contracts.mapping import memory_from_pb
 from memhive_domain.errors import InvalidInput, NotAllowed, NotFound
 from memhive_domain.ids import content_id
-from memhive_domain.memory import MemoryDraft
+from memhive_domain.memory import MemoryDraft, forget
 from memhive_domain.products import Product
 from memhive_domain.scopes import Visibility
-from memhive_ports import LaneHit
+from memhive_ports import BusUnavailable, InsufficientStorage, LaneHit
 from memhive_query.use_cases.conflicts import NEIGHBOURS, ConflictCheck, NearDuplicates
-from memhive_query.use_cases.identical import IdenticalSaves
+from memhive_query.use_cases.identical import MAX_ATTEMPTS, IdenticalSaves
 from memhive_query.use_cases.link import EdgeCommands
 from memhive_query.use_cases.save import SaveMemory
 
@@ -51,10 +53,11 @@ class Rig:
         )
         self.lexical, self.embedder = FakeLexicalIndex(), FakeEmbedder()
         self.save = SaveMemory(
-            self.embedder, self.publisher, self.waiter, FixedClock(NOW), 1.0,
+            self.embedder, Announcer(self.publisher),
+            IdenticalSaves(self.store, self.waiter, self.lexical),
+            self.waiter, FixedClock(NOW), 1.0,
             conflicts=ConflictCheck(self.vector, self.store, 0.85),
             edges=EdgeCommands(self.publisher, self.waiter, 1.0),
-            identical=IdenticalSaves(self.store, self.waiter, self.lexical),
             products=products,
         )  # fmt: skip
 
@@ -62,15 +65,19 @@ class Rig:
         return [type(message).__name__ for _, message, _ in self.publisher.sent]
 
 
-async def test_a_save_waiting_for_indexed_publishes_the_command_with_its_vector_and_waits() -> None:
+async def test_a_save_waiting_for_indexed_records_and_announces_it_with_its_vector() -> None:
     rig = Rig()
     outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
     assert outcome.status == "indexed" and outcome.memory.created_at == NOW
-    [(subject, command, msg_id)] = rig.publisher.sent
-    assert isinstance(command, commands_pb2.SaveMemory)
-    assert (subject, msg_id) == ("memhive.cmd.memory.save.ws", command.command_id)
-    assert command.memory.id == outcome.memory.id and command.embedding.model == "fake-embedder"
-    assert list(command.embedding.values) == [1.0, 0.0, 0.0]
+    [(subject, event, msg_id)] = rig.publisher.sent
+    assert isinstance(event, events_pb2.MemorySaved)
+    assert (subject, msg_id) == ("memhive.evt.memory.saved.ws", event.event_id)
+    assert event.event_id == f"{event.command_id}:saved"
+    assert event.memory.id == outcome.memory.id and event.embedding.model == "fake-embedder"
+    assert list(event.embedding.values) == [1.0, 0.0, 0.0]
+    stored = rig.store.rows[("ws", outcome.memory.id)]  # the record, created by the gateway
+    assert stored.memory == outcome.memory and stored.last_command_id == event.command_id
+    assert outcome.memory.id == content_id("ws", "global", BODY, 0)  # the body's slot
     assert rig.embedder.texts == [BODY]  # one pass
     assert rig.waiter.expected == [(outcome.memory.id, "indexed")]
 
@@ -79,15 +86,17 @@ async def test_a_save_waiting_for_indexed_publishes_the_command_with_its_vector_
 async def test_a_save_not_waiting_for_indexed_publishes_no_vector_and_embeds_nothing(
     wait: str,
 ) -> None:
-    """The vector is embed's to compute: the pass costs more than such a save's answer."""
+    """The vector is embed's to compute: the pass costs more than such a save's answer. The
+    record and its MemorySaved are durable when the answer comes: nothing is waited for."""
     rig = Rig((1, 0.9))  # a near-duplicate: not looked for, not refused
     rig.store.put(memory(1, body="Release trains leave every second Tuesday"))
     outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), wait)
     assert outcome.status == wait
-    [(_, command, _)] = rig.publisher.sent
-    assert isinstance(command, commands_pb2.SaveMemory)
-    assert not command.HasField("embedding")
-    assert rig.embedder.texts == [] and rig.vector.searches == []
+    [(_, event, _)] = rig.publisher.sent
+    assert isinstance(event, events_pb2.MemorySaved)
+    assert not event.HasField("embedding")
+    assert ("ws", outcome.memory.id) in rig.store.rows
+    assert rig.embedder.texts == [] and rig.vector.searches == [] and rig.waiter.expected == []
 
 
 async def test_past_the_wait_the_save_is_accepted() -> None:
@@ -109,9 +118,78 @@ async def test_without_a_vector_the_same_body_is_still_found_by_its_content_id(w
     rig = Rig()
     held = replace(memory(1, body=BODY), id=content_id("ws", "global", BODY, 0))
     rig.store.put(held)
+    rig.lexical.hits.append(LaneHit(held.id, 1.0))  # indexed long ago
     outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), wait)
     assert (outcome.status, outcome.memory.id) == ("duplicate", held.id)
     assert rig.publisher.sent == [] and rig.embedder.texts == []
+    assert rig.store.rows[("ws", held.id)].memory == held  # left as it was
+
+
+async def test_a_forgotten_copy_moves_the_save_to_the_bodys_next_slot() -> None:
+    rig = Rig()
+    gone = replace(memory(1, body=BODY), id=content_id("ws", "global", BODY, 0))
+    rig.store.put(forget(gone, NOW))
+    outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted")
+    assert (outcome.status, outcome.memory.id) == ("persisted", content_id("ws", "global", BODY, 1))
+
+
+async def test_past_the_slots_a_save_keeps_its_own_id() -> None:
+    rig = Rig()
+    for attempt in range(MAX_ATTEMPTS):
+        copy = replace(memory(1, body=BODY), id=content_id("ws", "global", BODY, attempt))
+        rig.store.put(forget(copy, NOW))
+    outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted")
+    assert outcome.status == "persisted"
+    assert outcome.memory.id not in {content_id("ws", "global", BODY, a) for a in range(8)}
+    assert ("ws", outcome.memory.id) in rig.store.rows
+
+
+async def test_a_record_whose_announcement_failed_is_withdrawn() -> None:
+    """MemorySaved refused (a stalled bus, a full disk): the caller is told the save failed,
+    and no record is left that nothing would ever index."""
+    rig = Rig()
+    rig.publisher.failure = InsufficientStorage("disk full")
+    with pytest.raises(InsufficientStorage):
+        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
+    assert rig.store.rows == {} and rig.waiter.expected == []
+    rig.publisher.failure = None
+    again = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
+    assert (again.status, again.memory.id) == ("indexed", content_id("ws", "global", BODY, 0))
+
+
+async def test_a_record_whose_announcement_may_be_in_the_log_is_kept_for_a_retry() -> None:
+    """No answer from the bus: MemorySaved may have been stored. The record stays, so what
+    the log says stays true; the caller's retry answers with it and announces it again under
+    the same event id (the stream drops that if the first arrived)."""
+    rig = Rig()
+    rig.publisher.failure = BusUnavailable("no answer")
+    with pytest.raises(BusUnavailable):
+        await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted")
+    [(_, stored)] = rig.store.rows.items()
+    assert rig.waiter.expected == []
+    rig.publisher.failure = None
+    again = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted")
+    assert (again.status, again.memory) == ("duplicate", stored.memory)
+    [(_, event, msg_id)] = rig.publisher.sent
+    assert msg_id == f"{stored.last_command_id}:saved" == event.event_id
+
+
+@pytest.mark.parametrize("wait", ["indexed", "persisted"])
+async def test_an_identical_save_announces_a_record_left_unannounced_again(wait: str) -> None:
+    """A save killed between its record and its MemorySaved left a record nothing indexes:
+    the next save of that body announces it under the first save's event id (the stream
+    drops it when the first did reach the log) and answers with it."""
+    rig = Rig()
+    slot = content_id("ws", "global", BODY, 0)
+    orphan = await rig.store.create(replace(memory(1, body=BODY), id=slot), "cmd-killed")
+    outcome = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), wait)
+    assert (outcome.status, outcome.memory) == ("duplicate", orphan.memory)
+    [(subject, event, msg_id)] = rig.publisher.sent
+    assert isinstance(event, events_pb2.MemorySaved) and subject == "memhive.evt.memory.saved.ws"
+    assert (msg_id, event.command_id) == ("cmd-killed:saved", "cmd-killed")
+    assert event.memory.id == slot and not event.HasField("embedding")
+    if wait == "indexed":
+        assert rig.waiter.expected == [(slot, "indexed")]  # answered once it is recallable
 
 
 async def test_a_duplicate_the_lexical_lane_lacks_yet_is_answered_once_indexed() -> None:
@@ -138,7 +216,7 @@ async def test_a_near_duplicate_is_refused_unless_forced() -> None:
     assert [s.memory.id for s in refused.value.similar] == [mid(1)]
     assert rig.publisher.sent == []
     forced = await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed", force=True)
-    assert forced.status == "indexed" and rig.commands() == ["SaveMemory"]
+    assert forced.status == "indexed" and rig.commands() == ["MemorySaved"]
 
 
 async def test_supersedes_saves_then_links_an_updates_edge() -> None:
@@ -147,7 +225,7 @@ async def test_supersedes_saves_then_links_an_updates_edge() -> None:
     draft = MemoryDraft(kind="fact", body=BODY)
     outcome = await rig.save(MEMBER, draft, "persisted", supersedes=[mid(1)])
     assert outcome.status == "persisted"
-    assert rig.commands() == ["SaveMemory", "LinkMemories"]
+    assert rig.commands() == ["MemorySaved", "LinkMemories"]
     link = rig.publisher.sent[1][1]
     assert isinstance(link, edges_pb2.LinkMemories)
     [edge] = link.edges
@@ -178,8 +256,8 @@ async def test_a_checked_save_tells_the_link_classifier_the_threshold_it_passed(
     rig = Rig((1, 0.6))
     rig.store.put(memory(1, body="Hotfixes skip the train"))
     await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed")
-    [(_, command, _)] = rig.publisher.sent
-    assert command.HasField("near_duplicate_check") and command.near_duplicate_check == 0.85
+    [(_, event, _)] = rig.publisher.sent
+    assert event.HasField("near_duplicate_check") and event.near_duplicate_check == 0.85
 
 
 async def test_a_forced_save_tells_the_link_classifier_its_near_duplicates() -> None:
@@ -187,9 +265,9 @@ async def test_a_forced_save_tells_the_link_classifier_its_near_duplicates() -> 
     rig = Rig((1, 0.9), (2, 0.6))
     rig.store.put(memory(1, body="Release trains leave every second Tuesday"))
     await rig.save(MEMBER, MemoryDraft(kind="fact", body=BODY), "indexed", force=True)
-    [(_, command, _)] = rig.publisher.sent
-    assert command.near_duplicate_check == 0.85
-    assert [(n.memory_id, n.similarity) for n in command.near_duplicates] == [(mid(1), 0.9)]
+    [(_, event, _)] = rig.publisher.sent
+    assert event.near_duplicate_check == 0.85
+    assert [(n.memory_id, n.similarity) for n in event.near_duplicates] == [(mid(1), 0.9)]
 
 
 @pytest.mark.parametrize(
@@ -207,9 +285,9 @@ async def test_a_save_not_checked_against_its_whole_scope_says_nothing(
     for n, _ in hits:
         rig.store.put(memory(n, body=f"Release trains leave every {n}th Tuesday"))
     await rig.save(MEMBER, draft, "indexed", force=True)
-    [(_, command, _)] = rig.publisher.sent
-    assert command.HasField("embedding") and not command.HasField("near_duplicate_check")
-    assert not command.near_duplicates
+    [(_, event, _)] = rig.publisher.sent
+    assert event.HasField("embedding") and not event.HasField("near_duplicate_check")
+    assert not event.near_duplicates
 
 
 @pytest.mark.parametrize("wait", ["indexed", "persisted"])
@@ -247,8 +325,8 @@ async def test_a_save_into_a_product_takes_the_visibility_of_its_record(
     draft = MemoryDraft(kind="fact", body=BODY, product_id="billing")
     outcome = await rig.save(MEMBER, draft, wait)
     assert outcome.memory.visibility.value == inherited
-    [(_, command, _)] = rig.publisher.sent
-    assert memory_from_pb(command.memory).visibility == outcome.memory.visibility
+    [(_, event, _)] = rig.publisher.sent
+    assert memory_from_pb(event.memory).visibility == outcome.memory.visibility
 
 
 async def test_a_visibility_given_wins_over_the_products_record() -> None:
@@ -288,8 +366,8 @@ class HeldProducts(LookedUpProducts):
 
 
 async def test_the_reads_a_save_needs_run_during_its_encoder_pass() -> None:
-    """The content id's claim and the product's record need no vector: their reads on the
-    bus overlap the pass, not follow it."""
+    """The product's record needs no vector: its read on the bus overlaps the pass, not
+    follows it."""
     products = HeldProducts()
     await products.put(Product("ws", "billing", "Billing", Visibility.PUBLIC, "u1", NOW))
     rig = Rig(products=products)
@@ -298,20 +376,19 @@ async def test_the_reads_a_save_needs_run_during_its_encoder_pass() -> None:
     saving = asyncio.ensure_future(rig.save(MEMBER, draft, "indexed"))
     for _ in range(5):
         await asyncio.sleep(0)
-    # The product's read is still under way, and so are the pass and the claim's read.
+    # The product's read is still under way, and so is the pass.
     assert products.looked_up == ["billing"] and rig.embedder.started
-    assert len(rig.store.gets) == 1 and not saving.done()
+    assert not saving.done()
     products.release.set()
     rig.embedder.release.set()
     outcome = await saving
-    assert (outcome.status, outcome.memory.id) == ("indexed", rig.store.gets[0])
+    assert outcome.status == "indexed"
     assert outcome.memory.visibility is Visibility.PUBLIC  # the product's, read meanwhile
     assert rig.waiter.expected == [(outcome.memory.id, "indexed")]
 
 
 async def test_a_save_refused_or_failed_during_its_pass_leaves_no_waiter() -> None:
-    """The claim registered a waiter on the content id before its read: a save that ends
-    without publishing releases it, or every refusal would leave one behind."""
+    """A save that ends without announcing leaves no waiter and no record behind."""
     rig = Rig((1, 0.9))
     rig.store.put(memory(1, body="Release trains leave every second Tuesday"))
     with pytest.raises(NearDuplicates):
@@ -330,6 +407,7 @@ async def test_a_save_refused_or_failed_during_its_pass_leaves_no_waiter() -> No
         await saving
     await asyncio.sleep(0)
     assert rig.waiter.expected == [] and rig.publisher.sent == []
+    assert list(rig.store.rows) == [("ws", mid(1))]  # the seeded neighbour only
 
 
 async def test_a_pass_that_fails_after_its_save_was_refused_is_not_logged_as_lost(

@@ -126,19 +126,23 @@ def _service(user: str, publish: tuple[str, ...], subscribe: tuple[str, ...] = (
 
 SERVICES: dict[str, BusPermissions] = {
     ADMIN: BusPermissions(ADMIN, (">",), (">",)),
-    # The gateway: publishes commands, reads the record (never writes it), waits for memory
-    # events, reads the log for revision history and the dead letters. It reads the token
-    # bucket (authentication) and watches it (to drop revoked tokens at once), but token
-    # changes are requests to ingest, which writes them; it appends to the audit log and
-    # keeps the products' records and the key/value memory (the only service that reads or
-    # writes it: compare-and-set writes, listing by a throwaway reader). Its consolidation
-    # summaries share an LLM spend bound.
+    # The gateway: creates a saved memory's record and announces it (MemorySaved, and the
+    # purge of one that expires), publishes every other change as a command to ingest,
+    # waits for memory events, reads the log for revision history and the dead letters. It
+    # reads the token bucket (authentication) and watches it (to drop revoked tokens at
+    # once), but token changes are requests to ingest, which writes them; it appends to the
+    # audit log and keeps the products' records and the key/value memory (the only service
+    # that reads or writes it: compare-and-set writes, listing by a throwaway reader). Its
+    # consolidation summaries share an LLM spend bound.
     QUERY: _service(
         QUERY,
         (
             *_each_workspace(subjects.SAVE_MEMORY, subjects.FORGET_MEMORY, subjects.LINK_MEMORIES),
             *_each_workspace(subjects.UPDATE_MEMORY, subjects.MEMORIES_RECALLED),
+            *_each_workspace(subjects.MEMORY_SAVED),
+            f"{subjects.PURGE_SCHEDULES}.*.*",
             *_kv_read(streams.MEMORIES_BUCKET),
+            *_kv_write(streams.MEMORIES_BUCKET),
             *_kv_read(streams.TOKENS_BUCKET),
             *_kv_watch(streams.TOKENS_BUCKET),
             f"{subjects.TOKEN_REQUESTS}.*",  # token changes: ingest answers

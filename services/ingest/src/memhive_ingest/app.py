@@ -12,6 +12,7 @@ from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
+from memhive_application.purge_scheduling import PurgeScheduling
 from memhive_application.token_requests import AuthenticatedTokenAdmin
 from memhive_application.tokens import TokenAdmin
 from memhive_contracts import streams, subjects
@@ -19,7 +20,7 @@ from memhive_contracts import streams, subjects
 from memhive_ingest.access_counts import AccessCounter
 from memhive_ingest.forget_memory import ForgetMemoryHandler
 from memhive_ingest.link_memories import LinkMemoriesHandler
-from memhive_ingest.purge_memory import PurgeMemoryHandler, PurgeScheduling
+from memhive_ingest.purge_memory import PurgeMemoryHandler
 from memhive_ingest.save_memory import SaveMemoryHandler
 from memhive_ingest.subscribers import ActivitySubscriber, CommandRouter, command_routes
 from memhive_ingest.token_responder import TokenResponder

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memhive.v1 import commands_pb2
+from memhive_application.announcements import Announcer
 from memhive_contracts.mapping import from_timestamp
 from memhive_contracts.requester_mapping import requester_of
 from memhive_domain.errors import ConcurrentUpdate
@@ -11,7 +12,6 @@ from memhive_ports import EventPublisher, MemoryStore
 from memhive_ports.poison import Poison
 from memhive_ports.store import StoredMemory
 
-from memhive_ingest.announcements import Announcer
 from memhive_ingest.requester_rights import ensure_may_write
 
 MAX_ATTEMPTS = 5

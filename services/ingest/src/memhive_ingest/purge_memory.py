@@ -1,5 +1,5 @@
-"""Use cases of an expired memory's end: schedule its purge when it is written, and apply
-the purge when the stream delivers it (memhive_domain.lifecycle has the rule)."""
+"""Use case of an expired memory's end: apply the purge when the stream delivers it (its
+schedule is `memhive_application.purge_scheduling`; memhive_domain.lifecycle has the rule)."""
 
 from __future__ import annotations
 
@@ -10,40 +10,12 @@ from memhive.v1 import commands_pb2, events_pb2
 from memhive_contracts import subjects
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.errors import ConcurrentUpdate
-from memhive_domain.lifecycle import is_purgeable, purge_due
-from memhive_domain.memory import Memory
-from memhive_ports import Clock, CommandScheduler, EventPublisher, MemoryStore
+from memhive_domain.lifecycle import is_purgeable
+from memhive_ports import Clock, EventPublisher, MemoryStore
 
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 5
-
-
-class PurgeScheduling:
-    """After a write: a memory with an expiry gets its purge scheduled (again: a changed
-    expiry replaces the earlier schedule; a removed one leaves a schedule that finds
-    nothing to purge)."""
-
-    def __init__(self, scheduler: CommandScheduler, retention: timedelta) -> None:
-        self._scheduler, self._retention = scheduler, retention
-
-    async def written(self, memory: Memory) -> None:
-        due = purge_due(memory, self._retention)
-        if due is None:
-            return
-        command = commands_pb2.PurgeMemory(
-            command_id=f"purge:{memory.id}:{due.isoformat()}",
-            workspace_id=memory.workspace_id,
-            memory_id=memory.id,
-            expires_at=to_timestamp(memory.expires_at),
-            due_at=to_timestamp(due),
-        )
-        await self._scheduler.schedule(
-            subjects.purge_schedule(memory.workspace_id, memory.id),
-            subjects.for_workspace(subjects.PURGE_MEMORY, memory.workspace_id),
-            command,
-            due,
-        )
 
 
 class PurgeMemoryHandler:

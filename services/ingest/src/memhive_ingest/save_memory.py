@@ -6,6 +6,8 @@ import uuid
 from dataclasses import replace
 
 from memhive.v1 import commands_pb2
+from memhive_application.announcements import Announcer
+from memhive_application.purge_scheduling import PurgeScheduling
 from memhive_contracts.mapping import draft_from_pb, from_timestamp, memory_from_pb
 from memhive_contracts.requester_mapping import requester_of
 from memhive_domain.errors import ConcurrentUpdate
@@ -16,9 +18,7 @@ from memhive_ports.poison import Poison
 from memhive_ports.products import ProductDirectory
 from memhive_ports.store import StoredMemory
 
-from memhive_ingest.announcements import Announcer
 from memhive_ingest.product_visibility import product_visibility
-from memhive_ingest.purge_memory import PurgeScheduling
 from memhive_ingest.requester_rights import ensure_may_write
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from memhive.v1 import commands_pb2
+from memhive_application.announcements import Announcer
+from memhive_application.purge_scheduling import PurgeScheduling
 from memhive_contracts.curation_mapping import changes_from_pb
 from memhive_contracts.mapping import from_timestamp
 from memhive_contracts.requester_mapping import requester_of
@@ -18,8 +20,6 @@ from memhive_ports import EventPublisher, MemoryStore
 from memhive_ports.poison import Poison
 from memhive_ports.store import StoredMemory
 
-from memhive_ingest.announcements import Announcer
-from memhive_ingest.purge_memory import PurgeScheduling
 from memhive_ingest.requester_rights import ensure_may_write
 
 MAX_ATTEMPTS = 5

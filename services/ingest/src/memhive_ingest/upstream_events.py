@@ -21,6 +21,7 @@ import asyncio
 from collections import defaultdict
 from collections.abc import Sequence
 
+from memhive_application.announcements import Announcer
 from memhive_contracts.mapping import to_timestamp
 from memhive_contracts.upstream_mapping import upstream_event_from_wire
 from memhive_domain.errors import ConcurrentUpdate
@@ -43,7 +44,6 @@ from memhive_ports import Clock, EventPublisher, MemoryStore, StoredMemory
 from memhive_ports.products import ProductDirectory
 from nats.aio.msg import Msg
 
-from memhive_ingest.announcements import Announcer
 from memhive_ingest.product_visibility import product_visibility
 
 MAX_ATTEMPTS = 5

@@ -3,22 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import cached_property
 
 from memhive_adapters.nats.activity_log import JetStreamActivityLog
 from memhive_adapters.nats.audit_log import JetStreamAuditLog
 from memhive_adapters.nats.dead_letters import DeadLetters
 from memhive_adapters.nats.kv_key_value_store import KvKeyValueStore
+from memhive_adapters.nats.kv_memory_store import KvMemoryStore
 from memhive_adapters.nats.publisher import JetStreamPublisher
 from memhive_adapters.nats.revision_log import JetStreamRevisionLog
+from memhive_adapters.nats.scheduler import JetStreamScheduler
 from memhive_adapters.nats.token_requests import BusTokenCommands
 from memhive_adapters.oidc.identity import oidc_identity
 from memhive_adapters.runtime.bulletins import open_scope_bulletins
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.llm import build_chat_model, open_shared_spend_guard
 from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
+from memhive_application.announcements import Announcer
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
+from memhive_application.purge_scheduling import PurgeScheduling
 from memhive_domain.fusion import FusionMethod
 from memhive_domain.ranking import AnswerFit
 from memhive_ports import (
@@ -160,6 +165,13 @@ def _reranking(settings: RerankSettings, infra: Infrastructure) -> Reranking | N
     return Reranking(reranker, settings.candidates, settings.weight, infra.term_weights)
 
 
+def _records(infra: Infrastructure) -> MemoryStore:
+    """The record as the gateway's saves write it: refused below the low-space watermark,
+    like a command (`infra.store` is KV's everywhere but in tests)."""
+    store = infra.store
+    return store.refusing_when_low(infra.space) if isinstance(store, KvMemoryStore) else store
+
+
 async def build_gateway(infra: Infrastructure) -> Gateway:
     settings = infra.settings.query
     vector, lexical = await infra.lanes()
@@ -173,15 +185,20 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
     trail = gateway_trail(JetStreamAuditLog(infra.js), infra.clock)
     conflicts = ConflictCheck(vector, infra.store, settings.conflict_threshold)
     oidc = oidc_identity(infra.settings.oidc)
+    # The gateway records a save itself (use_cases/save.py): the record's create is the
+    # identical-body claim, MemorySaved is refused below the low-space watermark like a
+    # command, and an expiring memory's purge is scheduled as ingest schedules its own.
+    retention = timedelta(days=infra.settings.ingest.expired_retention_days)
+    announcer = Announcer(commands, PurgeScheduling(JetStreamScheduler(infra.js), retention))
     save = SaveMemory(
         infra.embedder,
-        commands,
+        announcer,
+        IdenticalSaves(_records(infra), waiter, lexical),
         waiter,
         infra.clock,
         timeout,
         conflicts=conflicts,
         edges=edge_commands,
-        identical=IdenticalSaves(infra.store, waiter, lexical),
         products=infra.products,
     )
     key_values = KeyValues(KvKeyValueStore(infra.js, infra.clock, infra.space), infra.clock)

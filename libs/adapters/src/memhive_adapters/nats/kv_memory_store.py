@@ -19,6 +19,7 @@ from nats.aio.client import Client
 from nats.js.errors import KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
+from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.nats.decoded_records import DecodedRecords
 from memhive_adapters.nats.kv_latest import LatestValues
 from memhive_adapters.nats.kv_latest_many import LatestMany, open_latest_many
@@ -39,6 +40,8 @@ class KvMemoryStore:
     keeps them unless it is given new ones, so only a link ever changes them.
     Every read asks the bucket; a record read again at the same revision is not decoded
     again (`decoded_records`; none kept unless given one).
+    With `space`, no record is created while the data dir is below its low-space watermark
+    (InsufficientStorage): the gateway's saves, writes asked for (`refusing_when_low`).
     """
 
     def __init__(
@@ -47,9 +50,15 @@ class KvMemoryStore:
         latest: LatestValues,
         many: LatestMany | None = None,
         decoded: DecodedRecords | None = None,
+        space: FreeSpace | None = None,
     ) -> None:
         self._kv, self._latest, self._many = kv, latest, many
         self._decoded = DecodedRecords(0) if decoded is None else decoded
+        self._space = space
+
+    def refusing_when_low(self, space: FreeSpace | None) -> KvMemoryStore:
+        """The same bucket, whose creates are refused below `space`'s watermark."""
+        return KvMemoryStore(self._kv, self._latest, self._many, self._decoded, space)
 
     @classmethod
     async def open(cls, nc: Client, decoded: DecodedRecords | None = None) -> KvMemoryStore:
@@ -76,6 +85,8 @@ class KvMemoryStore:
 
     async def create(self, memory: Memory, command_id: str) -> StoredMemory:
         key = _key_of(memory)
+        if self._space is not None:
+            self._space.require("the save was not accepted")
         try:
             revision = await self._kv.create(key, _record(memory, command_id))
         except KeyWrongLastSequenceError as exc:

@@ -45,10 +45,10 @@ async def save_memory(
 ) -> JSONResponse:
     """Save a memory. `wait=indexed` (the default) returns once it is recallable
     (read-your-writes) and refuses near-duplicates (409, listed in "similar") unless
-    `force` or `supersedes`. `wait=persisted` returns once it is in the record, `accepted`
-    once the command is in the log (202): sooner, because the body is not embedded before
-    the answer, so near-duplicates are not refused; the link classifier links the new
-    memory to them afterwards (`related_to`, rationale "near-duplicate ...").
+    `force` or `supersedes`. `wait=persisted` returns once it is in the record and
+    announced on the log, `accepted` at the same point (202): sooner, because the body is
+    not embedded before the answer, so near-duplicates are not refused; the link classifier
+    links the new memory to them afterwards (`related_to`, rationale "near-duplicate ...").
 
     The same body in the same scope returns the existing memory (200, status "duplicate"),
     whatever the wait.

@@ -1,5 +1,10 @@
 """Use case: accept a memory, check it against its scope (duplicates, near-duplicates, what it
-supersedes), put the command on the bus, optionally wait.
+supersedes), create its record and announce it (MemorySaved), optionally wait.
+
+The gateway writes a new memory's record itself rather than sending ingest a command: the
+create is also the identical-body claim (identical.py), and a save crosses the bus one hop
+fewer (docs/architecture.md, "A save's record"). Ingest keeps every other write, and saves
+that come as commands (hooks, restores).
 
 Only a caller waiting for `indexed` pays for an encoder pass here: the body is embedded once,
 near-duplicates are refused (409) and the vector travels with the command. For `persisted`
@@ -17,11 +22,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
-from memhive.v1 import commands_pb2
 from memhive.v1 import memory_pb2 as pb
-from memhive_contracts import subjects
-from memhive_contracts.mapping import memory_to_pb, to_timestamp
-from memhive_contracts.requester_mapping import requester_to_pb
+from memhive_application.announcements import Announcer
+from memhive_contracts.mapping import to_timestamp
 from memhive_domain.edges import Edge, EdgeDraft, EdgeKind, propose_edge
 from memhive_domain.errors import NotAllowed
 from memhive_domain.ids import uuid7
@@ -29,16 +32,18 @@ from memhive_domain.memory import Memory, MemoryDraft, create_memory, inheriting
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.scope_tree import can_write, default_visibility, write_refusal
-from memhive_ports import Clock, Embedder, EventPublisher
+from memhive_ports import Clock, Embedder, InsufficientStorage
 from memhive_ports.products import ProductDirectory
+from memhive_ports.store import StoredMemory
 
 from memhive_query.event_waiter import EventWaiter
 from memhive_query.use_cases.conflicts import CheckedScope, ConflictCheck, exact_duplicate
-from memhive_query.use_cases.identical import Claim, IdenticalSaves
+from memhive_query.use_cases.identical import IdenticalSaves
 from memhive_query.use_cases.link import EdgeCommands
 
 Wait = Literal["accepted", "persisted", "indexed"]
-# Told the memory as its command went into the log (the audit trail's entry starts there).
+# Told the memory once its record and MemorySaved are durable (the audit trail's entry starts
+# there).
 Accepted = Callable[[Memory], None]
 
 
@@ -49,26 +54,28 @@ class SaveOutcome:
 
 
 class SaveMemory:
-    """With `conflicts` and `edges` (the gateway always passes both): an exact duplicate in
-    the same scope comes back as status "duplicate"; waiting for `indexed`, near-duplicates
-    raise NearDuplicates unless `force` or `supersedes`; `supersedes` saves and links
-    `updates` edges in one step.
+    """`identical` writes the record (the body's content id: an identical save in the same
+    scope comes back as status "duplicate"); `announcer` publishes MemorySaved. With
+    `conflicts` and `edges` (the gateway always passes both): waiting for `indexed`, an exact
+    duplicate the vector lane finds is answered the same way and near-duplicates raise
+    NearDuplicates unless `force` or `supersedes`; `supersedes` saves and links `updates`
+    edges in one step.
     """
 
     def __init__(
         self,
         embedder: Embedder,
-        publisher: EventPublisher,
+        announcer: Announcer,
+        identical: IdenticalSaves,
         waiter: EventWaiter,
         clock: Clock,
         wait_timeout_s: float,
         *,
         conflicts: ConflictCheck | None = None,
         edges: EdgeCommands | None = None,
-        identical: IdenticalSaves | None = None,
         products: ProductDirectory | None = None,
     ) -> None:
-        self._embedder, self._publisher, self._waiter = embedder, publisher, waiter
+        self._embedder, self._announcer, self._waiter = embedder, announcer, waiter
         self._clock, self._timeout = clock, wait_timeout_s
         self._conflicts, self._edges = conflicts, edges
         self._identical, self._products = identical, products
@@ -90,36 +97,21 @@ class SaveMemory:
             memory = await self._with_product_visibility(principal, draft, drafted)
             stale = await self._superseded(principal, supersedes, memory.created_at)
             return await self.publish(principal, memory, None, wait, stale, accepted=accepted)
-        # The pass (on a worker thread) and the content id's record read need only the body
-        # and the scope: they run while the product's record and the memories superseded
-        # are read, not after.
+        # The pass (on a worker thread) needs only the body: it runs while the product's
+        # record and the memories superseded are read, not after.
         passing = asyncio.ensure_future(self._embedder.embed([drafted.body]))
-        claiming = (
-            None
-            if self._identical is None
-            else asyncio.ensure_future(self._identical.claim(drafted, wait, drafted.created_at))
-        )
         try:
             memory = await self._with_product_visibility(principal, draft, drafted)
             stale = await self._superseded(principal, supersedes, memory.created_at)
             vector = (await passing)[0]
-            claim = None if claiming is None else await claiming
-            duplicate = claim is not None and claim.existing is not None
-            forced = force or bool(stale)
-            checked = (
-                None if duplicate else await self._checked_scope(principal, memory, vector, forced)
-            )
+            checked = await self._checked_scope(principal, memory, vector, force or bool(stale))
         except BaseException:
-            _abandon(claiming, self._waiter)
             passing.add_done_callback(_retrieved)  # a pass no one awaits any more
             raise
-        if duplicate:
-            return await self._claimed_duplicate(claim)
         if isinstance(checked, Memory):  # an exact duplicate the vector lane found
-            _abandon(claiming, self._waiter)
             return await self._duplicate(checked, wait)
         return await self.publish(
-            principal, memory, vector, wait, stale, checked=checked, claim=claim, accepted=accepted
+            principal, memory, vector, wait, stale, checked=checked, accepted=accepted
         )
 
     async def _checked_scope(
@@ -176,10 +168,20 @@ class SaveMemory:
                 await self._waiter.wait(waiting, self._timeout)
         return SaveOutcome(existing, "duplicate")
 
-    async def _claimed_duplicate(self, claim: Claim) -> SaveOutcome:
-        if claim.waiting is not None:  # a duplicate still on its way to the lanes
-            await self._waiter.wait(claim.waiting, self._timeout)
-        return SaveOutcome(claim.existing, "duplicate")
+    async def _recorded_duplicate(self, existing: StoredMemory, wait: Wait) -> SaveOutcome:
+        """The body's slot held a live memory: that memory is the answer, once indexed when
+        the caller waits for it; announced again when its own announcement may be lost."""
+        waiting = await self._identical.until_indexed(existing.memory, wait)
+        try:
+            if await self._identical.needs_announcing(existing):
+                await self._announce(existing.memory, existing.last_command_id, None)
+        except BaseException:
+            if waiting is not None:
+                self._waiter.cancel(waiting)
+            raise
+        if waiting is not None:
+            await self._waiter.wait(waiting, self._timeout)
+        return SaveOutcome(existing.memory, "duplicate")
 
     async def _superseded(
         self, principal: Principal, supersedes: Sequence[str], now: datetime
@@ -199,53 +201,57 @@ class SaveMemory:
         stale: Sequence[Memory] = (),
         *,
         checked: CheckedScope | None = None,
-        claim: Claim | None = None,
         accepted: Accepted | None = None,
     ) -> SaveOutcome:
         """`vector` None: embed computes it. `checked`: what the search found in the scope
-        with that vector (the link classifier need not search again). `claim`: the content
-        id's, already made for this memory and `wait`."""
-        stage = None if wait == "accepted" else wait
-        if self._identical is not None:
-            if claim is None:
-                claim = await self._identical.claim(memory, stage, memory.created_at)
-            if claim.existing is not None:
-                return await self._claimed_duplicate(claim)
-            # The claim's id; the rest is this memory's (the claim may have read the record
-            # before the product's visibility was known).
-            memory, future = replace(memory, id=claim.memory.id), claim.waiting
-        else:
-            future = None if stage is None else self._waiter.expect(memory.id, stage)
-        edges = [_updates(principal, memory, old, memory.created_at) for old in stale]
+        with that vector (the link classifier need not search again)."""
         command_id = str(uuid.uuid4())
-        command = commands_pb2.SaveMemory(
-            command_id=command_id,
-            memory=memory_to_pb(memory),
-            requested_by=principal.user_id,
-            requested_at=to_timestamp(memory.created_at),
-            requester=requester_to_pb(principal),
-        )
-        if vector is not None:
-            command.embedding.CopyFrom(pb.Embedding(model=self._embedder.model_name, values=vector))
-            if checked is not None:
-                command.near_duplicate_check = checked.threshold
-                command.near_duplicates.extend(_neighbours(checked.near_duplicates))
-        subject = subjects.for_workspace(subjects.SAVE_MEMORY, principal.workspace_id)
-        await self._publisher.publish(subject, command, msg_id=command_id)
+        recorded = await self._identical.record(memory, command_id)
+        if recorded.existing is not None:
+            return await self._recorded_duplicate(recorded.existing, wait)
+        created = recorded.created
+        assert created is not None  # narrowed: a record is created when none is found
+        memory = created.memory
+        future = self._waiter.expect(memory.id, "indexed") if wait == "indexed" else None
+        try:
+            await self._announce(memory, command_id, vector, checked)
+        except BaseException as failure:
+            if future is not None:
+                self._waiter.cancel(future)
+            if isinstance(failure, InsufficientStorage):  # refused: certainly not in the log
+                await self._identical.withdraw(created)
+            # Otherwise (no answer from the bus, a cancelled request) the event may be in the
+            # log: the record stays, and a retry of the same body announces it again.
+            raise
+        edges = [_updates(principal, memory, old, memory.created_at) for old in stale]
         linked = await self._link(principal, edges, wait)
         if accepted is not None:  # the save and the edges it asked for are in the log
             accepted(memory)
-        done = None if future is None else await self._waiter.event(future, self._timeout)
-        if done is None:
-            return SaveOutcome(memory, "accepted")
-        winner = (
-            None
-            if self._identical is None
-            else await self._identical.winner(memory, command_id, done)
+        if future is None:  # durable already: the record and its MemorySaved
+            return SaveOutcome(memory, wait if linked else "accepted")
+        indexed = await self._waiter.event(future, self._timeout)
+        return SaveOutcome(memory, wait if indexed is not None and linked else "accepted")
+
+    async def _announce(
+        self,
+        memory: Memory,
+        command_id: str,
+        vector: list[float] | None,
+        checked: CheckedScope | None = None,
+    ) -> None:
+        embedding = (
+            None if vector is None else pb.Embedding(model=self._embedder.model_name, values=vector)
         )
-        if winner is not None:
-            return SaveOutcome(winner, "duplicate")  # an identical save raced us and won
-        return SaveOutcome(memory, wait if linked else "accepted")
+        await self._announcer.saved(
+            memory,
+            event_id=f"{command_id}:saved",
+            command_id=command_id,
+            occurred_at=to_timestamp(memory.created_at),
+            embedding=embedding,
+            requested_by=memory.created_by,
+            near_duplicate_check=None if checked is None else checked.threshold,
+            near_duplicates=() if checked is None else _neighbours(checked.near_duplicates),
+        )
 
     async def _link(self, principal: Principal, edges: Sequence[Edge], wait: Wait) -> bool:
         """Publish the edges after the save (ingest applies them in that order); True when
@@ -256,24 +262,6 @@ class SaveMemory:
         future = None if wait == "accepted" else self._edges.expect(command)
         await self._edges.publish(command)
         return future is None or await self._edges.applied(future)
-
-
-def _abandon(claiming: asyncio.Future | None, waiter: EventWaiter) -> None:
-    """A claim the save will not use leaves no waiter behind: it is let finish (a record
-    read), then whatever waiter it registered is released."""
-    if claiming is None:
-        return
-    if claiming.done():
-        _release(claiming, waiter)
-    else:
-        claiming.add_done_callback(lambda done: _release(done, waiter))
-
-
-def _release(claiming: asyncio.Future, waiter: EventWaiter) -> None:
-    if claiming.cancelled() or claiming.exception() is not None:
-        return  # a failed or stopped claim released its waiter itself
-    if (waiting := claiming.result().waiting) is not None:
-        waiter.cancel(waiting)
 
 
 def _retrieved(done: asyncio.Future) -> None:

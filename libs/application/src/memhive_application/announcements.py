@@ -1,5 +1,6 @@
-"""The events ingest announces after a durable write: MemorySaved and MemoryForgotten, with
-who asked for the write (the recent-activity feed shows it).
+"""The events announced after a durable write of the record: MemorySaved (by ingest, and by
+the gateway for the saves it records itself) and MemoryForgotten, with who asked for the
+write (the recent-activity feed shows it).
 
 Each event id is derived from what caused the write, never random, so a redelivered command
 announces the same event again and JetStream drops the duplicate.
@@ -16,7 +17,7 @@ from memhive_contracts.mapping import memory_to_pb
 from memhive_domain.memory import Memory
 from memhive_ports import EventPublisher
 
-from memhive_ingest.purge_memory import PurgeScheduling
+from memhive_application.purge_scheduling import PurgeScheduling
 
 Announcement = events_pb2.MemorySaved | events_pb2.MemoryForgotten
 

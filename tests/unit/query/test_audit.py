@@ -214,6 +214,39 @@ async def test_a_saves_entry_is_appended_once_it_is_announced_not_after_the_wait
     assert len(log.entries) == 1  # not appended twice
 
 
+class HeldPublisher(FakePublisher):
+    """MemorySaved's publish lasts until the test ends it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+
+    async def publish(self, subject: str, message, *, msg_id: str) -> None:
+        await self.release.wait()
+        await super().publish(subject, message, msg_id=msg_id)
+
+
+async def test_a_saves_entry_is_appended_once_its_record_exists_beside_the_announcement() -> None:
+    """The record is the save's durable write: its entry is appended from there, while
+    MemorySaved is published, not after it (one round trip fewer before a `persisted`
+    answer)."""
+    publisher, log, clock, store = HeldPublisher(), FakeAuditLog(), FixedClock(NOW), FakeStore()
+    identical = IdenticalSaves(store, FakeWaiter())
+    save = AuditedSave(
+        SaveMemory(FakeEmbedder(), Announcer(publisher), identical, FakeWaiter(), clock, 1.0),
+        gateway_trail(log, clock),
+    )
+    saving = asyncio.ensure_future(save(MEMBER, MemoryDraft(kind="fact", body=BODY), "persisted"))
+    await turns()
+    [(_, memory_id)] = store.rows
+    assert [(e.action, e.target, e.outcome) for e in log.entries] == [
+        (AuditAction.SAVE, memory_id, Outcome.OK)
+    ]
+    assert publisher.sent == [] and not saving.done()  # MemorySaved still on its way
+    publisher.release.set()
+    assert (await saving).status == "persisted" and len(log.entries) == 1
+
+
 async def test_the_answer_waits_for_the_entry_appended_early() -> None:
     waiter, log = HeldWaiter(), HeldAuditLog()
     save, _ = held_save(waiter, log)

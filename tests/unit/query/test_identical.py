@@ -90,15 +90,6 @@ async def test_identical_saves_racing_make_one_memory() -> None:
     assert list(store.rows) == [("ws", slot(0))]
 
 
-async def test_a_withdrawn_record_is_gone_and_a_failed_withdrawal_is_not_raised() -> None:
-    store = FakeStore()
-    saves = IdenticalSaves(store, FakeWaiter())
-    created = (await saves.record(new_save(), "cmd-1")).created
-    await saves.withdraw(created)
-    assert store.rows == {}
-    await saves.withdraw(created)  # already gone: logged, not raised over the save's failure
-
-
 async def test_only_a_first_revision_missing_from_the_lexical_lane_is_announced_again() -> None:
     store, lexical = FakeStore(), FakeLexicalIndex()
     saves = IdenticalSaves(store, FakeWaiter(), lexical)

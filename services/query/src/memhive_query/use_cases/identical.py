@@ -11,7 +11,6 @@ a live copy (a duplicate) from a forgotten one (the next slot).
 from __future__ import annotations
 
 import asyncio
-import logging
 from dataclasses import dataclass, replace
 
 from memhive_domain.errors import ConcurrentUpdate
@@ -21,8 +20,6 @@ from memhive_ports import LexicalIndex, MemoryStore
 from memhive_ports.store import StoredMemory
 
 from memhive_query.event_waiter import EventWaiter
-
-log = logging.getLogger(__name__)
 
 # Slots tried before giving up on content ids (each earlier one held a forgotten copy).
 MAX_ATTEMPTS = 8
@@ -60,20 +57,12 @@ class IdenticalSaves:
                 return Recorded(None, stored)
         return Recorded(await self._store.create(memory, command_id), None)
 
-    async def withdraw(self, created: StoredMemory) -> None:
-        """Takes back a record whose MemorySaved the bus refused (the caller is told the save
-        failed): nothing would ever index it. Best effort: a record left behind is announced
-        again by the next identical save (`needs_announcing`)."""
-        try:
-            await self._store.purge(created)
-        except Exception:  # noqa: BLE001 - the save's own failure is what the caller gets
-            log.warning("could not withdraw memory %s after a failed save", created.memory.id)
-
     async def needs_announcing(self, existing: StoredMemory) -> bool:
         """A duplicate still at its first revision and absent from the lexical lane (written
         last, just before MemoryIndexed): either its MemorySaved is on its way, or its save
-        failed or was killed between the record and the event. Announcing it again under the
-        same event id heals the second and costs nothing in the first (the stream drops it)."""
+        failed (refused, unanswered) or was killed between the record and the event.
+        Announcing it again under the same event id heals the second and costs nothing in
+        the first (the stream drops it)."""
         if self._lexical is None or existing.memory.revision != 1:
             return False
         held = await self._lexical.present(existing.memory.workspace_id, [existing.memory.id])

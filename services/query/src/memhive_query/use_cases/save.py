@@ -7,10 +7,11 @@ fewer (docs/architecture.md, "A save's record"). Ingest keeps every other write,
 that come as commands (hooks, restores).
 
 Only a caller waiting for `indexed` pays for an encoder pass here: the body is embedded once,
-near-duplicates are refused (409) and the vector travels with the command. For `persisted`
-and `accepted` the pass would cost more than the answer's whole budget, so the command goes
-without a vector: exact duplicates are still found (the content id's claim needs no vector),
-embed computes the vector once, and the link classifier links near-duplicates afterwards.
+near-duplicates are refused (409) and the vector travels with MemorySaved. For `persisted`
+and `accepted` the pass would cost more than the answer's whole budget, so the event goes
+without a vector: exact duplicates are still found (the content id's record needs no
+vector), embed computes the vector once, and the link classifier links near-duplicates
+afterwards.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from memhive_domain.memory import Memory, MemoryDraft, create_memory, inheriting
 from memhive_domain.policy import Action, require
 from memhive_domain.principals import Principal
 from memhive_domain.scope_tree import can_write, default_visibility, write_refusal
-from memhive_ports import Clock, Embedder, InsufficientStorage
+from memhive_ports import Clock, Embedder
 from memhive_ports.products import ProductDirectory
 from memhive_ports.store import StoredMemory
 
@@ -42,8 +43,8 @@ from memhive_query.use_cases.identical import IdenticalSaves
 from memhive_query.use_cases.link import EdgeCommands
 
 Wait = Literal["accepted", "persisted", "indexed"]
-# Told the memory once its record and MemorySaved are durable (the audit trail's entry starts
-# there).
+# Told the memory once its record is created: the save has happened (the audit trail's entry
+# is appended from there, beside the announcement and any wait).
 Accepted = Callable[[Memory], None]
 
 
@@ -90,8 +91,8 @@ class SaveMemory:
         supersedes: Sequence[str] = (),
         accepted: Accepted | None = None,
     ) -> SaveOutcome:
-        """`accepted` is told the memory once its command (and its `updates` edges) are in
-        the log, before the wait for `wait`."""
+        """`accepted` is told the memory once its record is created, before it is announced
+        and before the wait for `wait`."""
         drafted = self._drafted(principal, draft, "save")
         if wait != "indexed":  # no encoder pass before the answer: see the module's note
             memory = await self._with_product_visibility(principal, draft, drafted)
@@ -212,21 +213,19 @@ class SaveMemory:
         created = recorded.created
         assert created is not None  # narrowed: a record is created when none is found
         memory = created.memory
+        if accepted is not None:  # the record is durable: the save has happened
+            accepted(memory)
         future = self._waiter.expect(memory.id, "indexed") if wait == "indexed" else None
         try:
             await self._announce(memory, command_id, vector, checked)
-        except BaseException as failure:
+        except BaseException:
+            # Refused, unanswered or cancelled: the record stays (what the audit entry says
+            # happened), and a retry of the same body announces it again (identical.py).
             if future is not None:
                 self._waiter.cancel(future)
-            if isinstance(failure, InsufficientStorage):  # refused: certainly not in the log
-                await self._identical.withdraw(created)
-            # Otherwise (no answer from the bus, a cancelled request) the event may be in the
-            # log: the record stays, and a retry of the same body announces it again.
             raise
         edges = [_updates(principal, memory, old, memory.created_at) for old in stale]
         linked = await self._link(principal, edges, wait)
-        if accepted is not None:  # the save and the edges it asked for are in the log
-            accepted(memory)
         if future is None:  # durable already: the record and its MemorySaved
             return SaveOutcome(memory, wait if linked else "accepted")
         indexed = await self._waiter.event(future, self._timeout)

@@ -151,6 +151,33 @@ async def test_every_time_parameter_takes_every_edge_case(stack: Stack, gateway_
     assert not failures, "\n".join(map(str, failures))
 
 
+NUMBERS = [0, 448, -1, 1.5, 1e9, True]
+
+
+@pytest.mark.timeout(300)
+async def test_every_time_parameter_refuses_a_number_for_a_moment(
+    stack: Stack, gateway_url: str
+) -> None:
+    """The document says an ISO 8601 date-time; pydantic alone would read 448 (or "448" in a
+    query string) as seconds since 1970 (found by schemathesis: `created_after: 448`
+    recalled as if it were a moment). A 422 naming the parameter instead."""
+    refused_wrongly = []
+    async with callers(stack, gateway_url) as (clients, memory_id):
+        for route in ROUTES:
+            for name in route.names:
+                for number in NUMBERS:
+                    given_values = {name: str(number) if route.in_query else number}
+                    if route.in_query and isinstance(number, bool):
+                        continue  # "True" in a query string is no number
+                    answer = await send(clients, memory_id, route, given_values)
+                    named = answer.status_code == 422 and any(
+                        p["field"] == name for p in answer.json()["problems"]
+                    )
+                    if not named:
+                        refused_wrongly.append((route.path, given_values, answer.status_code))
+    assert not refused_wrongly, "\n".join(map(str, refused_wrongly))
+
+
 @pytest.mark.timeout(300)
 async def test_every_time_parameter_survives_the_extremes(stack: Stack, gateway_url: str) -> None:
     """Any moment of 0001..9999 at any offset, one or two bounds in any order (hypothesis)."""

@@ -16,6 +16,8 @@ valid cases valid.
 
 from __future__ import annotations
 
+import re
+from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -36,7 +38,7 @@ from memhive_domain.skills import MAX_NAME_CHARS, SKILL_NAME
 from memhive_domain.sources import Source
 from memhive_domain.text import SPACE_CLASS, VISIBLE_TEXT_PATTERN
 from memhive_domain.tokens import DURATION_PATTERN, LIFETIME_PATTERN
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 
 def one_of(enum: type[StrEnum]) -> Any:
@@ -114,3 +116,18 @@ SkillName = Annotated[
 ]
 # Cursors are positions this API issued (anything else is a 422 naming `cursor`).
 Cursor = Annotated[str, Field(max_length=MAX_CURSOR_CHARS, description="a next_cursor")]
+
+
+_NUMBER = re.compile(r"\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*")
+
+
+def _iso_8601_only(value: Any) -> Any:
+    """pydantic reads a number, or a string of one, as seconds since 1970; the document says
+    an ISO 8601 date-time, and a client sending 448 meant no such moment."""
+    if isinstance(value, int | float) or (isinstance(value, str) and _NUMBER.fullmatch(value)):
+        raise ValueError("must be an ISO 8601 date-time with its offset, e.g. 2026-01-01T00:00:00Z")
+    return value
+
+
+# A moment a request names: an ISO 8601 date-time (the domain checks its range and offset).
+Moment = Annotated[datetime, BeforeValidator(_iso_8601_only)]

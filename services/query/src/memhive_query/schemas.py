@@ -38,6 +38,7 @@ from memhive_query.request_types import (
     FlagKindName,
     Importance,
     KindName,
+    Moment,
     OptionalProductId,
     OptionalScopePath,
     ScopeName,
@@ -116,8 +117,8 @@ class SaveRequest(NodeFields):
     )
     source: SourceName = "agent"
     source_ref: SourceRef | None = None
-    expires_at: datetime | None = Field(None, description="a future time; omitted: never")
-    occurred_at: datetime | None = Field(
+    expires_at: Moment | None = Field(None, description="a future time; omitted: never")
+    occurred_at: Moment | None = Field(
         None,
         description="when the remembered thing happened (ISO 8601), if not now; the same "
         "words at another time are another memory",
@@ -156,8 +157,8 @@ class UpdateRequest(BaseModel):
     tags: list[Tag] | None = Field(None, description="replaces the tags", max_length=MAX_TAGS)
     pinned: bool | None = Field(None, description="pinned memories lead their scope's bulletin")
     visibility: VisibilityName | None = Field(None, description="private or public")
-    expires_at: datetime | None = Field(None, description="a future time; null: never expires")
-    occurred_at: datetime | None = Field(
+    expires_at: Moment | None = Field(None, description="a future time; null: never expires")
+    occurred_at: Moment | None = Field(
         None, description="when it happened; null: when it was saved"
     )
     force: bool = Field(False, description="change the body even when near-duplicates exist")
@@ -232,12 +233,12 @@ class FlagRequest(BaseModel):
 class TimeWindow(BaseModel):
     """When memories were saved and when what they say happened: [after, before)."""
 
-    created_after: datetime | None = Field(None, description="saved at or after (ISO 8601)")
-    created_before: datetime | None = Field(None, description="saved before")
-    occurred_after: datetime | None = Field(
+    created_after: Moment | None = Field(None, description="saved at or after (ISO 8601)")
+    created_before: Moment | None = Field(None, description="saved before")
+    occurred_after: Moment | None = Field(
         None, description="happened at or after (occurred_at, else when saved)"
     )
-    occurred_before: datetime | None = Field(None, description="happened before")
+    occurred_before: Moment | None = Field(None, description="happened before")
 
     def window(self) -> dict[str, datetime | None]:
         """The four bounds, as SelectionRequest names them."""

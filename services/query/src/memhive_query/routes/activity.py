@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -15,7 +14,7 @@ from memhive_domain.activity import (
 )
 
 from memhive_query.openapi import errors
-from memhive_query.request_types import ActivityKindName, OptionalScopePath
+from memhive_query.request_types import ActivityKindName, Moment, OptionalScopePath
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.timestamps import utc_iso
 from memhive_query.use_cases.activity import ActivityRequest
@@ -27,7 +26,7 @@ router = APIRouter(prefix="/v1", tags=["activity"], responses=errors(401, 403, 4
 async def recent_activity(
     gw: GatewayDep,
     who: PrincipalDep,
-    since: Annotated[datetime | None, Query(description="only what happened at or after")] = None,
+    since: Annotated[Moment | None, Query(description="only what happened at or after")] = None,
     scope: Annotated[
         OptionalScopePath | None, Query(description="only what touched this node")
     ] = None,

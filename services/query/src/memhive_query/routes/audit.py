@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -11,7 +10,7 @@ from memhive_domain.audit import DEFAULT_PAGE, MAX_PAGE, AuditEntry, audit_query
 from memhive_domain.errors import FieldProblem, InvalidInput
 
 from memhive_query.openapi import errors
-from memhive_query.request_types import AuditActionName
+from memhive_query.request_types import AuditActionName, Moment
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
 from memhive_query.timestamps import utc_iso
 
@@ -25,8 +24,8 @@ async def read_audit(
     action: Annotated[AuditActionName | None, Query()] = None,
     principal: Annotated[str | None, Query(max_length=200)] = None,
     target: Annotated[str | None, Query(max_length=200)] = None,
-    since: Annotated[datetime | None, Query(description="with its offset, e.g. Z")] = None,
-    until: Annotated[datetime | None, Query(description="with its offset, e.g. Z")] = None,
+    since: Annotated[Moment | None, Query(description="with its offset, e.g. Z")] = None,
+    until: Annotated[Moment | None, Query(description="with its offset, e.g. Z")] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = DEFAULT_PAGE,
     cursor: Annotated[str | None, Query(max_length=100)] = None,
 ) -> dict:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -15,6 +14,7 @@ from memhive_query.openapi import ACCEPTED, NearDuplicatesBody, errors
 from memhive_query.request_types import (
     Cursor,
     KindName,
+    Moment,
     OptionalProductId,
     OptionalScopePath,
     ScopeName,
@@ -83,10 +83,10 @@ async def list_memories(
     tag: Annotated[list[Tag] | None, Query(max_length=MAX_TAGS)] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 20,
     cursor: Annotated[Cursor | None, Query()] = None,
-    created_after: datetime | None = None,
-    created_before: datetime | None = None,
-    occurred_after: datetime | None = None,
-    occurred_before: datetime | None = None,
+    created_after: Moment | None = None,
+    created_before: Moment | None = None,
+    occurred_after: Moment | None = None,
+    occurred_before: Moment | None = None,
     include_expired: bool = False,
 ) -> dict:
     """Newest first; pass `next_cursor` back as `cursor` for the next page (an opaque keyset

@@ -3,7 +3,6 @@ A token is in the answer only once: when it is created or rotated."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from fastapi import APIRouter
@@ -16,6 +15,7 @@ from memhive_query.openapi import errors
 from memhive_query.request_types import (
     Duration,
     Lifetime,
+    Moment,
     PrintableText,
     RoleName,
     ScopePath,
@@ -41,7 +41,7 @@ class CreateTokenRequest(BaseModel):
     expires_in: Lifetime | None = Field(
         None, description="at most 10 years; none (and no expires_at): never"
     )
-    expires_at: datetime | None = Field(
+    expires_at: Moment | None = Field(
         None, description="within 10 years from now; not with expires_in"
     )
 

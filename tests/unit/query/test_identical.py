@@ -90,17 +90,43 @@ async def test_identical_saves_racing_make_one_memory() -> None:
     assert list(store.rows) == [("ws", slot(0))]
 
 
+class CountedLexical(FakeLexicalIndex):
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    async def present(self, workspace_id, memory_ids):
+        self.reads += 1
+        return await super().present(workspace_id, memory_ids)
+
+
 async def test_only_a_first_revision_missing_from_the_lexical_lane_is_announced_again() -> None:
-    store, lexical = FakeStore(), FakeLexicalIndex()
+    store, lexical = FakeStore(), CountedLexical()
     saves = IdenticalSaves(store, FakeWaiter(), lexical)
     created = (await saves.record(new_save(), "cmd-1")).created
-    assert await saves.needs_announcing(created)
+    assert await saves.settle(created, "persisted") == (None, True)
     lexical.hits.append(LaneHit(created.memory.id, 1.0))
-    assert not await saves.needs_announcing(created)  # indexed: announced long ago
+    assert await saves.settle(created, "persisted") == (None, False)  # indexed long ago
     lexical.hits.clear()
     changed = replace(created, memory=replace(created.memory, revision=2))
-    assert not await saves.needs_announcing(changed)  # a later write announced itself
-    assert not await IdenticalSaves(store, FakeWaiter()).needs_announcing(created)  # no lane
+    assert await saves.settle(changed, "persisted") == (None, False)  # announced itself
+    assert lexical.reads == 2  # a later revision is not looked for at all
+    waited, announce = await saves.settle(changed, "indexed")  # looked for, to wait on
+    assert waited is not None and not announce
+    no_lane = IdenticalSaves(store, FakeWaiter())
+    assert await no_lane.settle(created, "persisted") == (None, False)
+
+
+async def test_one_look_at_the_lane_settles_a_duplicate_waited_for_when_indexed() -> None:
+    store, waiter, lexical = FakeStore(), FakeWaiter(), CountedLexical()
+    created = (await IdenticalSaves(store, waiter).record(new_save(), "cmd-1")).created
+    saves = IdenticalSaves(store, waiter, lexical)
+    assert await saves.settle(created, "indexed") == ((slot(0), "indexed"), True)
+    assert waiter.expected == [(slot(0), "indexed")] and lexical.reads == 1
+    waiter.expected.clear()
+    lexical.hits.append(LaneHit(slot(0), 1.0))
+    assert await saves.settle(created, "indexed") == (None, False)
+    assert waiter.expected == [] and lexical.reads == 2
 
 
 async def test_a_duplicate_not_yet_in_the_lexical_lane_is_waited_for_when_indexed() -> None:

@@ -10,7 +10,6 @@ from memhive_adapters.nats.activity_log import JetStreamActivityLog
 from memhive_adapters.nats.audit_log import JetStreamAuditLog
 from memhive_adapters.nats.dead_letters import DeadLetters
 from memhive_adapters.nats.kv_key_value_store import KvKeyValueStore
-from memhive_adapters.nats.kv_memory_store import KvMemoryStore
 from memhive_adapters.nats.publisher import JetStreamPublisher
 from memhive_adapters.nats.revision_log import JetStreamRevisionLog
 from memhive_adapters.nats.scheduler import JetStreamScheduler
@@ -165,13 +164,6 @@ def _reranking(settings: RerankSettings, infra: Infrastructure) -> Reranking | N
     return Reranking(reranker, settings.candidates, settings.weight, infra.term_weights)
 
 
-def _records(infra: Infrastructure) -> MemoryStore:
-    """The record as the gateway's saves write it: refused below the low-space watermark,
-    like a command (`infra.store` is KV's everywhere but in tests)."""
-    store = infra.store
-    return store.refusing_when_low(infra.space) if isinstance(store, KvMemoryStore) else store
-
-
 async def build_gateway(infra: Infrastructure) -> Gateway:
     settings = infra.settings.query
     vector, lexical = await infra.lanes()
@@ -193,7 +185,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
     save = SaveMemory(
         infra.embedder,
         announcer,
-        IdenticalSaves(_records(infra), waiter, lexical),
+        IdenticalSaves(infra.store.refusing_when_low(infra.space), waiter, lexical),
         waiter,
         infra.clock,
         timeout,

@@ -19,7 +19,6 @@ from memhive_ports import (
     Clock,
     Embedder,
     LexicalIndex,
-    MemoryStore,
     Reranker,
     TermWeights,
     TokenDirectory,
@@ -63,7 +62,7 @@ class Infrastructure:
     settings: MemhiveSettings
     nats: BusClient
     js: JetStreamContext
-    store: MemoryStore
+    store: KvMemoryStore
     tokens: TokenDirectory
     publisher: JetStreamPublisher
     clock: Clock = field(default_factory=SystemClock)

@@ -57,16 +57,20 @@ class IdenticalSaves:
                 return Recorded(None, stored)
         return Recorded(await self._store.create(memory, command_id), None)
 
-    async def needs_announcing(self, existing: StoredMemory) -> bool:
-        """A duplicate still at its first revision and absent from the lexical lane (written
-        last, just before MemoryIndexed): either its MemorySaved is on its way, or its save
-        failed (refused, unanswered) or was killed between the record and the event.
-        Announcing it again under the same event id heals the second and costs nothing in
-        the first (the stream drops it)."""
-        if self._lexical is None or existing.memory.revision != 1:
-            return False
-        held = await self._lexical.present(existing.memory.workspace_id, [existing.memory.id])
-        return existing.memory.id not in held
+    async def settle(
+        self, existing: StoredMemory, stage: str | None
+    ) -> tuple[asyncio.Future | None, bool]:
+        """For a duplicate the record's create found: `until_indexed`'s waiter, and whether
+        to announce it again. It is, when still at its first revision and absent from the
+        lexical lane (written last, just before MemoryIndexed): either its MemorySaved is on
+        its way, or its save failed (refused, unanswered) or was killed between the record
+        and the event. Announcing it again under the same event id heals the second and
+        costs nothing in the first (the stream drops it). One look at the lane for both."""
+        first = existing.memory.revision == 1
+        if self._lexical is None or not (first or stage == "indexed"):
+            return None, False
+        waiting, held = await self._looked_up(existing.memory, stage)
+        return waiting, first and not held
 
     async def until_indexed(self, existing: Memory, stage: str | None) -> asyncio.Future | None:
         """A duplicate answered to a caller waiting for "indexed" must be recallable too: an
@@ -75,9 +79,22 @@ class IdenticalSaves:
         its MemoryIndexed, registered before the look so that it cannot be missed."""
         if stage != "indexed" or self._lexical is None:
             return None
-        waiting = self._waiter.expect(existing.id, stage)
-        held = await self._lexical.present(existing.workspace_id, [existing.id])
-        if existing.id in held:
+        return (await self._looked_up(existing, stage))[0]
+
+    async def _looked_up(
+        self, memory: Memory, stage: str | None
+    ) -> tuple[asyncio.Future | None, bool]:
+        """Whether the lexical lane holds the memory, and a waiter on its MemoryIndexed for
+        a caller waiting for "indexed" while it does not (registered before the look)."""
+        assert self._lexical is not None  # narrowed by the callers
+        waiting = self._waiter.expect(memory.id, stage) if stage == "indexed" else None
+        try:
+            held = memory.id in await self._lexical.present(memory.workspace_id, [memory.id])
+        except BaseException:
+            if waiting is not None:
+                self._waiter.cancel(waiting)
+            raise
+        if held and waiting is not None:
             self._waiter.cancel(waiting)
-            return None
-        return waiting
+            waiting = None
+        return waiting, held

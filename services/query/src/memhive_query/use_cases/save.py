@@ -172,9 +172,9 @@ class SaveMemory:
     async def _recorded_duplicate(self, existing: StoredMemory, wait: Wait) -> SaveOutcome:
         """The body's slot held a live memory: that memory is the answer, once indexed when
         the caller waits for it; announced again when its own announcement may be lost."""
-        waiting = await self._identical.until_indexed(existing.memory, wait)
+        waiting, announce = await self._identical.settle(existing, wait)
         try:
-            if await self._identical.needs_announcing(existing):
+            if announce:
                 await self._announce(existing.memory, existing.last_command_id, None)
         except BaseException:
             if waiting is not None:

@@ -1,5 +1,6 @@
 """MemhiveClient (sync) and AsyncMemhiveClient: the same methods, one over httpx.Client,
-one over httpx.AsyncClient. Each method builds a `Call` and runs it with retries."""
+one over aiohttp (or the httpx transport a caller gives: `senders.py`). Each method builds a
+`Call` and runs it with retries."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from memhive_client import calls
 from memhive_client import models as m
 from memhive_client.errors import raise_for
 from memhive_client.retry import RetryPolicy
+from memhive_client.senders import AiohttpSender, AsyncSender, HttpxSender
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8080"
@@ -344,10 +346,15 @@ class AsyncMemhiveClient:
         timeout_s: float = 60.0,
         retry: RetryPolicy = DEFAULT_RETRY,
         transport: httpx.AsyncBaseTransport | None = None,
+        max_connections: int | None = None,
     ) -> None:
+        """`transport`: an httpx transport to send through instead of aiohttp (an ASGI app,
+        a mock). `max_connections` bounds aiohttp's pool (100 by default)."""
         url, headers = _settings(base_url, token)
-        self._http = httpx.AsyncClient(
-            base_url=url, headers=headers, timeout=timeout_s, transport=transport
+        self._http: AsyncSender = (
+            AiohttpSender(url, headers, timeout_s, max_connections)
+            if transport is None
+            else HttpxSender(url, headers, timeout_s, transport)
         )
         self._retry = retry
 
@@ -365,9 +372,7 @@ class AsyncMemhiveClient:
         while True:
             attempt += 1
             try:
-                response = await self._http.request(
-                    call.method, call.path, params=call.params, json=call.json
-                )
+                response = await self._http.send(call.method, call.path, call.params, call.json)
             except httpx.ConnectError:
                 if not self._retry.should_retry(attempt, None):
                     raise

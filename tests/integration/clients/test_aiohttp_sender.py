@@ -14,7 +14,7 @@ import httpx
 import pytest
 from aiohttp import web
 from memhive_client import AsyncMemhiveClient, InvalidRequest, RetryPolicy
-from memhive_client.senders import AiohttpSender
+from memhive_client.aiohttp_sender import AiohttpSender
 
 NO_WAIT = RetryPolicy(attempts=3, backoff_s=0.0)
 
@@ -112,6 +112,7 @@ async def test_a_server_that_hangs_up_is_an_httpx_transport_error() -> None:
     async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.readline()
         writer.close()
+        await writer.wait_closed()
 
     server = await asyncio.start_server(hang_up, "127.0.0.1", 0)
     url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
@@ -122,7 +123,9 @@ async def test_a_server_that_hangs_up_is_an_httpx_transport_error() -> None:
 
 async def test_a_silent_server_is_an_httpx_read_timeout() -> None:
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await asyncio.sleep(5)
+        await reader.read()  # never answers; returns once the client gives up and hangs up
+        writer.close()
+        await writer.wait_closed()
 
     server = await asyncio.start_server(silent, "127.0.0.1", 0)
     url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"

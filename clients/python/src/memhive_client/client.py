@@ -9,7 +9,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 
@@ -17,7 +17,7 @@ from memhive_client import calls
 from memhive_client import models as m
 from memhive_client.errors import raise_for
 from memhive_client.retry import RetryPolicy
-from memhive_client.senders import AiohttpSender, AsyncSender, HttpxSender
+from memhive_client.senders import AsyncSender, HttpxSender
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8080"
@@ -347,15 +347,19 @@ class AsyncMemhiveClient:
         retry: RetryPolicy = DEFAULT_RETRY,
         transport: httpx.AsyncBaseTransport | None = None,
         max_connections: int | None = None,
+        sender: Literal["aiohttp", "httpx"] = "aiohttp",
     ) -> None:
-        """`transport`: an httpx transport to send through instead of aiohttp (an ASGI app,
-        a mock). `max_connections` bounds aiohttp's pool (100 by default)."""
+        """Requests go over aiohttp (`senders.py` says why), or over httpx with `sender="httpx"`
+        (a process that sends a request or two: aiohttp takes ~0.19 s to import) or with a
+        `transport` (an ASGI app, a mock). `max_connections` bounds the pool (100)."""
         url, headers = _settings(base_url, token)
-        self._http: AsyncSender = (
-            AiohttpSender(url, headers, timeout_s, max_connections)
-            if transport is None
-            else HttpxSender(url, headers, timeout_s, transport)
-        )
+        self._http: AsyncSender
+        if transport is None and sender == "aiohttp":
+            from memhive_client.aiohttp_sender import AiohttpSender  # loaded only when used
+
+            self._http = AiohttpSender(url, headers, timeout_s, max_connections)
+        else:
+            self._http = HttpxSender(url, headers, timeout_s, transport, max_connections)
         self._retry = retry
 
     async def __aenter__(self) -> AsyncMemhiveClient:

@@ -38,12 +38,8 @@ class RunningStack:
 
     def client(self, max_connections: int | None = None) -> AsyncMemhiveClient:
         """The dev token's client, without retries; `max_connections` bounds its pool."""
-        transport = None
-        if max_connections is not None:
-            limits = httpx.Limits(max_connections=max_connections)
-            transport = httpx.AsyncHTTPTransport(limits=limits)
         return AsyncMemhiveClient(
-            self.url, self.token, timeout_s=120, retry=NO_RETRIES, transport=transport
+            self.url, self.token, timeout_s=120, retry=NO_RETRIES, max_connections=max_connections
         )
 
     async def bus(self) -> NatsClient:

@@ -58,7 +58,8 @@ async def _check(url: str, token: str) -> bool | None:
     from memhive_client import AsyncMemhiveClient, RetryPolicy, Unauthorized, Unavailable
 
     try:
-        async with AsyncMemhiveClient(url, token, retry=RetryPolicy(attempts=2)) as api:
+        retry = RetryPolicy(attempts=2)  # over httpx: gateway_client says why
+        async with AsyncMemhiveClient(url, token, retry=retry, sender="httpx") as api:
             await api.products()  # any token may read the products it can see
     except Unauthorized:
         return False

@@ -16,6 +16,7 @@ from memhive_adapters.process_lifetime import command_line
 from memhive_adapters.vector import shard_dirs
 from memhive_adapters.vector.edge_index import EdgeVectorIndex
 from memhive_domain.recall import MemoryFilter
+from memhive_domain.scopes import Scope, ScopeRef
 
 from tests.integration.lanes.memories import a_memory
 
@@ -220,3 +221,19 @@ def builders_of(lane: Path) -> list[int]:
         if "memhive_adapters.vector.optimize_shard" in argv and str(lane) in " ".join(argv):
             found.append(pid)
     return found
+
+
+async def test_searches_started_together_find_what_each_finds_alone(tmp_path: Path) -> None:
+    """They reach the shard as one `query_batch`: the same hits, each to its own caller."""
+    index = an_index(tmp_path / "lane", hnsw_after=0)
+    products = [f"product-{n}" for n in range(3)]
+    points = vectors(600, 7)
+    await index.upsert([(a_memory(product_id=products[i % 3]), v) for i, v in enumerate(points)])
+    asked = [
+        (query.tolist(), MemoryFilter("ws-1", node=ScopeRef(Scope.PRODUCT, products[n % 3])))
+        for n, query in enumerate(vectors(12, 8))
+    ]
+    alone = [await index.search(query, where, 5) for query, where in asked]
+    together = await asyncio.gather(*(index.search(query, where, 5) for query, where in asked))
+    assert together == alone and all(len(hits) == 5 for hits in alone)
+    await index.close()

@@ -1,11 +1,12 @@
-"""memhive_client against the real stack: the async client in process (every route), the
-sync client over a real socket, and every request model checked against the gateway's
-OpenAPI document."""
+"""memhive_client against the real stack: the async client over every route, both in process
+(ASGI) and over a real socket with its default sender (aiohttp); the sync client over a real
+socket; and every request model checked against the gateway's OpenAPI document."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import httpx
@@ -24,16 +25,25 @@ from memhive_domain.principals import Principal, Role
 
 from tests.integration.stack.conftest import Stack
 
-
-async def client_for(stack: Stack, token: str) -> AsyncMemhiveClient:
-    return AsyncMemhiveClient("http://memhive", token, transport=httpx.ASGITransport(stack.app))
+ClientFor = Callable[[str], AsyncMemhiveClient]
 
 
-async def test_the_async_client_covers_the_api(stack: Stack) -> None:
+@pytest.fixture(params=["asgi", "aiohttp"])
+def client_for(request: pytest.FixtureRequest, stack: Stack, gateway_url: str) -> ClientFor:
+    """The async client in process over ASGI, and as an agent runs it: over aiohttp (its
+    default sender) and a real socket."""
+    if request.param == "asgi":
+        return lambda token: AsyncMemhiveClient(
+            "http://memhive", token, transport=httpx.ASGITransport(stack.app)
+        )
+    return lambda token: AsyncMemhiveClient(gateway_url, token)
+
+
+async def test_the_async_client_covers_the_api(stack: Stack, client_for: ClientFor) -> None:
     workspace = f"ws-{uuid.uuid4().hex[:12]}"
     async with (
-        await client_for(stack, await stack.token(workspace)) as member,
-        await client_for(stack, await stack.token(workspace, member=False)) as guest,
+        client_for(await stack.token(workspace)) as member,
+        client_for(await stack.token(workspace, member=False)) as guest,
     ):
         old = await member.save(
             "fact", "The build server runs Jenkins", wait="indexed", tags=["ci"]
@@ -92,11 +102,11 @@ async def test_the_sync_client_over_a_real_socket(stack: Stack, gateway_url: str
     assert found == [saved] and listed == [saved]
 
 
-async def test_the_client_keeps_key_value_state(stack: Stack) -> None:
+async def test_the_client_keeps_key_value_state(stack: Stack, client_for: ClientFor) -> None:
     workspace = f"ws-{uuid.uuid4().hex[:12]}"
     async with (
-        await client_for(stack, await stack.token(workspace)) as member,
-        await client_for(stack, await stack.token(workspace, member=False)) as guest,
+        client_for(await stack.token(workspace)) as member,
+        client_for(await stack.token(workspace, member=False)) as guest,
     ):
         first = await member.set_state("product:ios", "plan", {"step": 1}, create_only=True)
         second = await member.set_state("product:ios", "plan", {"step": 2}, revision=first.revision)
@@ -119,9 +129,9 @@ async def test_the_client_keeps_key_value_state(stack: Stack) -> None:
     assert "key" in [p.field for p in bad.value.problems]
 
 
-async def test_updates_pins_flags_and_confirmations(stack: Stack) -> None:
+async def test_updates_pins_flags_and_confirmations(stack: Stack, client_for: ClientFor) -> None:
     workspace = f"ws-{uuid.uuid4().hex[:12]}"
-    async with await client_for(stack, await stack.token(workspace)) as member:
+    async with client_for(await stack.token(workspace)) as member:
         saved = await member.save(
             "fact", "The nightly backup runs at 02:00 UTC", wait="indexed", tags=["ops"]
         )
@@ -167,9 +177,9 @@ async def test_updates_pins_flags_and_confirmations(stack: Stack) -> None:
         assert {p.field for p in bad.value.problems} == {"kind", "reason"}
 
 
-async def test_consolidation_and_skills(stack: Stack) -> None:
+async def test_consolidation_and_skills(stack: Stack, client_for: ClientFor) -> None:
     workspace = f"ws-{uuid.uuid4().hex[:12]}"
-    async with await client_for(stack, await stack.token(workspace)) as member:
+    async with client_for(await stack.token(workspace)) as member:
         first = await member.save("fact", "Staging deploys need a green CI run", wait="indexed")
         second = await member.save(
             "fact", "Staging deploys are announced in #deploys", wait="indexed", force=True
@@ -211,10 +221,10 @@ async def test_consolidation_and_skills(stack: Stack) -> None:
         assert listed.items[0].promoted_at is not None and listed.next_cursor is None
 
 
-async def test_products_tokens_and_the_audit_log(stack: Stack) -> None:
+async def test_products_tokens_and_the_audit_log(stack: Stack, client_for: ClientFor) -> None:
     workspace = f"ws-{uuid.uuid4().hex[:12]}"
     root = await stack.infra.tokens.issue(Principal(workspace, "root", Role.ADMIN))
-    async with await client_for(stack, root) as admin:
+    async with client_for(root) as admin:
         product = await admin.put_product("shop", "public", name="The shop")
         assert (product.product_id, product.visibility, product.name) == (
             "shop",
@@ -235,7 +245,7 @@ async def test_products_tokens_and_the_audit_log(stack: Stack) -> None:
         assert (issued.user, issued.role, issued.name) == ("bot-1", "viewer", "reader bot")
         listed = {t.id: t for t in await admin.tokens()}
         assert listed[issued.id].user == "bot-1" and "token" not in listed[issued.id].model_extra
-        async with await client_for(stack, issued.token) as bot:
+        async with client_for(issued.token) as bot:
             assert [m.id for m in await bot.recall("when does the shop close?")] == [saved.id]
             with pytest.raises(Forbidden):
                 await bot.save("fact", "A viewer cannot write")
@@ -243,15 +253,15 @@ async def test_products_tokens_and_the_audit_log(stack: Stack) -> None:
         assert rotated.id == issued.id and rotated.token != issued.token
         assert rotated.rotated_at is not None
         async with (
-            await client_for(stack, issued.token) as old,
-            await client_for(stack, rotated.token) as new,
+            client_for(issued.token) as old,
+            client_for(rotated.token) as new,
         ):
             assert (await old.health())["status"] == "ok"
             assert await old.list() is not None  # the old secret keeps its grace hour
             assert await new.list() is not None
         revoked = await admin.revoke_token(issued.id)
         assert (revoked.id, revoked.status) == (issued.id, "revoked")
-        async with await client_for(stack, rotated.token) as gone:
+        async with client_for(rotated.token) as gone:
             await refused_soon(gone)
 
         async def audited() -> list[str]:
@@ -277,7 +287,7 @@ async def test_products_tokens_and_the_audit_log(stack: Stack) -> None:
             ("product:shop", "The shop", True),
         ]
         assert scopes.complete
-    async with await client_for(stack, await stack.token(workspace)) as member:
+    async with client_for(await stack.token(workspace)) as member:
         with pytest.raises(Forbidden):
             await member.tokens()
         with pytest.raises(Forbidden):
@@ -295,10 +305,12 @@ async def refused_soon(client: AsyncMemhiveClient) -> None:
     raise AssertionError("the revoked token is still accepted")
 
 
-async def test_scope_paths_on_save_list_recall_and_context(stack: Stack) -> None:
+async def test_scope_paths_on_save_list_recall_and_context(
+    stack: Stack, client_for: ClientFor
+) -> None:
     workspace = f"ws-{uuid.uuid4().hex[:12]}"
     mobile, web = "product:ios/team:mobile", "product:ios/team:web"
-    async with await client_for(stack, await stack.token(workspace)) as member:
+    async with client_for(await stack.token(workspace)) as member:
         ours = await member.save(
             "decision", "Mobile reviews designs on Thursdays", scope_path=mobile, wait="indexed"
         )
@@ -373,9 +385,9 @@ async def test_every_request_model_agrees_with_the_openapi_document(stack: Stack
         assert required == set(schema.get("required", [])), name
 
 
-async def test_time_windows_through_the_client(stack: Stack) -> None:
+async def test_time_windows_through_the_client(stack: Stack, client_for: ClientFor) -> None:
     workspace = f"ws-{uuid.uuid4().hex[:12]}"
-    async with await client_for(stack, await stack.token(workspace)) as memhive:
+    async with client_for(await stack.token(workspace)) as memhive:
         then = await memhive.save(
             "event",
             "The team moved offices",

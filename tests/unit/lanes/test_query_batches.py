@@ -1,5 +1,6 @@
-"""Searches started together run in one worker thread, in turn (query_batches.py): each
-caller gets its own result or its own failure, and no caller is left waiting."""
+"""Searches started together run in one worker thread (query_batches.py), a shard's as one
+`query_batch`: each caller gets its own result or its own failure, and no caller is left
+waiting."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from memhive_adapters.vector.query_batches import QueryBatches
+import qdrant_edge as qe
+from memhive_adapters.vector.query_batches import QueryBatches, ShardQuery
 
 
 class CountingExecutor(ThreadPoolExecutor):
@@ -118,3 +120,54 @@ async def test_a_batch_the_executor_cancels_at_shutdown_cancels_its_callers():
     busy.result(5)
     with pytest.raises(asyncio.CancelledError):
         await asyncio.wait_for(waiting, 2)
+
+
+class RecordingShard:
+    """A shard that answers each request with its limit, and says how it was asked."""
+
+    def __init__(self, refuse: int | None = None) -> None:
+        self.calls: list[tuple[str, int]] = []
+        self.refuse = refuse  # the limit of a request this shard fails on
+
+    def query(self, request: qe.QueryRequest) -> list[int]:
+        self.calls.append(("query", 1))
+        if request.limit == self.refuse:
+            raise ValueError("bad request")
+        return [request.limit]
+
+    def query_batch(self, batch: qe.QueryBatchRequest) -> list[list[int]]:
+        self.calls.append(("query_batch", len(batch.queries)))
+        if any(request.limit == self.refuse for request in batch.queries):
+            raise ValueError("bad request in the batch")
+        return [[request.limit] for request in batch.queries]
+
+
+def asking(limit: int) -> qe.QueryRequest:
+    return qe.QueryRequest(limit=limit, query=qe.Query.Nearest([1.0, 0.0]))
+
+
+async def test_a_shards_searches_in_one_batch_go_to_it_as_one_query_batch_in_order():
+    one, other = RecordingShard(), RecordingShard()
+    batches = QueryBatches()
+    answers = await asyncio.gather(
+        batches.run(ShardQuery(one, asking(1))),
+        batches.run(ShardQuery(other, asking(2))),
+        batches.run(answering("plain")),
+        batches.run(ShardQuery(one, asking(3))),
+        batches.run(ShardQuery(one, asking(4))),
+    )
+    assert answers[0] == [1] and answers[1] == [2] and answers[3:] == [[3], [4]]
+    assert answers[2][0] == "plain"
+    assert one.calls == [("query_batch", 3)] and other.calls == [("query", 1)]
+
+
+async def test_a_bad_search_in_a_shards_batch_fails_only_itself():
+    shard = RecordingShard(refuse=2)
+    batches = QueryBatches()
+    outcomes = await asyncio.gather(
+        *(batches.run(ShardQuery(shard, asking(n))) for n in (1, 2, 3)),
+        return_exceptions=True,
+    )
+    assert outcomes[0] == [1] and outcomes[2] == [3]
+    assert isinstance(outcomes[1], ValueError)
+    assert shard.calls == [("query_batch", 3), ("query", 1), ("query", 1), ("query", 1)]

@@ -1,5 +1,6 @@
 """MemhiveClient (sync) and AsyncMemhiveClient: the same methods, one over httpx.Client,
-one over httpx.AsyncClient. Each method builds a `Call` and runs it with retries."""
+one over aiohttp (or the httpx transport a caller gives: `senders.py`). Each method builds a
+`Call` and runs it with retries."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 
@@ -16,6 +17,7 @@ from memhive_client import calls
 from memhive_client import models as m
 from memhive_client.errors import raise_for
 from memhive_client.retry import RetryPolicy
+from memhive_client.senders import AsyncSender, HttpxSender
 
 T = TypeVar("T")
 DEFAULT_URL = "http://127.0.0.1:8080"
@@ -344,11 +346,20 @@ class AsyncMemhiveClient:
         timeout_s: float = 60.0,
         retry: RetryPolicy = DEFAULT_RETRY,
         transport: httpx.AsyncBaseTransport | None = None,
+        max_connections: int | None = None,
+        sender: Literal["aiohttp", "httpx"] = "aiohttp",
     ) -> None:
+        """Requests go over aiohttp (`senders.py` says why), or over httpx with `sender="httpx"`
+        (a process that sends a request or two: aiohttp takes ~0.19 s to import) or with a
+        `transport` (an ASGI app, a mock). `max_connections` bounds the pool (100)."""
         url, headers = _settings(base_url, token)
-        self._http = httpx.AsyncClient(
-            base_url=url, headers=headers, timeout=timeout_s, transport=transport
-        )
+        self._http: AsyncSender
+        if transport is None and sender == "aiohttp":
+            from memhive_client.aiohttp_sender import AiohttpSender  # loaded only when used
+
+            self._http = AiohttpSender(url, headers, timeout_s, max_connections)
+        else:
+            self._http = HttpxSender(url, headers, timeout_s, transport, max_connections)
         self._retry = retry
 
     async def __aenter__(self) -> AsyncMemhiveClient:
@@ -365,9 +376,7 @@ class AsyncMemhiveClient:
         while True:
             attempt += 1
             try:
-                response = await self._http.request(
-                    call.method, call.path, params=call.params, json=call.json
-                )
+                response = await self._http.send(call.method, call.path, call.params, call.json)
             except httpx.ConnectError:
                 if not self._retry.should_retry(attempt, None):
                     raise

@@ -31,7 +31,7 @@ from memhive_adapters.lane_conditions import (
 )
 from memhive_adapters.process_lifetime import die_with_parent
 from memhive_adapters.vector import shard_dirs
-from memhive_adapters.vector.query_batches import QueryBatches
+from memhive_adapters.vector.query_batches import QueryBatches, ShardQuery
 from memhive_adapters.vector.shared_by_all import SharedByAll
 from memhive_adapters.vector.term_payload import TERMS_FIELD, payload_of, terms_in
 
@@ -162,7 +162,7 @@ class EdgeVectorIndex:
         self._planned[version] += 1
         try:
             async with self._reading() as shard:
-                found = await self._queries.run(functools.partial(shard.query, request))
+                found = await self._queries.run(ShardQuery(shard, request))
         finally:
             self._planned[version] -= 1
             async with self._reads_done:

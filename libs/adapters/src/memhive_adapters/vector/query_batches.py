@@ -16,9 +16,23 @@ import asyncio
 import functools
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
+from dataclasses import dataclass
 from typing import Any
 
+import qdrant_edge as qe
+
 Query = Callable[[], Any]  # one search, bound to its shard and request
+
+
+@dataclass(frozen=True, slots=True)
+class ShardQuery:
+    """One search of one qdrant-edge shard: batched with the others of the same shard."""
+
+    shard: qe.EdgeShard
+    request: qe.QueryRequest
+
+    def __call__(self) -> Any:
+        return self.shard.query(self.request)
 
 
 class QueryBatches:
@@ -54,14 +68,36 @@ class QueryBatches:
 
 def _run_each(queries: Sequence[Query]) -> list[Any]:
     """Each query's result or the exception it raised, in order: one failure fails only its
-    own search."""
-    outcomes: list[Any] = []
-    for query in queries:
-        try:
-            outcomes.append(query())
-        except Exception as error:
-            outcomes.append(error)
+    own search. A shard's searches run as one batch; if the batch fails, each runs alone."""
+    outcomes: list[Any] = [None] * len(queries)
+    by_shard: dict[int, list[int]] = {}
+    for position, query in enumerate(queries):
+        if isinstance(query, ShardQuery):
+            by_shard.setdefault(id(query.shard), []).append(position)
+        else:
+            outcomes[position] = _outcome(query)
+    for positions in by_shard.values():
+        together = [queries[p] for p in positions]
+        for position, outcome in zip(positions, _batched(together), strict=True):
+            outcomes[position] = outcome
     return outcomes
+
+
+def _batched(queries: Sequence[ShardQuery]) -> list[Any]:
+    if len(queries) > 1:
+        batch = qe.QueryBatchRequest([q.request for q in queries])
+        try:
+            return list(queries[0].shard.query_batch(batch))
+        except Exception:  # a bad search among them: each alone, so it fails only itself
+            pass
+    return [_outcome(q) for q in queries]
+
+
+def _outcome(query: Query) -> Any:
+    try:
+        return query()
+    except Exception as error:
+        return error
 
 
 def _delivered(futures: Sequence[asyncio.Future], done: asyncio.Future) -> None:

@@ -1,0 +1,95 @@
+"""The async client's default sender: aiohttp, answering with an `httpx.Response` and failing
+with httpx's exceptions (senders.py says why aiohttp). Imported only when an async client is
+built without a transport, so the CLI's sync calls never load aiohttp."""
+
+from __future__ import annotations
+
+import json as jsonlib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import aiohttp
+import httpx
+from yarl import URL
+
+from memhive_client.senders import query_pairs
+
+
+class AiohttpSender:
+    """One aiohttp session, opened by the first request (it belongs to the event loop that
+    runs it, so a client may be built outside any loop)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        headers: dict[str, str],
+        timeout_s: float,
+        max_connections: int | None = None,
+    ) -> None:
+        self._base = base_url.rstrip("/")  # a path in it is kept, as httpx's base_url does
+        self._headers = headers
+        self._timeout = aiohttp.ClientTimeout(
+            total=None, sock_connect=timeout_s, sock_read=timeout_s
+        )
+        self._max_connections = max_connections or 100
+        self._session: aiohttp.ClientSession | None = None
+
+    def _open(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            connector = aiohttp.TCPConnector(limit=self._max_connections)
+            self._session = aiohttp.ClientSession(
+                connector=connector,
+                headers=self._headers,
+                timeout=self._timeout,
+                trust_env=True,  # HTTP(S)_PROXY and NO_PROXY, as httpx reads them
+            )
+        return self._session
+
+    async def send(
+        self, method: str, path: str, params: Mapping[str, Any], json: object
+    ) -> httpx.Response:
+        url = URL(self._base + path, encoded=True)  # the calls quote their path segments
+        if params:
+            url = url.extend_query(query_pairs(params))
+        body, headers = None, None
+        if json is not None:
+            body = jsonlib.dumps(json, ensure_ascii=False, separators=(",", ":")).encode()
+            headers = {"Content-Type": "application/json"}
+        with httpx_errors(method, url):
+            async with self._open().request(method, url, data=body, headers=headers) as answer:
+                content = await answer.read()
+                # No `request=`: building an httpx.Request costs more than the rest of the
+                # answer; nothing the client reads from a response needs it.
+                return httpx.Response(
+                    answer.status,
+                    headers=list(answer.raw_headers),
+                    content=content,
+                    extensions={"reason_phrase": (answer.reason or "").encode()},
+                )
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+# The first that matches: aiohttp's connect timeout is also a TimeoutError and a ClientError.
+_AS_HTTPX: tuple[tuple[type[BaseException], type[httpx.TransportError]], ...] = (
+    (aiohttp.ClientConnectorError, httpx.ConnectError),
+    (aiohttp.ConnectionTimeoutError, httpx.ConnectTimeout),
+    (TimeoutError, httpx.ReadTimeout),  # aiohttp's socket timeouts are TimeoutErrors
+    (aiohttp.ClientError, httpx.ReadError),
+)
+
+
+@contextmanager
+def httpx_errors(method: str, url: URL) -> Iterator[None]:
+    """aiohttp's failures as the httpx exceptions the client has always raised (callers catch
+    `httpx.TransportError`; a refused connection, `httpx.ConnectError`, is retried)."""
+    try:
+        yield
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        theirs = next(ours for kind, ours in _AS_HTTPX if isinstance(exc, kind))
+        request = httpx.Request(method, str(url))
+        raise theirs(str(exc) or type(exc).__name__, request=request) from exc

@@ -1,0 +1,149 @@
+"""The async client's default sender (aiohttp) against real sockets on loopback: it writes
+requests as httpx would, its answers are read and retried as over httpx, and it fails with
+the httpx exceptions callers catch."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+import httpx
+import pytest
+from aiohttp import web
+from memhive_client import AsyncMemhiveClient, InvalidRequest, RetryPolicy
+from memhive_client.aiohttp_sender import AiohttpSender
+
+NO_WAIT = RetryPolicy(attempts=3, backoff_s=0.0)
+
+
+@asynccontextmanager
+async def serving(handler: Callable) -> AsyncIterator[str]:
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handler)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        yield f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
+    finally:
+        await runner.cleanup()
+
+
+async def echo(request: web.Request) -> web.Response:
+    return web.json_response(
+        {
+            "method": request.method,
+            "path": request.raw_path.split("?")[0],
+            "query": list(request.query.items()),
+            "authorization": request.headers.get("Authorization"),
+            "content_type": request.headers.get("Content-Type"),
+            "body": (await request.read()).decode(),
+        },
+        headers={"X-Seen": "yes"},
+    )
+
+
+async def test_a_request_goes_out_as_httpx_would_write_it() -> None:
+    async with serving(echo) as url:
+        sender = AiohttpSender(url + "/prefix/", {"Authorization": "Bearer t0k"}, 5.0)
+        try:
+            answer = await sender.send(
+                "POST",
+                "/v1/memories/a%2Fb",
+                {"wait": "indexed", "kind": ["fact", "event"], "force": True},
+                {"body": "café ünïcode"},
+            )
+        finally:
+            await sender.aclose()
+    seen = answer.json()
+    assert answer.status_code == 200 and answer.headers["x-seen"] == "yes"
+    assert seen["path"] == "/prefix/v1/memories/a%2Fb"  # the base's path kept, quoting kept
+    assert seen["query"] == [
+        ["wait", "indexed"],
+        ["kind", "fact"],
+        ["kind", "event"],
+        ["force", "true"],
+    ]
+    assert seen["authorization"] == "Bearer t0k"
+    assert seen["content_type"] == "application/json"
+    assert json.loads(seen["body"]) == {"body": "café ünïcode"}
+
+
+async def test_error_answers_are_read_by_the_client_as_over_httpx() -> None:
+    async def refuse(request: web.Request) -> web.Response:
+        body = {"detail": "kind: unknown", "problems": [{"field": "kind", "message": "unknown"}]}
+        return web.json_response(body, status=422)
+
+    async with serving(refuse) as url, AsyncMemhiveClient(url, "t", retry=NO_WAIT) as client:
+        with pytest.raises(InvalidRequest) as caught:
+            await client.save("nonsense", "x")
+    assert caught.value.problems[0].field == "kind"
+
+
+async def test_503_is_retried_over_aiohttp_too() -> None:
+    answers = [503, 503, 200]
+
+    async def flaky(request: web.Request) -> web.Response:
+        return web.json_response({"status": "ok"}, status=answers.pop(0))
+
+    async with serving(flaky) as url, AsyncMemhiveClient(url, "t", retry=NO_WAIT) as client:
+        assert await client.health() == {"status": "ok"}
+    assert answers == []
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_a_refused_connection_is_retried_then_raised_as_httpx_connect_error() -> None:
+    url = f"http://127.0.0.1:{closed_port()}"
+    async with AsyncMemhiveClient(url, "t", retry=NO_WAIT) as client:
+        with pytest.raises(httpx.ConnectError):
+            await client.health()
+
+
+async def test_a_server_that_hangs_up_is_an_httpx_transport_error() -> None:
+    async def hang_up(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readline()
+        writer.close()
+        await writer.wait_closed()
+
+    server = await asyncio.start_server(hang_up, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    async with server, AsyncMemhiveClient(url, "t", retry=NO_WAIT) as client:
+        with pytest.raises(httpx.TransportError):
+            await client.health()
+
+
+async def test_a_silent_server_is_an_httpx_read_timeout() -> None:
+    async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()  # never answers; returns once the client gives up and hangs up
+        writer.close()
+        await writer.wait_closed()
+
+    server = await asyncio.start_server(silent, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    async with server, AsyncMemhiveClient(url, "t", retry=NO_WAIT, timeout_s=0.2) as client:
+        with pytest.raises(httpx.ReadTimeout):
+            await client.health()
+
+
+def test_a_client_built_outside_an_event_loop_runs_in_the_one_that_awaits_it() -> None:
+    async def ok(request: web.Request) -> web.Response:
+        return web.json_response({"status": "ok"})
+
+    client = AsyncMemhiveClient("http://127.0.0.1:1", "t")  # no loop runs here
+
+    async def use() -> dict:
+        async with serving(ok) as url:
+            client._http = AiohttpSender(url, {}, 5.0)  # the same lazy sender, a live port
+            async with client:
+                return await client.health()
+
+    assert asyncio.run(use()) == {"status": "ok"}

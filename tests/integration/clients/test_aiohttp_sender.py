@@ -5,6 +5,7 @@ the httpx exceptions callers catch."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 from collections.abc import AsyncIterator, Callable
@@ -147,3 +148,35 @@ def test_a_client_built_outside_an_event_loop_runs_in_the_one_that_awaits_it() -
                 return await client.health()
 
     assert asyncio.run(use()) == {"status": "ok"}
+
+
+async def test_a_request_waiting_for_a_pooled_connection_gives_up_at_the_timeout() -> None:
+    """The only connection is held by an answer that trickles in (each read within the
+    timeout, never done): the next request waits for the pool no longer than the timeout."""
+
+    async def trickle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(b"HTTP/1.1 200 OK\r\n")
+        try:
+            while True:
+                writer.write(b"X-Still: coming\r\n")
+                await writer.drain()
+                await asyncio.sleep(0.05)
+        except ConnectionError:
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(trickle, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    async with (
+        server,
+        AsyncMemhiveClient(url, "t", retry=NO_WAIT, timeout_s=0.3, max_connections=1) as client,
+    ):
+        holding = asyncio.ensure_future(client.health())
+        await asyncio.sleep(0.1)  # the first request holds the pool's one connection
+        with pytest.raises(httpx.ConnectTimeout):
+            await asyncio.wait_for(client.health(), 3)
+        holding.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await holding

@@ -29,8 +29,10 @@ class AiohttpSender:
     ) -> None:
         self._base = base_url.rstrip("/")  # a path in it is kept, as httpx's base_url does
         self._headers = headers
+        # As httpx's timeout: each of connecting, waiting for a pooled connection (`connect`)
+        # and each read; no bound on the whole exchange.
         self._timeout = aiohttp.ClientTimeout(
-            total=None, sock_connect=timeout_s, sock_read=timeout_s
+            total=None, connect=timeout_s, sock_connect=timeout_s, sock_read=timeout_s
         )
         self._max_connections = max_connections or 100
         self._session: aiohttp.ClientSession | None = None

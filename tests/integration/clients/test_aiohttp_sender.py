@@ -21,12 +21,12 @@ NO_WAIT = RetryPolicy(attempts=3, backoff_s=0.0)
 
 
 @asynccontextmanager
-async def serving(handler: Callable) -> AsyncIterator[str]:
+async def serving(handler: Callable, port: int = 0) -> AsyncIterator[str]:
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", handler)
     runner = web.AppRunner(app)
     await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
+    site = web.TCPSite(runner, "127.0.0.1", port)
     await site.start()
     try:
         yield f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
@@ -72,6 +72,14 @@ async def test_a_request_goes_out_as_httpx_would_write_it() -> None:
     assert seen["authorization"] == "Bearer t0k"
     assert seen["content_type"] == "application/json"
     assert json.loads(seen["body"]) == {"body": "café ünïcode"}
+
+
+async def test_a_body_httpx_would_refuse_is_refused_before_it_is_sent() -> None:
+    sender = AiohttpSender("http://127.0.0.1:1", {}, 5.0)  # nothing listens: nothing sent
+    with pytest.raises(ValueError):
+        await sender.send("POST", "/v1/recall", {}, {"min_confidence": float("nan")})
+    with pytest.raises(ValueError):
+        httpx.Request("POST", "http://memhive/v1/recall", json={"min_confidence": float("nan")})
 
 
 async def test_error_answers_are_read_by_the_client_as_over_httpx() -> None:
@@ -139,13 +147,12 @@ def test_a_client_built_outside_an_event_loop_runs_in_the_one_that_awaits_it() -
     async def ok(request: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})
 
-    client = AsyncMemhiveClient("http://127.0.0.1:1", "t")  # no loop runs here
+    port = closed_port()
+    client = AsyncMemhiveClient(f"http://127.0.0.1:{port}", "t")  # no loop runs here
 
     async def use() -> dict:
-        async with serving(ok) as url:
-            client._http = AiohttpSender(url, {}, 5.0)  # the same lazy sender, a live port
-            async with client:
-                return await client.health()
+        async with serving(ok, port), client:
+            return await client.health()
 
     assert asyncio.run(use()) == {"status": "ok"}
 

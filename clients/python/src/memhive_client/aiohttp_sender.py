@@ -1,6 +1,6 @@
 """The async client's default sender: aiohttp, answering with an `httpx.Response` and failing
 with httpx's exceptions (senders.py says why aiohttp). Imported only when an async client is
-built without a transport, so the CLI's sync calls never load aiohttp."""
+built to use it, so the CLI (which asks for httpx) never loads aiohttp."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import aiohttp
 import httpx
 from yarl import URL
 
-from memhive_client.senders import query_pairs
+from memhive_client.senders import DEFAULT_MAX_CONNECTIONS, query_pairs
 
 
 class AiohttpSender:
@@ -34,7 +34,7 @@ class AiohttpSender:
         self._timeout = aiohttp.ClientTimeout(
             total=None, connect=timeout_s, sock_connect=timeout_s, sock_read=timeout_s
         )
-        self._max_connections = max_connections or 100
+        self._max_connections = max_connections or DEFAULT_MAX_CONNECTIONS
         self._session: aiohttp.ClientSession | None = None
 
     def _open(self) -> aiohttp.ClientSession:
@@ -56,7 +56,10 @@ class AiohttpSender:
             url = url.extend_query(query_pairs(params))
         body, headers = None, None
         if json is not None:
-            body = jsonlib.dumps(json, ensure_ascii=False, separators=(",", ":")).encode()
+            # As httpx encodes a body: NaN and infinities are refused, not sent as non-JSON.
+            body = jsonlib.dumps(
+                json, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+            ).encode()
             headers = {"Content-Type": "application/json"}
         with httpx_errors(method, url):
             async with self._open().request(method, url, data=body, headers=headers) as answer:

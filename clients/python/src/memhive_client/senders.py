@@ -1,7 +1,7 @@
 """How the async client puts a request on the wire: over aiohttp by default
-(`aiohttp_sender.py`), or over an httpx transport the caller gives (an ASGI app in tests, a
-mock). Both answer with an `httpx.Response` and fail with httpx's exceptions, so retries,
-errors and readers are written once.
+(`aiohttp_sender.py`), or over httpx when asked (`sender="httpx"`) or given a transport (an
+ASGI app in tests, a mock). Both answer with an `httpx.Response` and fail with httpx's
+exceptions, so retries, errors and readers are written once.
 
 Why aiohttp and not httpx by default: one client in sequence spends most of its CPU in the
 HTTP library, not in memhive. On a 2-core machine, against the same gateway: 0.13 ms of
@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 import httpx
+
+DEFAULT_MAX_CONNECTIONS = 100  # httpx's own default
 
 
 class AsyncSender(Protocol):
@@ -37,7 +39,7 @@ class HttpxSender:
         transport: httpx.AsyncBaseTransport | None = None,
         max_connections: int | None = None,
     ) -> None:
-        limits = httpx.Limits(max_connections=max_connections or 100)
+        limits = httpx.Limits(max_connections=max_connections or DEFAULT_MAX_CONNECTIONS)
         self._http = httpx.AsyncClient(
             base_url=base_url,
             headers=headers,

@@ -69,12 +69,13 @@ async def save_costs(stack: RunningStack, saves: int = SAVES, *, force: bool = T
 
 async def encoder_pass_ms(stack: RunningStack, passes: int = ENCODER_PASSES) -> float:
     """CPU of one pass of the stack's default encoder over one note, median, in this
-    process (as the stack runs it; its graph cached in the stack's data dir)."""
+    process (as the stack runs it; its graph cached in the stack's data dir). One thread,
+    as every pass but a lone caller's runs: the unit a save's cost is counted in."""
     embedder = build_embedder(MemhiveSettings(data_dir=stack.data_dir))
     samples = []
     for body in fresh_notes(passes + 10):
         began = time.process_time()
-        await embedder.embed([body])
+        embedder.embed_sync([body])
         samples.append((time.process_time() - began) * 1000)
     return statistics.median(samples[10:])
 

@@ -69,12 +69,14 @@ async def save_costs(stack: RunningStack, saves: int = SAVES, *, force: bool = T
 
 async def encoder_pass_ms(stack: RunningStack, passes: int = ENCODER_PASSES) -> float:
     """CPU of one pass of the stack's default encoder over one note, median, in this
-    process (as the stack runs it; its graph cached in the stack's data dir)."""
+    process (as the stack runs it, on a worker thread; its graph cached in the stack's data
+    dir). One thread, as every pass but a lone caller's runs: the unit a save's cost is
+    counted in (`embed` would take the lone session here, every pass being alone)."""
     embedder = build_embedder(MemhiveSettings(data_dir=stack.data_dir))
     samples = []
     for body in fresh_notes(passes + 10):
         began = time.process_time()
-        await embedder.embed([body])
+        (await asyncio.to_thread(embedder.embed_sync, [body])).tolist()
         samples.append((time.process_time() - began) * 1000)
     return statistics.median(samples[10:])
 

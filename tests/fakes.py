@@ -437,16 +437,31 @@ class FakeDeadLetters:
 
 
 class FakeProductDirectory:
-    """ProductDirectory in a dict."""
+    """ProductDirectory in a dict; `gets` counts the reads, and every put is a change."""
 
     def __init__(self, *products: Product) -> None:
         self.held = {(p.workspace_id, p.product_id): p for p in products}
+        self.gets = 0
+        self._watches: list[asyncio.Queue[str]] = []
 
     async def get(self, workspace_id: str, product_id: str) -> Product | None:
+        self.gets += 1
         return self.held.get((workspace_id, product_id))
 
     async def put(self, product: Product) -> None:
         self.held[(product.workspace_id, product.product_id)] = product
+        for watch in self._watches:
+            watch.put_nowait(product.product_id)
+
+    async def changes(self) -> AsyncIterator[str]:
+        watch: asyncio.Queue[str] = asyncio.Queue()
+        self._watches.append(watch)
+
+        async def changed() -> AsyncIterator[str]:
+            while True:
+                yield await watch.get()
+
+        return changed()
 
     async def list(self, workspace_id: str) -> list[Product]:
         return sorted(

@@ -84,7 +84,7 @@ class BrokenWatch(FakeTokenDirectory):
 
 
 async def test_a_refused_watch_does_not_stop_the_gateway(monkeypatch) -> None:
-    monkeypatch.setattr("memhive_application.authentication.WATCH_START_TIMEOUT_S", 0.05)
+    monkeypatch.setattr("memhive_application.watched_cache.WATCH_START_TIMEOUT_S", 0.05)
     directory = BrokenWatch()
     directory.records["t"] = record()
     auth = Authenticator(directory, FixedClock(NOW))

@@ -1,4 +1,4 @@
-from memhive_adapters.runtime.lane_builders import FP32_MINILM, MPNET, threads_for
+from memhive_adapters.runtime.lane_builders import FP32_MINILM, MPNET, lone_threads_for, threads_for
 from memhive_settings import MemhiveSettings
 from memhive_settings.settings import EmbeddingSettings
 
@@ -44,3 +44,18 @@ def test_the_graph_cache_lives_in_the_data_dir_unless_set(tmp_path, monkeypatch)
 def test_onnxruntime_runs_the_local_model_by_default() -> None:
     # The same vectors as the NumPy pass, at ~0.6x its CPU per sentence (docs/benchmarks.md).
     assert EmbeddingSettings().runtime == "onnx"
+
+
+def test_a_lone_callers_pass_takes_two_cores_where_there_are_two() -> None:
+    # MiniLM int8 8.4 -> 6.8 ms per LoCoMo turn on two threads (docs/benchmarks.md).
+    assert EmbeddingSettings().lone_pass_threads is None
+    assert lone_threads_for(MemhiveSettings(), cores=2) == 2
+    assert lone_threads_for(MemhiveSettings(), cores=8) == 2
+    assert lone_threads_for(MemhiveSettings(), cores=1) == 1  # no second session
+    told = MemhiveSettings(embedding=EmbeddingSettings(lone_pass_threads=4))
+    assert lone_threads_for(told, cores=2) == 4
+
+
+def test_the_lone_pass_can_be_turned_off_by_the_environment(monkeypatch) -> None:
+    monkeypatch.setenv("MEMHIVE_EMBEDDING__LONE_PASS_THREADS", "1")
+    assert lone_threads_for(MemhiveSettings(), cores=2) == 1

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Protocol
 
 from memhive_domain.products import Product
@@ -16,4 +17,9 @@ class ProductDirectory(Protocol):
 
     async def list(self, workspace_id: str) -> list[Product]:
         """Every product of the workspace, by product id."""
+        ...
+
+    async def changes(self) -> AsyncIterator[str]:
+        """Subscribed when this returns: something for every put made afterwards, by any
+        replica (what caches of `get` drop their entries on)."""
         ...

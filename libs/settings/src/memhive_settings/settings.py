@@ -119,6 +119,17 @@ class EmbeddingSettings(BaseModel):
         "library's default (all cores); unset = the encoder's own (1, or 2 for "
         "all-mpnet-base-v2)",
     )
+    # A caller's pass of one text while no other pass runs (a sequential save's, a
+    # recall's) takes this many threads, on a second onnxruntime session (~40 MiB): MiniLM
+    # int8 8.4 -> 6.8 ms per LoCoMo turn on two cores (docs/benchmarks.md, "A lone pass").
+    lone_pass_threads: int | None = Field(
+        None,
+        ge=1,
+        le=64,
+        description="onnxruntime threads for a caller's pass of one text when no other pass "
+        "runs; unset = 2 where there are 2 cores or more; at most `threads` = no second "
+        "session",
+    )
 
 
 class IngestSettings(BaseModel):

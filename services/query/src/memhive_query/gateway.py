@@ -22,6 +22,7 @@ from memhive_adapters.tokens.tiktoken_counter import TiktokenCounter
 from memhive_application.announcements import Announcer
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
+from memhive_application.cached_products import CachedProducts
 from memhive_application.purge_scheduling import PurgeScheduling
 from memhive_domain.fusion import FusionMethod
 from memhive_domain.ranking import AnswerFit
@@ -110,6 +111,9 @@ class Gateway:
     kv: AuditedKeyValues
     imports: AuditedImport
     export: AuditedExport
+    # The product records every use case reads (a save reads its product's): cached, and
+    # dropped on any product put by any replica.
+    product_records: CachedProducts
     # OIDC: the JWT verifier (API and dashboard) and, for the dashboard's sign-in, the provider.
     identity: IdentityVerifier | None = None
     identity_provider: IdentityProvider | None = None
@@ -139,8 +143,10 @@ class Gateway:
     async def start(self) -> None:
         await self.waiter.start()
         await self.auth.start()
+        await self.product_records.start()
 
     async def stop(self) -> None:
+        await self.product_records.stop()
         await self.auth.stop()
         await self.recall.drain()
         await self.waiter.stop()
@@ -181,6 +187,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
     # identical-body claim, MemorySaved is refused below the low-space watermark like a
     # command, and an expiring memory's purge is scheduled as ingest schedules its own.
     retention = timedelta(days=infra.settings.ingest.expired_retention_days)
+    product_records = CachedProducts(infra.products)
     announcer = Announcer(commands, PurgeScheduling(JetStreamScheduler(infra.js), retention))
     save = SaveMemory(
         infra.embedder,
@@ -191,7 +198,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         timeout,
         conflicts=conflicts,
         edges=edge_commands,
-        products=infra.products,
+        products=product_records,
     )
     key_values = KeyValues(KvKeyValueStore(infra.js, infra.clock, infra.space), infra.clock)
     ports = ImportPorts(infra.embedder, infra.store, commands, infra.clock)
@@ -238,9 +245,9 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         link=AuditedLink(LinkMemories(infra.store, edge_commands, infra.clock), trail),
         edges=EdgeReader(infra.store, infra.clock),
         bulletin=ReadBulletin(await open_scope_bulletins(infra)),
-        products=AuditedProducts(Products(infra.products, infra.clock), trail),
+        products=AuditedProducts(Products(product_records, infra.clock), trail),
         scopes=ScopesOfPrincipal(
-            Products(infra.products, infra.clock), lexical, infra.store, infra.clock
+            Products(product_records, infra.clock), lexical, infra.store, infra.clock
         ),
         audit=trail,
         tokens=GatewayTokens(
@@ -262,4 +269,5 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         kv=AuditedKeyValues(key_values, trail),
         imports=AuditedImport(imports, trail),
         export=AuditedExport(export, trail),
+        product_records=product_records,
     )

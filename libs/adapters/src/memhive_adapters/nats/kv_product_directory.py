@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import AsyncIterator
 
 from memhive.v1.products_pb2 import Product as ProductRecord
 from memhive_contracts.codec import decode, encode
@@ -14,7 +15,7 @@ from nats.js.errors import KeyNotFoundError
 from nats.js.kv import KeyValue
 
 from memhive_adapters.free_space import FreeSpace
-from memhive_adapters.nats.kv_watch import current_entries
+from memhive_adapters.nats.kv_watch import changed_keys, current_entries
 from memhive_adapters.nats.unavailable import unavailable_as_port_error
 
 
@@ -42,6 +43,11 @@ class KvProductDirectory:
         key = product_key(product.workspace_id, _token(product.product_id))
         async with unavailable_as_port_error("the product was not stored"):
             await kv.put(key, encode(product_to_pb(product)))
+
+    async def changes(self) -> AsyncIterator[str]:
+        """Subscribed when this returns: the key of every product put afterwards."""
+        kv = await self._bucket()
+        return changed_keys(await kv.watchall(meta_only=True))
 
     async def list(self, workspace_id: str) -> list[Product]:
         """One watch over the workspace's keys (the server filters them), values included."""

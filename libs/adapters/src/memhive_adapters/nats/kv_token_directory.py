@@ -27,7 +27,7 @@ from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
 from nats.js.kv import KeyValue
 
 from memhive_adapters.clock import SystemClock
-from memhive_adapters.nats.kv_watch import current_entries, watch_entries
+from memhive_adapters.nats.kv_watch import changed_keys, current_entries
 
 SECRET_BYTES = 32
 
@@ -156,7 +156,7 @@ class KvTokenDirectory:
 
     async def changes(self) -> AsyncIterator[str]:
         """Subscribed when this returns: no change made afterwards is missed."""
-        return _changed_keys(await self._kv.watchall(meta_only=True))
+        return changed_keys(await self._kv.watchall(meta_only=True))
 
     async def _fields(self, key: str) -> dict[str, Any] | None:
         try:
@@ -164,15 +164,6 @@ class KvTokenDirectory:
         except KeyNotFoundError:
             return None
         return _loads(entry.value)
-
-
-async def _changed_keys(watcher: KeyValue.KeyWatcher) -> AsyncIterator[str]:
-    replaying = True  # the watch first replays the current keys, then a None marker
-    async for entry in watch_entries(watcher):
-        if entry is None:
-            replaying = False
-        elif not replaying:
-            yield entry.key
 
 
 def _new_id() -> str:

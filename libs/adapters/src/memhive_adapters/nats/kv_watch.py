@@ -63,3 +63,13 @@ async def watch_entries(watcher: KeyValue.KeyWatcher) -> AsyncIterator[KeyValue.
             yield entry
     finally:
         await watcher.stop()
+
+
+async def changed_keys(watcher: KeyValue.KeyWatcher) -> AsyncIterator[str]:
+    """The key of every change after the watch's replay of the current values."""
+    replaying = True  # the watch first replays the current keys, then a None marker
+    async for entry in watch_entries(watcher):
+        if entry is None:
+            replaying = False
+        elif not replaying:
+            yield entry.key

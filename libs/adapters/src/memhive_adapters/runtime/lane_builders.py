@@ -7,6 +7,7 @@ the configured collection and index); a reindex builds generation N beside it
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from memhive_ports import Embedder, LexicalIndex, VectorIndex
@@ -27,6 +28,12 @@ THREADS = {MPNET: 2}
 def threads_for(settings: MemhiveSettings, encoder: str) -> int:
     chosen = settings.embedding.threads
     return THREADS.get(encoder, 1) if chosen is None else chosen
+
+
+def lone_threads_for(settings: MemhiveSettings, cores: int | None = None) -> int:
+    """Threads for a lone caller's pass: two cores' worth unless the settings say."""
+    chosen = settings.embedding.lone_pass_threads
+    return min(2, cores or len(os.sched_getaffinity(0))) if chosen is None else chosen
 
 
 def vector_dir_of(settings: MemhiveSettings, generation: int) -> Path:
@@ -73,7 +80,10 @@ def _local_embedder(settings: MemhiveSettings, encoder: str) -> Embedder:
     from memhive_adapters.embedding.onnx_minilm import VARIANTS, OnnxMiniLmEmbedder
 
     variant = VARIANTS[encoder]
-    return OnnxMiniLmEmbedder(settings.model_cache_dir, threads=threads, variant=variant)
+    lone = lone_threads_for(settings)
+    return OnnxMiniLmEmbedder(
+        settings.model_cache_dir, threads=threads, variant=variant, lone_threads=lone
+    )
 
 
 def build_vector_index(

@@ -264,11 +264,16 @@ class EdgeVectorIndex:
         )
 
     async def _apply(self, operation: qe.UpdateOperation) -> None:
-        """One write, under the write lock; kept for the copy when a build is under way."""
+        """One write, under the write lock; kept for the copy when a build is under way.
+
+        On the event loop, not a worker thread: qdrant-edge's `update` holds the GIL from
+        start to end (measured: a Python thread beside an upsert of 20,000 points ran ~1% of
+        its 210 ms), so a worker only added its hand-off, 0.15-0.3 ms to a one-point write
+        of ~0.04 ms (docs/benchmarks.md, "A lone pass")."""
         assert self._shard is not None
         if self._space is not None:
             self._space.require("the vector lane took no write")
-        await asyncio.to_thread(self._shard.update, operation)
+        self._shard.update(operation)
         if self._journal is not None:
             self._journal.append(operation)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,13 +17,12 @@ from memhive_adapters.lexical.tantivy_index import TantivyLexicalIndex
 from memhive_adapters.vector.edge_index import EdgeVectorIndex
 from memhive_client import MemhiveClient, NotFound
 
+from tests.e2e.process import free_port
+
 TOKEN = "e2e-dev-token"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+_free_port = free_port  # the name the other e2e modules import
 
 
 @contextmanager

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -18,11 +17,7 @@ import httpx
 from memhive_adapters.nats.connection import connect, ensure_streams
 from memhive_adapters.nats.embedded_server import find_nats_server
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.e2e.process import free_port
 
 
 @dataclass

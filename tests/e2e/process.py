@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -16,21 +15,6 @@ from memhive_client import MemhiveClient, RetryPolicy
 
 TOKEN = "e2e-dev-token"
 RETRIES = RetryPolicy()  # the client's default: 429, 503 and a refused connection
-
-_handed_out: set[int] = set()
-
-
-def free_port() -> int:
-    """A port free on 127.0.0.1 now, and never one this test run handed out before: two
-    calls in a row can otherwise get the same port, the one just closed (a run's HTTP and
-    nats ports were once the same, and one of the two processes failed to bind)."""
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if port not in _handed_out:
-            _handed_out.add(port)
-            return port
 
 
 class MemhiveProcess:

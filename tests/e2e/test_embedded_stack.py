@@ -17,7 +17,7 @@ from memhive_adapters.lexical.tantivy_index import TantivyLexicalIndex
 from memhive_adapters.vector.edge_index import EdgeVectorIndex
 from memhive_client import MemhiveClient, NotFound
 
-from tests.e2e.process import free_port
+from bench.running_stack import free_port
 
 TOKEN = "e2e-dev-token"
 

@@ -17,7 +17,7 @@ import httpx
 from memhive_adapters.nats.connection import connect, ensure_streams
 from memhive_adapters.nats.embedded_server import find_nats_server
 
-from tests.e2e.process import free_port
+from bench.running_stack import free_port
 
 
 @dataclass

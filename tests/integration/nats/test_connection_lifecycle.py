@@ -13,6 +13,7 @@ from memhive_adapters.nats.credentials import BusCredentials
 from memhive_adapters.nats.embedded_server import EmbeddedNatsServer
 
 from tests.integration.conftest import free_port
+from tests.waiting import until
 
 
 async def test_a_deliberate_close_is_not_logged_as_a_disconnect(
@@ -48,8 +49,7 @@ async def test_a_drain_once_the_server_is_gone_closes_at_once(tmp_path: Path) ->
     await server.start()
     client = await connect(server.url, name="orphan", timeout_s=5)
     await server.stop()
-    while not client.is_reconnecting:
-        await asyncio.sleep(0.01)
+    await until(lambda: client.is_reconnecting)
     await client.drain()  # nats-py's own refuses: it is reconnecting
     assert client.is_closed
 
@@ -73,8 +73,7 @@ async def test_a_drain_that_loses_its_server_midway_does_not_wait_out_its_timeou
     await asyncio.wait_for(handling.wait(), 5)
     draining = asyncio.ensure_future(client.drain())
     try:
-        while not client.is_draining:
-            await asyncio.sleep(0.01)
+        await until(lambda: client.is_draining)
         await server.stop()
         # Not wait_for: nats-py's drain swallows a cancellation, and would seem to end.
         done, _ = await asyncio.wait({draining}, timeout=5)  # nats-py waits 10 s

@@ -26,6 +26,7 @@ from tests.integration.nats.consuming import (
     subject_for,
     unique,
 )
+from tests.waiting import until
 
 FAST_BACKOFF = (0.05,)
 
@@ -231,14 +232,6 @@ async def test_stop_lets_the_batch_in_flight_finish_and_be_acked(
     await drained(js, durable)
 
 
-async def until(condition, timeout_s: float = WAIT_S) -> None:
-    async def poll() -> None:
-        while not condition():  # noqa: ASYNC110 - the consumer's own task moves on
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout_s)
-
-
 async def test_one_pull_request_serves_many_messages(
     js: JetStreamContext, nats_client, running, durable: str, subject: str
 ) -> None:
@@ -255,7 +248,7 @@ async def test_one_pull_request_serves_many_messages(
     await running(durable, [subject], handler, batch_size=64)
     for n in range(20):  # one at a time, each handled before the next is sent
         await publish_all(js, subject, [f"m{n}".encode()])
-        await until(lambda n=n: len(handler.handled) == n + 1)
+        await until(lambda n=n: len(handler.handled) == n + 1, WAIT_S)
     await drained(js, durable)
     await spy.unsubscribe()
 
@@ -291,9 +284,11 @@ async def test_writes_durable_later_are_acked_then_while_the_loop_goes_on(
     await running(durable, [subject], handler)
 
     await publish_all(js, subject, [b"first"])
-    await until(lambda: handler.handled == [b"first"])
+    await until(lambda: handler.handled == [b"first"], WAIT_S)
     await publish_all(js, subject, [b"second"])
-    await until(lambda: handler.handled == [b"first", b"second"])  # not held up by the first
+    await until(
+        lambda: handler.handled == [b"first", b"second"], WAIT_S
+    )  # not held up by the first
 
     assert (await js.consumer_info(streams.LOG_STREAM, durable)).num_ack_pending == 2
     handler.commit()
@@ -308,9 +303,9 @@ async def test_writes_that_never_became_durable_come_back(
     await running(durable, [subject], handler, backoff_s=FAST_BACKOFF)
 
     await publish_all(js, subject, [b"lost in a crash"])
-    await until(lambda: len(handler.pending) == 1)
+    await until(lambda: len(handler.pending) == 1, WAIT_S)
     handler.commit(OSError("commit failed"))
-    await until(lambda: len(handler.pending) == 1)  # delivered again, handled again
+    await until(lambda: len(handler.pending) == 1, WAIT_S)  # delivered again, handled again
     handler.commit()
     await drained(js, durable)
 
@@ -323,7 +318,7 @@ async def test_stop_waits_for_handled_batches_to_become_durable(
     handler = LaterDurable()
     consumer = await running(durable, [subject], handler)
     await publish_all(js, subject, [b"handled"])
-    await until(lambda: len(handler.pending) == 1)
+    await until(lambda: len(handler.pending) == 1, WAIT_S)
 
     stopping = asyncio.create_task(consumer.stop())
     await asyncio.sleep(0.1)

@@ -19,6 +19,7 @@ from nats.js import JetStreamContext
 from tests.integration.llm.chat_server import LITELLM_WARNINGS, Reply, running_chat_server
 from tests.integration.stack.conftest import Stack, Workspace, recall_ids, save
 from tests.unit.link_classifier.fakes import Metrics
+from tests.waiting import until
 
 # cosine 0.93 under all-MiniLM-L6-v2: above the save's conflict threshold (0.85), which the
 # fallback links at
@@ -55,13 +56,6 @@ async def _edges_once_linked(workspace: Workspace, memory_id: str) -> list[dict]
         got = await workspace.member.get(f"/v1/memories/{memory_id}/edges")
         if got.json()["edges"] or asyncio.get_running_loop().time() > deadline:
             return got.json()["edges"]
-        await asyncio.sleep(0.05)
-
-
-async def until(condition, timeout_s: float) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while not condition():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
         await asyncio.sleep(0.05)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -30,6 +30,7 @@ from memhive_ports import DocumentTerms
 from memhive_ports.lanes import LaneHit
 
 from tests.fakes import FakeTermWeights
+from tests.waiting import until
 
 GRACE_S = 0.3  # MEMHIVE_EMBEDDER__RETIRE_AFTER_S, shortened
 NOW = datetime(2026, 1, 5, tzinfo=UTC)
@@ -169,12 +170,6 @@ def memory(memory_id: str) -> Memory:
     draft = MemoryDraft(kind="fact", body=f"memory {memory_id}")
     made = create_memory(draft, memory_id=memory_id, principal=Principal("ws", "u"), now=NOW)
     return dataclasses.replace(made, revision=1)
-
-
-async def until(condition: Callable[[], bool], timeout_s: float = 5.0) -> None:
-    async with asyncio.timeout(timeout_s):
-        while not condition():  # noqa: ASYNC110 (a state of fakes, polled)
-            await asyncio.sleep(0.01)
 
 
 def swap_times(loop: asyncio.AbstractEventLoop, into: list[float]):

@@ -11,6 +11,8 @@ import threading
 import pytest
 from memhive_adapters.lexical.group_commit import GroupCommits
 
+from tests.waiting import until
+
 
 class Recorder:
     """The commit function: records each group; `fail` fails the next ones; `gate` holds
@@ -34,14 +36,6 @@ class Recorder:
         return GroupCommits(
             self.commit, self.settled.append, interval_s=interval_s, max_writes=max_writes
         )
-
-
-async def until(condition, timeout_s: float = 5) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    while not condition():
-        assert loop.time() < deadline, "timed out"
-        await asyncio.sleep(0.005)
 
 
 async def test_a_full_group_is_committed_at_once_in_order() -> None:

@@ -10,6 +10,8 @@ from memhive_adapters.nats.bus_liveness import BusLiveness
 from memhive_adapters.nats.unavailable import BusStalled
 from memhive_ports import BusUnavailable
 
+from tests.waiting import until
+
 DEADLINE_S, INTERVAL_S = 0.05, 0.02
 
 
@@ -29,12 +31,6 @@ class Server:
 
 def liveness(server: Server) -> BusLiveness:
     return BusLiveness(server.probe, deadline_s=DEADLINE_S, interval_s=INTERVAL_S, fresh_s=10)
-
-
-async def until(condition, timeout_s: float = 2.0) -> None:
-    async with asyncio.timeout(timeout_s):
-        while not condition():  # noqa: ASYNC110 - a state of fakes, polled
-            await asyncio.sleep(0.005)
 
 
 async def test_a_timeout_on_an_answering_bus_changes_nothing() -> None:

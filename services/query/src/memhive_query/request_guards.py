@@ -1,4 +1,5 @@
-"""What every HTTP request passes before any route: a size limit and known methods.
+"""What every HTTP request passes before any route: a size limit, known methods, and query
+parameters named once.
 
 - A body larger than `max_bytes` is refused with 413 (by Content-Length at once, or when a
   chunked body grows past it), so no route or JSON parser ever holds more. A path named in
@@ -10,13 +11,16 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
+from urllib.parse import parse_qsl
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memhive_query.errors import error_response
+from memhive_query.errors import error_response, problems_response
 
 MAX_REQUEST_BYTES = 128 * 1024
 
@@ -37,10 +41,14 @@ class RequestGuards:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self._app(scope, receive, send)
-        if (allowed := self._other_methods(scope)) is not None:
-            response = error_response(405, f"{scope['method']} is not supported here")
-            response.headers["Allow"] = ", ".join(sorted(allowed))
-            return await response(scope, receive, send)
+        if (path := self._documented(scope["path"])) is not None:
+            if scope["method"] not in path.operations:
+                response = error_response(405, f"{scope['method']} is not supported here")
+                response.headers["Allow"] = ", ".join(sorted(path.operations))
+                return await response(scope, receive, send)
+            if repeated := _repeated(scope, path.operations[scope["method"]]):
+                problems = [{"field": name, "message": "must be sent once"} for name in repeated]
+                return await problems_response(problems)(scope, receive, send)
         limit = self._larger.get(scope["path"], self._max)
         declared = dict(scope["headers"]).get(b"content-length", b"")
         if declared.isdigit() and int(declared) > limit:
@@ -74,18 +82,20 @@ class RequestGuards:
             if not message.get("more_body", False):
                 return b"".join(chunks)
 
-    def _other_methods(self, scope: Scope) -> set[str] | None:
-        """The methods a documented path allows, when it is called with another one."""
-        for pattern, methods in self._known_paths:
-            if pattern.fullmatch(scope["path"]):
-                return None if scope["method"] in methods else methods
+    def _documented(self, path: str) -> _Path | None:
+        for known in self._known_paths:
+            if known.pattern.fullmatch(path):
+                return known
         return None
 
     @cached_property
-    def _known_paths(self) -> list[tuple[re.Pattern[str], set[str]]]:
+    def _known_paths(self) -> list[_Path]:
         paths = self._openapi().get("paths", {})
         return [
-            (re.compile(re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(path))), _methods(operations))
+            _Path(
+                re.compile(re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(path))),
+                {method.upper(): _single_valued(op) for method, op in operations.items()},
+            )
             for path, operations in paths.items()
         ]
 
@@ -94,5 +104,30 @@ class RequestGuards:
         await error_response(413, detail)(scope, receive, send)
 
 
-def _methods(operations: dict[str, Any]) -> set[str]:
-    return {method.upper() for method in operations}
+@dataclass(frozen=True)
+class _Path:
+    """A documented path: its methods, each with its query parameters that take one value."""
+
+    pattern: re.Pattern[str]
+    operations: dict[str, frozenset[str]]
+
+
+def _single_valued(operation: dict[str, Any]) -> frozenset[str]:
+    return frozenset(
+        p["name"]
+        for p in operation.get("parameters", [])
+        if p.get("in") == "query" and not _is_array(p.get("schema", {}))
+    )
+
+
+def _is_array(schema: dict[str, Any]) -> bool:
+    return schema.get("type") == "array" or any(_is_array(s) for s in schema.get("anyOf", []))
+
+
+def _repeated(scope: Scope, single_valued: frozenset[str]) -> list[str]:
+    """The single-valued parameters the query string names more than once, in order."""
+    if not single_valued or not scope.get("query_string"):
+        return []
+    query = scope["query_string"].decode("latin-1")
+    names = Counter(name for name, _ in parse_qsl(query, keep_blank_values=True))
+    return [name for name, count in names.items() if count > 1 and name in single_valued]

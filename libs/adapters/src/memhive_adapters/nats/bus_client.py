@@ -15,17 +15,21 @@ the one place where bus failures are mapped (`unavailable.py`):
 A request without a timeout waits `request_timeout_s` (MEMHIVE_NATS__REQUEST_TIMEOUT_S,
 4 s), and JetStream calls default to it too. A slow bus (a loaded machine) keeps its time:
 only one that does not answer the probe is unavailable.
+
+A drain (a process stopping) never waits on a server that is gone: see `drain`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from memhive_contracts.streams import LOG_STREAM
 from nats.aio.client import Client
 from nats.aio.msg import Msg
-from nats.errors import NoRespondersError
+from nats.errors import ConnectionClosedError, NoRespondersError
 from nats.errors import TimeoutError as NatsTimeout
 from nats.js import JetStreamContext
 from nats.js.api import DEFAULT_PREFIX
@@ -43,6 +47,7 @@ from memhive_adapters.nats.unavailable import (
 T = TypeVar("T")
 
 DEFAULT_REQUEST_TIMEOUT_S = 4.0
+SERVER_CHECK_S = 0.05  # how often a drain looks whether the server is still there
 # Answered by the log stream's leader, and every bus user may ask it (bus_permissions).
 PROBE_SUBJECT = f"{DEFAULT_PREFIX}.STREAM.INFO.{LOG_STREAM}"
 
@@ -103,8 +108,44 @@ class BusClient(Client):
         await super().close()
 
     async def drain(self) -> None:
+        """Lets subscriptions finish and flushes what was published, then closes; while the
+        server is gone, closes at once instead.
+
+        nats-py's drain refuses to start while it reconnects, and one that loses its server
+        midway waits out `drain_timeout` (10 s) before a flush that fails: a service whose
+        embedded server died with its parent (kill -9) kept running 10 s and exited with an
+        error. Nothing left could reach a lost server anyway, and whatever was not acked is
+        delivered again."""
         await self.liveness.close()
-        await super().drain()
+        if self.is_closed:
+            return
+        if not self.is_connected:
+            await super().close()
+            return
+        draining = asyncio.ensure_future(super().drain())
+        while not draining.done() and not self.is_reconnecting:
+            await asyncio.wait({draining}, timeout=SERVER_CHECK_S)
+        if not draining.done():  # the server went away midway
+            await super().close()
+            # End the subscriptions' drains, not the drain: nats-py then ends it itself and
+            # reads their outcome (cancelling it instead logs "exception never retrieved").
+            for task in self._subscription_drains():
+                task.cancel()
+        # Losing the server at the last flush is the same case.
+        with contextlib.suppress(ConnectionError, ConnectionClosedError):
+            await draining
+
+    def _subscription_drains(self) -> list[asyncio.Task[Any]]:
+        """nats-py's drain runs one task per subscription (`Subscription._drain`)."""
+        drains = []
+        for task in asyncio.all_tasks():
+            coro = task.get_coro()
+            frame = getattr(coro, "cr_frame", None)
+            if getattr(coro, "__qualname__", "") != "Subscription._drain" or frame is None:
+                continue
+            if getattr(frame.f_locals.get("self"), "_conn", None) is self:
+                drains.append(task)
+        return drains
 
     async def _probe(self, deadline_s: float) -> None:
         await super().request(PROBE_SUBJECT, b"", deadline_s)

@@ -16,7 +16,7 @@ from memhive_adapters.vector.edge_index import EdgeVectorIndex, edge_filter
 from memhive_domain.principals import Principal
 from memhive_domain.recall import MemoryFilter, view_of
 
-from tests.integration.lanes.filter_cases import _at
+from tests.integration.lanes.filter_cases import _at, node_at
 from tests.integration.lanes.memories import NOW, a_memory
 
 DIMS = 16
@@ -115,4 +115,24 @@ async def test_a_write_that_brings_a_condition_back_waits_for_searches_planned_w
     assert theirs.id not in [h.memory_id for h in await planned]
     await writing
     assert theirs.id not in [h.memory_id for h in await lane.search(query, MEMBER, 10)]
+    await lane.close()
+
+
+async def test_a_product_nodes_search_is_one_condition_with_the_whole_filters_hits(
+    tmp_path: Path,
+) -> None:
+    """What the link classifier asks for each new memory of a product: qdrant-edge answers
+    one condition from its payload index, and checks two or more point by point."""
+    lane = EdgeVectorIndex(tmp_path / "lane", DIMS)
+    spread = vectors(300, 4)
+    products = [a_memory(f"note {i}", **_at(f"product:p{i % 3}")) for i in range(300)]
+    await lane.upsert(list(zip(products, spread, strict=True)))
+    at_product = MemoryFilter("ws-1", node=node_at("product:p1"), live_at=NOW)
+    assert len(lane._shared.needed(conditions_of(at_product))) == 1
+    query = vectors(1, 5)[0]
+    teams = a_memory("the team's own", **_at("product:p1/team:mobile"))
+    await lane.upsert([(teams, query), (a_memory("not a product's"), query)])
+    hits = [h.memory_id for h in await lane.search(query, at_product, 10)]
+    assert hits == await searched_with_every_condition(lane, query, at_product)
+    assert len(hits) == 10 and {m.id for m in products if m.product_id == "p1"} >= set(hits)
     await lane.close()

@@ -80,3 +80,32 @@ async def test_poison_commands_are_dead_lettered_and_do_not_block_the_next(
     await dead.unsubscribe()
     assert any("memhive.v1.SaveMemory" in r for r in reasons), reasons
     assert any("body" in r and "kind" in r for r in reasons), reasons
+
+
+async def test_a_hooks_save_into_a_product_follows_the_products_visibility_as_it_changes(
+    stack: Stack, workspace: Workspace
+) -> None:
+    """Ingest reads a product's record once and keeps it until the product changes (its
+    watch on the products' bucket, as ingest's own bus user); 30 s if the watch failed."""
+
+    async def saved_visibility(body: str) -> str:
+        command = _save_command(workspace.id, body)
+        command.memory.scope, command.memory.product_id = pb.SCOPE_PRODUCT, "kiln"
+        await _publish_raw(stack, workspace.id, command.SerializeToString(), command.command_id)
+
+        async def stored():
+            return await stack.infra.store.get(workspace.id, command.memory.id)
+
+        return (await _wait_for(stored)).memory.visibility.value
+
+    for visibility in ("public", "private", "public"):
+        answer = await workspace.member.put("/v1/products/kiln", json={"visibility": visibility})
+        assert answer.status_code == 200, answer.text
+        # The watch reports the change within moments: well before the entry's 30 s.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 5
+        seen = await saved_visibility(f"Kiln note while {visibility} ({uuid.uuid4()})")
+        while seen != visibility and loop.time() < deadline:
+            await asyncio.sleep(0.1)
+            seen = await saved_visibility(f"Kiln note while {visibility} ({uuid.uuid4()})")
+        assert seen == visibility

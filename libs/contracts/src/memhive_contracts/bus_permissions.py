@@ -176,6 +176,7 @@ SERVICES: dict[str, BusPermissions] = {
             *_kv_read(streams.MEMORIES_BUCKET),
             *_kv_write(streams.MEMORIES_BUCKET),
             *_kv_read(streams.PRODUCTS_BUCKET),  # the visibility a product's memories inherit
+            *_kv_watch(streams.PRODUCTS_BUCKET),  # ...read once, until a product changes
             *_kv_read(streams.TOKENS_BUCKET),
             *_kv_write(streams.TOKENS_BUCKET),
             f"{subjects.AUDIT}.*.*",

@@ -12,6 +12,7 @@ from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
 from memhive_application.audit_trail import AuditTrail
 from memhive_application.authentication import Authenticator
+from memhive_application.cached_products import CachedProducts
 from memhive_application.purge_scheduling import PurgeScheduling
 from memhive_application.token_requests import AuthenticatedTokenAdmin
 from memhive_application.tokens import TokenAdmin
@@ -39,8 +40,11 @@ def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> Se
     settings = infra.settings.ingest
     retention = timedelta(days=settings.expired_retention_days)
     purges = PurgeScheduling(JetStreamScheduler(infra.js), retention)
+    # A save into a product inherits the product's visibility: its record is read once,
+    # until a product changes, not once per save (a hook's bulk load names a product each).
+    products = CachedProducts(infra.products)
     routes = command_routes(
-        save=SaveMemoryHandler(infra.store, infra.publisher, infra.products, purges),
+        save=SaveMemoryHandler(infra.store, infra.publisher, products, purges),
         forget=ForgetMemoryHandler(infra.store, infra.publisher),
         link=LinkMemoriesHandler(infra.store, infra.publisher),
         update=UpdateMemoryHandler(infra.store, infra.publisher, purges),
@@ -72,12 +76,12 @@ def create_ingest(infra: Infrastructure, extra_routes: dict | None = None) -> Se
         durable=UPSTREAM_DURABLE,
         subjects=[subjects.ALL_UPSTREAM],
         handle_batch=UpstreamEventSubscriber(
-            UpstreamEventHandler(infra.store, infra.publisher, infra.clock, infra.products)
+            UpstreamEventHandler(infra.store, infra.publisher, infra.clock, products)
         ).handle_batch,
         batch_size=settings.batch_size,
         max_deliveries=settings.max_deliveries,
     )
-    return ServiceGroup([commands, activity, upstream, token_responder(infra)])
+    return ServiceGroup([products, commands, activity, upstream, token_responder(infra)])
 
 
 def token_responder(infra: Infrastructure) -> TokenResponder:

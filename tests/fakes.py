@@ -436,22 +436,12 @@ class FakeDeadLetters:
         return [d for d in read if keep(d)][:limit]
 
 
-class FakeProductDirectory:
-    """ProductDirectory in a dict; `gets` counts the reads, and every put is a change."""
+class ChangeFeed:
+    """A store's change watch, as a KV watch behaves: each watch opened by `changes()` gets
+    every key `tell` reports from then on."""
 
-    def __init__(self, *products: Product) -> None:
-        self.held = {(p.workspace_id, p.product_id): p for p in products}
-        self.gets = 0
+    def __init__(self) -> None:
         self._watches: list[asyncio.Queue[str]] = []
-
-    async def get(self, workspace_id: str, product_id: str) -> Product | None:
-        self.gets += 1
-        return self.held.get((workspace_id, product_id))
-
-    async def put(self, product: Product) -> None:
-        self.held[(product.workspace_id, product.product_id)] = product
-        for watch in self._watches:
-            watch.put_nowait(product.product_id)
 
     async def changes(self) -> AsyncIterator[str]:
         watch: asyncio.Queue[str] = asyncio.Queue()
@@ -462,6 +452,30 @@ class FakeProductDirectory:
                 yield await watch.get()
 
         return changed()
+
+    def tell(self, key: str) -> None:
+        for watch in self._watches:
+            watch.put_nowait(key)
+
+
+class FakeProductDirectory:
+    """ProductDirectory in a dict; `gets` counts the reads, and every put is a change."""
+
+    def __init__(self, *products: Product) -> None:
+        self.held = {(p.workspace_id, p.product_id): p for p in products}
+        self.gets = 0
+        self._feed = ChangeFeed()
+
+    async def get(self, workspace_id: str, product_id: str) -> Product | None:
+        self.gets += 1
+        return self.held.get((workspace_id, product_id))
+
+    async def put(self, product: Product) -> None:
+        self.held[(product.workspace_id, product.product_id)] = product
+        self._feed.tell(product.product_id)
+
+    async def changes(self) -> AsyncIterator[str]:
+        return await self._feed.changes()
 
     async def list(self, workspace_id: str) -> list[Product]:
         return sorted(
@@ -480,7 +494,7 @@ class FakeTokenDirectory:
         self.records = dict(records or {})
         self.lookups = 0
         self.created: list[tuple[TokenDraft, str]] = []
-        self._changes: asyncio.Queue[str] = asyncio.Queue()
+        self._feed = ChangeFeed()
 
     async def lookup(self, token: str) -> TokenRecord | None:
         self.lookups += 1
@@ -495,7 +509,7 @@ class FakeTokenDirectory:
         self.created.append((draft, created_by))
         record, token = draft.record(self.NEW_ID, created_by, now), f"mh_{self.NEW_ID}_secret"
         self.records[token] = record
-        self._changes.put_nowait(record.id)
+        self._feed.tell(record.id)
         return record, token
 
     async def get(self, token_id: str) -> TokenRecord | None:
@@ -515,15 +529,11 @@ class FakeTokenDirectory:
         token = next((t for t, r in self.records.items() if r.id == token_id), None)
         if token is None:
             return None
-        self._changes.put_nowait(token_id)
+        self._feed.tell(token_id)
         return self.records.pop(token)
 
     async def changes(self) -> AsyncIterator[str]:
-        async def stream() -> AsyncIterator[str]:
-            while True:
-                yield await self._changes.get()
-
-        return stream()
+        return await self._feed.changes()
 
 
 @dataclass

@@ -68,8 +68,7 @@ class FailingPut(FakeProductDirectory):
 
 async def test_a_put_that_failed_to_answer_still_drops_the_cache() -> None:
     directory = FailingPut(product(Visibility.PUBLIC))
-    directory._watches.clear()  # as if the watch had not reported it yet
-    products = CachedProducts(directory)
+    products = CachedProducts(directory)  # not started: no watch reports the put
     await products.get("ws", "ios")
     with pytest.raises(TimeoutError):
         await products.put(product(Visibility.PRIVATE))

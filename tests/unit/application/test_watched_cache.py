@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator
 import pytest
 from memhive_application.watched_cache import WatchedCache
 
+from tests.fakes import ChangeFeed
+
 
 class Store:
     """Values by key, counting reads; `change` reports a change on every open watch."""
@@ -18,7 +20,7 @@ class Store:
         self.reads = 0
         self.release: asyncio.Event | None = None  # set: reads wait for it
         self.read_started = asyncio.Event()
-        self._watches: list[asyncio.Queue[str]] = []
+        self._feed = ChangeFeed()
 
     async def read(self, key: str) -> str | None:
         self.reads += 1
@@ -29,19 +31,11 @@ class Store:
         return found
 
     async def changes(self) -> AsyncIterator[str]:
-        queue: asyncio.Queue[str] = asyncio.Queue()
-        self._watches.append(queue)
-
-        async def changed() -> AsyncIterator[str]:
-            while True:
-                yield await queue.get()
-
-        return changed()
+        return await self._feed.changes()
 
     async def change(self, key: str, value: str) -> None:
         self.values[key] = value
-        for queue in self._watches:
-            queue.put_nowait(key)
+        self._feed.tell(key)
         for _ in range(5):  # the watch task takes it on the next loop turns
             await asyncio.sleep(0)
 

@@ -9,6 +9,7 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
+from typing import Generic, TypeVar
 
 from google.protobuf.message import Message
 from memhive.v1 import edges_pb2
@@ -32,6 +33,9 @@ from memhive_ports.dead_letters import DeadLetter
 from memhive_ports.store import StoredMemory
 
 T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+T = TypeVar("T")
 
 
 class FixedClock:
@@ -436,26 +440,26 @@ class FakeDeadLetters:
         return [d for d in read if keep(d)][:limit]
 
 
-class ChangeFeed:
+class ChangeFeed(Generic[T]):
     """A store's change watch, as a KV watch behaves: each watch opened by `changes()` gets
-    every key `tell` reports from then on."""
+    every change `tell` reports from then on (a key, a generation, ...)."""
 
     def __init__(self) -> None:
-        self._watches: list[asyncio.Queue[str]] = []
+        self._watches: list[asyncio.Queue[T]] = []
 
-    async def changes(self) -> AsyncIterator[str]:
-        watch: asyncio.Queue[str] = asyncio.Queue()
+    async def changes(self) -> AsyncIterator[T]:
+        watch: asyncio.Queue[T] = asyncio.Queue()
         self._watches.append(watch)
 
-        async def changed() -> AsyncIterator[str]:
+        async def changed() -> AsyncIterator[T]:
             while True:
                 yield await watch.get()
 
         return changed()
 
-    def tell(self, key: str) -> None:
+    def tell(self, change: T) -> None:
         for watch in self._watches:
-            watch.put_nowait(key)
+            watch.put_nowait(change)
 
 
 class FakeProductDirectory:
@@ -464,7 +468,7 @@ class FakeProductDirectory:
     def __init__(self, *products: Product) -> None:
         self.held = {(p.workspace_id, p.product_id): p for p in products}
         self.gets = 0
-        self._feed = ChangeFeed()
+        self._feed: ChangeFeed[str] = ChangeFeed()
 
     async def get(self, workspace_id: str, product_id: str) -> Product | None:
         self.gets += 1
@@ -494,7 +498,7 @@ class FakeTokenDirectory:
         self.records = dict(records or {})
         self.lookups = 0
         self.created: list[tuple[TokenDraft, str]] = []
-        self._feed = ChangeFeed()
+        self._feed: ChangeFeed[str] = ChangeFeed()
 
     async def lookup(self, token: str) -> TokenRecord | None:
         self.lookups += 1

@@ -29,7 +29,7 @@ from memhive_embed.reindex import Progress, Reindexer
 from memhive_ports import DocumentTerms
 from memhive_ports.lanes import LaneHit
 
-from tests.fakes import FakeTermWeights
+from tests.fakes import ChangeFeed, FakeTermWeights
 from tests.waiting import until
 
 GRACE_S = 0.3  # MEMHIVE_EMBEDDER__RETIRE_AFTER_S, shortened
@@ -130,22 +130,14 @@ class BusPointer:
     """The generation pointer on the bus: advancing it reaches every watcher."""
 
     def __init__(self) -> None:
-        self._watchers: list[asyncio.Queue[GenerationSpec]] = []
+        self._feed: ChangeFeed[GenerationSpec] = ChangeFeed()
 
     async def advance(self, spec: GenerationSpec) -> bool:
-        for queue in self._watchers:
-            queue.put_nowait(spec)
+        self._feed.tell(spec)
         return True
 
     async def changes(self) -> AsyncIterator[GenerationSpec]:
-        queue: asyncio.Queue[GenerationSpec] = asyncio.Queue()
-        self._watchers.append(queue)
-
-        async def specs() -> AsyncIterator[GenerationSpec]:
-            while True:
-                yield await queue.get()
-
-        return specs()
+        return await self._feed.changes()
 
 
 @dataclass

@@ -55,12 +55,12 @@ class RunningStack:
 _handed_out: set[int] = set()
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     """A port free now, never one this process handed out before (two calls in a row can
     otherwise get the same port: the stack's HTTP and nats ports would collide)."""
     while True:
         with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
+            s.bind((host, 0))
             port = s.getsockname()[1]
         if port not in _handed_out:
             _handed_out.add(port)

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from memhive_client import MemhiveClient
 
+from bench.running_stack import free_port
 from tests.e2e.process import MemhiveProcess, client, memhive_command
-from tests.e2e.test_embedded_stack import _free_port
 
 FACTS = [
     ("decision", "The mobile team ships a release train every second Wednesday"),
@@ -33,7 +33,7 @@ def _answers(memhive: MemhiveClient) -> dict[str, list[str]]:
 @pytest.mark.timeout(900)  # several real starts; slow on a loaded machine
 def test_backup_wipe_restore_reindex_gives_identical_recall(tmp_path: Path) -> None:
     data_dir, backup_dir = tmp_path / "data", tmp_path / "backup"
-    http_port, nats_port = _free_port(), _free_port()
+    http_port, nats_port = free_port(), free_port()
     first = MemhiveProcess(data_dir, http_port, nats_port, "first")
     try:
         first.wait_until_healthy()

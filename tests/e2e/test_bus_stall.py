@@ -17,9 +17,9 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from bench.running_stack import free_port
 from tests.e2e.acknowledged import assert_kept_exactly_once
 from tests.e2e.process import TOKEN, MemhiveProcess, client
-from tests.e2e.test_embedded_stack import _free_port
 from tests.e2e.workload import Answer, Workload
 from tests.stalls import stopped as stalled
 
@@ -84,7 +84,7 @@ def assert_bounded(answers: list[Answer], stopped: float, resumed: float) -> Non
 def test_a_stalled_bus_answers_503_within_5_s_readiness_follows_and_nothing_is_lost(
     tmp_path: Path,
 ) -> None:
-    memhive = MemhiveProcess(tmp_path / "data", _free_port(), _free_port(), "stall")
+    memhive = MemhiveProcess(tmp_path / "data", free_port(), free_port(), "stall")
     try:
         memhive.wait_until_ready()
         server = memhive.nats_server_pid()

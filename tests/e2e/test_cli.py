@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.running_stack import free_port
 from memhive_cli.instance import INSTANCE_FILE, find_instance, registry_dir
 from tests.e2e.process import TOKEN, MemhiveProcess
-from tests.e2e.test_embedded_stack import _free_port
 
 # What a fresh shell has: none of memhive's variables (the model cache is only a speed-up).
 KEPT = {"MEMHIVE_EMBEDDING__CACHE_DIR"}
@@ -58,7 +58,7 @@ def _recorded(memhive: MemhiveProcess, timeout_s: float = 30) -> dict:
 
 @pytest.mark.timeout(300)
 def test_commands_find_the_running_instance_and_talk_to_it(tmp_path, user_dirs) -> None:
-    memhive = MemhiveProcess(tmp_path / "data", _free_port(), _free_port(), "run")
+    memhive = MemhiveProcess(tmp_path / "data", free_port(), free_port(), "run")
     run = _shell(tmp_path)
     try:
         memhive.wait_until_healthy()
@@ -102,7 +102,7 @@ def test_commands_find_the_running_instance_and_talk_to_it(tmp_path, user_dirs) 
 
 @pytest.mark.timeout(300)
 def test_a_killed_instances_record_is_ignored(tmp_path, user_dirs) -> None:
-    memhive = MemhiveProcess(tmp_path / "data", _free_port(), _free_port(), "run")
+    memhive = MemhiveProcess(tmp_path / "data", free_port(), free_port(), "run")
     try:
         memhive.wait_until_healthy()
         _recorded(memhive)

@@ -16,9 +16,9 @@ import pytest
 from memhive_adapters.nats.embedded_server import PID_FILE, find_nats_server
 from memhive_client import MemhiveClient, RetryPolicy
 
+from bench.running_stack import free_port
 from tests.e2e.acknowledged import assert_kept_exactly_once
 from tests.e2e.process import MemhiveProcess, client, gone_within
-from tests.e2e.test_embedded_stack import _free_port
 
 CLIENTS = 4
 SAVES_PER_CLIENT = 40
@@ -64,7 +64,7 @@ def _listed(memhive: MemhiveClient) -> set[str]:
 
 @pytest.mark.timeout(900)  # several real starts; slow on a loaded machine
 def test_kill_9_mid_burst_then_restart_loses_and_doubles_nothing(tmp_path: Path) -> None:
-    data_dir, http_port, nats_port = tmp_path / "data", _free_port(), _free_port()
+    data_dir, http_port, nats_port = tmp_path / "data", free_port(), free_port()
     first = MemhiveProcess(data_dir, http_port, nats_port, "first")
     try:
         first.wait_until_healthy()
@@ -93,7 +93,7 @@ def test_kill_9_mid_burst_then_restart_loses_and_doubles_nothing(tmp_path: Path)
     try:
         second.wait_until_healthy()
         assert orphan.wait(timeout=10) is not None
-        refused = MemhiveProcess(data_dir, _free_port(), _free_port(), "refused")
+        refused = MemhiveProcess(data_dir, free_port(), free_port(), "refused")
         assert refused.process.wait(timeout=120) != 0
         assert "is in use by another memhive (pid" in refused.output()
 
@@ -115,7 +115,7 @@ def test_an_indexed_save_not_yet_committed_is_indexed_again_after_kill_9(tmp_pat
     """The lexical lane commits in groups: embed acknowledges its events only once their
     commit is on disk, so after a kill the log delivers them again (after the consumer's
     ack wait) and the lane gets back what it held only in memory."""
-    data_dir, http_port, nats_port = tmp_path / "data", _free_port(), _free_port()
+    data_dir, http_port, nats_port = tmp_path / "data", free_port(), free_port()
     slow_commits = {
         "MEMHIVE_LEXICAL__COMMIT_INTERVAL_S": "30",  # no commit before the kill
         "MEMHIVE_RUN_SERVICES": '["ingest", "embed"]',

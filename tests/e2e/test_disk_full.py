@@ -13,9 +13,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bench.running_stack import free_port
 from tests.e2e.acknowledged import assert_kept_exactly_once
 from tests.e2e.process import TOKEN, MemhiveProcess, client
-from tests.e2e.test_embedded_stack import _free_port
 from tests.e2e.workload import Workload
 from tests.tmpfs import MiB, fill, resize, small_tmpfs
 
@@ -61,7 +61,7 @@ def test_a_full_disk_refuses_writes_with_507_and_writes_resume_once_it_is_enlarg
             "MEMHIVE_EMBEDDING__CACHE_DIR": str(tmp_path / "models"),  # ~90 MB: not on it
         }
         data = disk / "data"
-        memhive = MemhiveProcess(data, _free_port(), _free_port(), "disk", env=settings,
+        memhive = MemhiveProcess(data, free_port(), free_port(), "disk", env=settings,
                                  log_dir=tmp_path)  # fmt: skip
         try:
             memhive.wait_until_ready()

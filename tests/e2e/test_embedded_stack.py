@@ -22,9 +22,6 @@ from bench.running_stack import free_port
 TOKEN = "e2e-dev-token"
 
 
-_free_port = free_port  # the name the other e2e modules import
-
-
 @contextmanager
 def memhive_run(data_dir: Path, http_port: int, nats_port: int) -> Iterator[str]:
     env = os.environ | {
@@ -86,7 +83,7 @@ async def _lanes_hold(data_dir: Path, ids: list[str]) -> tuple[set[str], set[str
 
 
 def test_save_recall_forget_and_restart(tmp_path: Path) -> None:
-    http_port, nats_port = _free_port(), _free_port()
+    http_port, nats_port = free_port(), free_port()
     with memhive_run(tmp_path, http_port, nats_port) as url:
         with _client(url) as writer:
             kept = writer.save(

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from memhive_adapters.runtime.lane_builders import FP32_MINILM
 
+from bench.running_stack import free_port
 from tests.e2e.process import MemhiveProcess, client
-from tests.e2e.test_embedded_stack import _free_port
 
 INT8 = "all-MiniLM-L6-v2/int8-per-text-v1"
 MOVE = {"MEMHIVE_EMBEDDING__MODEL": INT8}
@@ -69,7 +69,7 @@ def _wait_for(condition, timeout_s: float = 240) -> None:
 
 
 def test_an_fp32_store_migrates_to_the_configured_encoder_by_itself(tmp_path: Path) -> None:
-    data_dir, ports = tmp_path / "data", (_free_port(), _free_port())
+    data_dir, ports = tmp_path / "data", (free_port(), free_port())
     probe = _build_fp32_store(data_dir, ports)
     building = data_dir / "qdrant-edge.gen-1"
 

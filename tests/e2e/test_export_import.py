@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.running_stack import free_port
 from tests.e2e.process import TOKEN, MemhiveProcess, client
 from tests.e2e.test_backup_restore import FACTS, _answers
-from tests.e2e.test_embedded_stack import _free_port
 
 
 def cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -37,7 +37,7 @@ def test_export_wipe_import_gives_the_same_memories_edges_and_recall(tmp_path: P
         tmp_path / "a.jsonl",
         tmp_path / "b.jsonl",
     )
-    http_port, nats_port = _free_port(), _free_port()
+    http_port, nats_port = free_port(), free_port()
     first = MemhiveProcess(data_dir, http_port, nats_port, "first")
     try:
         first.wait_until_healthy()

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from memhive_adapters.embedding.mpnet_parts import parts_missing
 
+from bench.running_stack import free_port
 from tests.e2e.process import MemhiveProcess, client
-from tests.e2e.test_embedded_stack import _free_port
 from tests.e2e.test_encoder_migration import (
     PROBE,
     _answered,
@@ -28,7 +28,7 @@ MPNET = "all-mpnet-base-v2"
 
 
 def test_a_minilm_store_migrates_to_mpnet_by_itself(tmp_path: Path) -> None:
-    data_dir, ports = tmp_path / "data", (_free_port(), _free_port())
+    data_dir, ports = tmp_path / "data", (free_port(), free_port())
     first = MemhiveProcess(data_dir, *ports, "minilm")
     try:
         first.wait_until_healthy()

@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bench.running_stack import free_port
 from tests.e2e.process import MemhiveProcess
-from tests.e2e.test_embedded_stack import _free_port
 from tests.integration.stack.identity_provider import CLIENT_ID, Person, stub_provider
 
 
@@ -20,7 +20,7 @@ def test_issuer_and_audience_alone_sign_people_in_at_the_gateway_and_at_ingest(
 ) -> None:
     with stub_provider() as provider:
         settings = {"MEMHIVE_OIDC__ISSUER": provider.issuer, "MEMHIVE_OIDC__AUDIENCE": CLIENT_ID}
-        memhive = MemhiveProcess(tmp_path / "data", _free_port(), _free_port(), "oidc",
+        memhive = MemhiveProcess(tmp_path / "data", free_port(), free_port(), "oidc",
                                  env=settings)  # fmt: skip
         try:
             memhive.wait_until_ready()

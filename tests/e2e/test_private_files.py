@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.running_stack import free_port
 from tests.e2e.process import MemhiveProcess, client, memhive_command
-from tests.e2e.test_embedded_stack import _free_port
 
 SHELL_UMASK = 0o022  # what most shells give: files 0644, directories 0755
 
@@ -27,10 +27,10 @@ def opened_to_others(tree: Path) -> dict[str, str]:
 
 @pytest.mark.timeout(600)
 def test_data_dir_lanes_and_backups_are_private_under_a_0022_umask(tmp_path: Path) -> None:
-    data, nats_port = tmp_path / "data", _free_port()
+    data, nats_port = tmp_path / "data", free_port()
     data.mkdir(mode=0o755)
     data.chmod(0o755)  # made by someone else, open to all: memhive closes it
-    memhive = MemhiveProcess(data, _free_port(), nats_port, "modes", umask=SHELL_UMASK)
+    memhive = MemhiveProcess(data, free_port(), nats_port, "modes", umask=SHELL_UMASK)
     try:
         memhive.wait_until_ready()
         with client(memhive.url) as agent:

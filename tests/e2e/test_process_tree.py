@@ -20,8 +20,8 @@ from memhive_adapters.nats.credentials import BusCredentials
 from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
 from memhive_contracts.bus_permissions import ADMIN
 
+from bench.running_stack import free_port
 from tests.e2e.process import TOKEN, MemhiveProcess
-from tests.e2e.test_embedded_stack import _free_port
 
 WAIT_S = 60.0
 SAMPLE = r'memhive_consumer_messages_total\{{[^}}]*consumer="{}"[^}}]*service="{}"'
@@ -38,8 +38,8 @@ CHAIN = {
 @pytest.mark.timeout(300)
 async def test_one_save_is_one_trace_across_the_process_tree(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("MEMHIVE_TELEMETRY__EXPORTER", "console")  # spans to stdout
-    nats_port = _free_port()
-    memhive = MemhiveProcess(tmp_path / "data", _free_port(), nats_port, "run")
+    nats_port = free_port()
+    memhive = MemhiveProcess(tmp_path / "data", free_port(), nats_port, "run")
     try:
         memhive.wait_until_healthy()
         admin = EmbeddedBusAuth(memhive.data_dir / "bus").seed(ADMIN)

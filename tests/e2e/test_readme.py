@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.running_stack import free_port
 from tests.e2e.process import TOKEN, MemhiveProcess
-from tests.e2e.test_embedded_stack import _free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 SECTION = re.compile(r"^## Try it\n(.*?)^## ", re.S | re.M)
@@ -51,7 +51,7 @@ def test_the_try_it_section_has_the_blocks_this_test_runs() -> None:
 def test_the_readme_commands_work_in_a_fresh_shell(tmp_path: Path, monkeypatch) -> None:
     runtime = tmp_path / "runtime"  # a login shell's XDG_RUNTIME_DIR: where instances are
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    memhive = MemhiveProcess(tmp_path / "data", _free_port(), _free_port(), "run")
+    memhive = MemhiveProcess(tmp_path / "data", free_port(), free_port(), "run")
     try:
         memhive.wait_until_healthy()
         address = memhive.url.removeprefix("http://")

@@ -12,7 +12,8 @@ from pathlib import Path
 import httpx
 from memhive_adapters.lane_conditions import LAYOUT
 
-from tests.e2e.test_embedded_stack import _client, _free_port, _recall, memhive_run
+from bench.running_stack import free_port
+from tests.e2e.test_embedded_stack import _client, _recall, memhive_run
 
 FACTS = [
     "The payments team freezes deploys during the last week of each quarter",
@@ -32,7 +33,7 @@ def _reindex(nats_port: int, data_dir: Path, *args: str) -> subprocess.Completed
 
 
 def test_reindex_swaps_generations_and_a_restart_serves_the_new_one(tmp_path: Path) -> None:
-    http_port, nats_port = _free_port(), _free_port()
+    http_port, nats_port = free_port(), free_port()
     with memhive_run(tmp_path, http_port, nats_port) as url, _client(url) as client:
         ids = []
         for body in FACTS:

@@ -13,8 +13,8 @@ import httpx
 import pytest
 from memhive_adapters.process_lifetime import command_line
 
+from bench.running_stack import free_port
 from tests.e2e.process import MemhiveProcess, client, gone_within
-from tests.e2e.test_embedded_stack import _free_port
 
 
 def _recalled_first(api, query: str, memory_id: str, timeout_s: float = 120) -> bool:
@@ -51,7 +51,7 @@ def _one_service(memhive: MemhiveProcess, other_than: int | None = None) -> int:
 
 @pytest.mark.timeout(300)
 def test_a_killed_ingest_process_is_restarted_and_nothing_is_lost(tmp_path: Path) -> None:
-    memhive = MemhiveProcess(tmp_path / "data", _free_port(), _free_port(), "run")
+    memhive = MemhiveProcess(tmp_path / "data", free_port(), free_port(), "run")
     try:
         memhive.wait_until_healthy()
         ingest = _one_service(memhive)

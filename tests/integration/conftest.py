@@ -7,7 +7,6 @@ Adapter tests connect as the bus admin; the stack's services connect as themselv
 
 from __future__ import annotations
 
-import socket
 from collections.abc import AsyncIterator
 
 import pytest
@@ -19,11 +18,7 @@ from memhive_contracts.bus_permissions import ADMIN
 from nats.aio.client import Client
 from nats.js import JetStreamContext
 
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        return probe.getsockname()[1]
+from bench.running_stack import free_port  # noqa: F401 - the integration tests' import
 
 
 def bus_user(auth: EmbeddedBusAuth, user: str) -> BusCredentials:

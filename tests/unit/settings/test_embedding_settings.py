@@ -2,7 +2,7 @@ from memhive_adapters.runtime.lane_builders import FP32_MINILM, MPNET, lone_thre
 from memhive_settings import MemhiveSettings
 from memhive_settings.settings import EmbeddingSettings
 
-INT8 = "all-MiniLM-L6-v2/int8-per-text-v1"
+INT8 = "all-MiniLM-L6-v2/int8-per-text-v2"
 
 
 def test_minilm_runs_one_thread_per_embedding_pass_by_default() -> None:

@@ -19,7 +19,12 @@ from memhive_adapters.free_space import FreeSpace
 # The local encoders (onnx_minilm.VARIANTS, named here so choosing one imports nothing).
 FP32_MINILM = "all-MiniLM-L6-v2"
 MPNET = "all-mpnet-base-v2"  # optional: its weights are five packages of their own
-LOCAL_MODELS = (FP32_MINILM, "all-MiniLM-L6-v2/int8-per-text-v1", MPNET)
+LOCAL_MODELS = (
+    FP32_MINILM,
+    "all-MiniLM-L6-v2/int8-per-text-v2",
+    "all-MiniLM-L6-v2/int8-per-text-v1",
+    MPNET,
+)
 # Threads per pass unless the settings name them: MiniLM's pass is too short to split
 # on two busy cores; MPNet's splits well (docs/benchmarks.md, "A stronger encoder").
 THREADS = {MPNET: 2}

@@ -122,14 +122,15 @@ class EmbeddingSettings(BaseModel):
     )
     # A caller's pass of one text while no other pass runs (a sequential save's, a
     # recall's) takes this many threads, on a second onnxruntime session (~40 MiB): MiniLM
-    # int8 8.4 -> 6.8 ms per LoCoMo turn on two cores (docs/benchmarks.md, "A lone pass").
+    # int8 v1 8.4 -> 6.8 ms per LoCoMo turn on two cores (docs/benchmarks.md, "A lone
+    # pass"). The default int8 v2's pass is too short to split (runtime/lane_builders.py).
     lone_pass_threads: int | None = Field(
         None,
         ge=1,
         le=64,
         description="onnxruntime threads for a caller's pass of one text when no other pass "
-        "runs; unset = 2 where there are 2 cores or more; at most `threads` = no second "
-        "session",
+        "runs; unset = the encoder's own (1 for the default int8 v2, else 2 where there are "
+        "2 cores or more); at most `threads` = no second session",
     )
 
 

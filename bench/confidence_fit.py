@@ -3,7 +3,7 @@ question (in process, bench.quality_study's lanes), each result labelled by the 
 evidence, and a logistic regression of that label on the result's cosine similarity and
 query coverage (`memhive_domain.confidence`).
 
-    python -m bench.confidence_fit [--encoder all-MiniLM-L6-v2/int8-per-text-v1]
+    python -m bench.confidence_fit [--encoder all-MiniLM-L6-v2/int8-per-text-v2]
 
 Each encoder has a calibration of its own (`CALIBRATIONS`): the model reads its cosines.
 Prints the fitted constants, how well the domain's calibration for that encoder is

@@ -39,7 +39,14 @@ EVENTS = [
     "was rolled back",
     "depends on the staging credentials that rotate every ninety days, so check them first",
 ]
-VARIANTS = ("numpy", "onnx", "onnx-2-threads", "onnx-int8", "onnx-int8-per-text")
+VARIANTS = (
+    "numpy",
+    "onnx",
+    "onnx-2-threads",
+    "onnx-int8",
+    "onnx-int8-per-text-v1",
+    "onnx-int8-per-text",
+)
 BATCH = 64
 
 
@@ -89,10 +96,17 @@ def int8_graph(cache_dir: Path) -> Path:
 def build(variant: str, cache_dir: Path):
     if variant == "numpy":
         return MiniLmEmbedder(threads=1)
-    from memhive_adapters.embedding.onnx_minilm import INT8, OnnxMiniLmEmbedder, session_options
+    from memhive_adapters.embedding.onnx_minilm import (
+        INT8,
+        INT8_V1,
+        OnnxMiniLmEmbedder,
+        session_options,
+    )
 
-    if variant == "onnx-int8-per-text":
+    if variant == "onnx-int8-per-text":  # the default: 7-bit signed weights
         return OnnxMiniLmEmbedder(cache_dir, variant=INT8)
+    if variant == "onnx-int8-per-text-v1":  # the default before it: uint8 weights
+        return OnnxMiniLmEmbedder(cache_dir, variant=INT8_V1)
     if variant == "onnx-int8":
         import onnxruntime as ort
 

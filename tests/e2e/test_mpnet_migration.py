@@ -14,6 +14,7 @@ from memhive_adapters.embedding.mpnet_parts import parts_missing
 from bench.running_stack import free_port
 from tests.e2e.process import MemhiveProcess, client
 from tests.e2e.test_encoder_migration import (
+    DEFAULT,
     PROBE,
     _answered,
     _pointer,
@@ -41,7 +42,7 @@ def test_a_minilm_store_migrates_to_mpnet_by_itself(tmp_path: Path) -> None:
         assert first.ctrl_c() == 0
     finally:
         first.ensure_gone()
-    assert _pointer(data_dir)["embedding_model"] == "all-MiniLM-L6-v2/int8-per-text-v1"
+    assert _pointer(data_dir)["embedding_model"] == DEFAULT
 
     moved = MemhiveProcess(data_dir, *ports, "mpnet", env={"MEMHIVE_EMBEDDING__MODEL": MPNET})
     try:

@@ -11,7 +11,7 @@ from memhive_adapters.embedding.onnx_minilm import OnnxMiniLmEmbedder
 from memhive_adapters.runtime.lane_builders import build_embedder
 from memhive_settings import MemhiveSettings
 
-INT8 = "all-MiniLM-L6-v2/int8-per-text-v1"
+INT8S = ("all-MiniLM-L6-v2/int8-per-text-v2", "all-MiniLM-L6-v2/int8-per-text-v1")
 
 
 @pytest.mark.parametrize(
@@ -27,13 +27,14 @@ def test_the_setting_picks_the_runtime(
 
 
 @pytest.mark.parametrize("runtime", ["onnx", "numpy"])
-def test_the_int8_encoder_runs_under_onnxruntime_whatever_the_runtime(
-    tmp_path: Path, onnx_cache_dir: Path, runtime: str
+@pytest.mark.parametrize("int8", INT8S)
+def test_the_int8_encoders_run_under_onnxruntime_whatever_the_runtime(
+    tmp_path: Path, onnx_cache_dir: Path, runtime: str, int8: str
 ) -> None:
-    embedding = {"runtime": runtime, "cache_dir": onnx_cache_dir, "model": INT8}
+    embedding = {"runtime": runtime, "cache_dir": onnx_cache_dir, "model": int8}
     embedder = build_embedder(MemhiveSettings(data_dir=tmp_path, embedding=embedding))
     assert isinstance(embedder, OnnxMiniLmEmbedder)
-    assert embedder.model_name == INT8
+    assert embedder.model_name == int8
 
 
 def test_either_runtime_serves_lanes_the_other_built(

@@ -15,7 +15,7 @@ from memhive_adapters.runtime.lane_generations import (
 from memhive_ports.embedder import ModelNotAvailable
 from memhive_settings import MemhiveSettings
 
-INT8 = "all-MiniLM-L6-v2/int8-per-text-v1"
+INT8 = "all-MiniLM-L6-v2/int8-per-text-v2"
 
 
 def test_without_a_pointer_generation_zero_with_the_configured_model_is_current(

@@ -21,13 +21,14 @@ def test_coverage_is_the_share_of_the_query_the_memory_holds() -> None:
 
 def test_each_local_encoder_has_a_calibration_of_its_own() -> None:
     assert set(LOCAL_MODELS) <= CALIBRATIONS.keys()  # a new one needs bench.confidence_fit
-    fp32, int8 = (
-        calibration_for("all-MiniLM-L6-v2"),
-        calibration_for("all-MiniLM-L6-v2/int8-per-text-v1"),
-    )
+    fp32 = calibration_for("all-MiniLM-L6-v2")
+    int8s = [calibration_for(f"all-MiniLM-L6-v2/int8-per-text-v{n}") for n in (1, 2)]
 
-    assert fp32 is FP32 and int8 is not FP32
-    assert int8.confidence(0.4, 0.5) != fp32.confidence(0.4, 0.5)
+    assert fp32 is FP32
+    for int8 in int8s:
+        assert int8 is not FP32
+        assert int8.confidence(0.4, 0.5) != fp32.confidence(0.4, 0.5)
+    assert int8s[0] is not int8s[1]
 
 
 def test_an_encoder_fitted_by_no_one_gets_fp32_minilms_calibration() -> None:

@@ -3,7 +3,8 @@ from memhive_domain.lane_balance import DEFAULT, LaneBalance, lane_balance_for
 
 
 def test_minilm_keeps_the_balance_it_was_measured_with() -> None:
-    for encoder in ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2/int8-per-text-v1", "text-embedding-3"):
+    minilms = [m for m in LOCAL_MODELS if m.startswith("all-MiniLM-L6-v2")]
+    for encoder in (*minilms, "text-embedding-3"):
         assert lane_balance_for(encoder) == LaneBalance(3.0, 0.5) == DEFAULT
 
 

@@ -315,7 +315,14 @@ async def test_the_lexical_candidates_records_are_read_while_the_query_is_encode
     assert rig.store.reads == [[mid(3), mid(1)], [mid(2)]]
 
 
-@pytest.mark.parametrize("encoder", ["all-MiniLM-L6-v2", "all-MiniLM-L6-v2/int8-per-text-v1"])
+@pytest.mark.parametrize(
+    "encoder",
+    [
+        "all-MiniLM-L6-v2",
+        "all-MiniLM-L6-v2/int8-per-text-v1",
+        "all-MiniLM-L6-v2/int8-per-text-v2",
+    ],
+)
 async def test_confidence_reads_the_cosines_by_their_encoders_calibration(encoder: str) -> None:
     rig = Rig(vector=[(1, 0.42)], embedder=lambda _store: FakeEmbedder(model_name=encoder))
     rig.store.put(memory(1, body="The release train leaves on Tuesdays."))

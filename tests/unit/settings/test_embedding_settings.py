@@ -1,14 +1,23 @@
-from memhive_adapters.runtime.lane_builders import FP32_MINILM, MPNET, lone_threads_for, threads_for
+from memhive_adapters.runtime.lane_builders import (
+    FP32_MINILM,
+    INT8_MINILM,
+    INT8_MINILM_V1,
+    MPNET,
+    lone_threads_for,
+    threads_for,
+)
 from memhive_settings import MemhiveSettings
 from memhive_settings.settings import EmbeddingSettings
-
-INT8 = "all-MiniLM-L6-v2/int8-per-text-v1"
 
 
 def test_minilm_runs_one_thread_per_embedding_pass_by_default() -> None:
     # All cores per pass made saves 3x slower on a busy 2-core machine (docs/benchmarks.md).
     assert EmbeddingSettings().threads is None
-    assert threads_for(MemhiveSettings(), INT8) == threads_for(MemhiveSettings(), FP32_MINILM) == 1
+    assert (
+        threads_for(MemhiveSettings(), INT8_MINILM)
+        == threads_for(MemhiveSettings(), FP32_MINILM)
+        == 1
+    )
 
 
 def test_mpnet_splits_its_long_pass_in_two_unless_told_otherwise() -> None:
@@ -47,15 +56,24 @@ def test_onnxruntime_runs_the_local_model_by_default() -> None:
 
 
 def test_a_lone_callers_pass_takes_two_cores_where_there_are_two() -> None:
-    # MiniLM int8 8.4 -> 6.8 ms per LoCoMo turn on two threads (docs/benchmarks.md).
+    # MiniLM int8 v1 8.4 -> 6.8 ms per LoCoMo turn on two threads (docs/benchmarks.md).
     assert EmbeddingSettings().lone_pass_threads is None
-    assert lone_threads_for(MemhiveSettings(), cores=2) == 2
-    assert lone_threads_for(MemhiveSettings(), cores=8) == 2
-    assert lone_threads_for(MemhiveSettings(), cores=1) == 1  # no second session
+    for encoder in (INT8_MINILM_V1, FP32_MINILM):
+        assert lone_threads_for(MemhiveSettings(), encoder, cores=2) == 2
+        assert lone_threads_for(MemhiveSettings(), encoder, cores=8) == 2
+        assert lone_threads_for(MemhiveSettings(), encoder, cores=1) == 1  # no second session
     told = MemhiveSettings(embedding=EmbeddingSettings(lone_pass_threads=4))
-    assert lone_threads_for(told, cores=2) == 4
+    assert lone_threads_for(told, INT8_MINILM_V1, cores=2) == 4
+
+
+def test_the_default_encoders_pass_is_too_short_to_split_unless_told() -> None:
+    # int8 v2: 5.3 ms on one thread, 5.6 on two for 2.2 ms more CPU (docs/benchmarks.md).
+    assert EmbeddingSettings().model == INT8_MINILM
+    assert lone_threads_for(MemhiveSettings(), INT8_MINILM, cores=2) == 1
+    told = MemhiveSettings(embedding=EmbeddingSettings(lone_pass_threads=2))
+    assert lone_threads_for(told, INT8_MINILM, cores=2) == 2
 
 
 def test_the_lone_pass_can_be_turned_off_by_the_environment(monkeypatch) -> None:
     monkeypatch.setenv("MEMHIVE_EMBEDDING__LONE_PASS_THREADS", "1")
-    assert lone_threads_for(MemhiveSettings(), cores=2) == 1
+    assert lone_threads_for(MemhiveSettings(), FP32_MINILM, cores=2) == 1

@@ -99,12 +99,13 @@ class EmbeddingSettings(BaseModel):
     # Where the onnx runtime keeps the graphs it builds (~90 MB fp32, ~23 MB int8, once per
     # weights and builder version); None: <data_dir>/models. Data dirs on one machine may share.
     cache_dir: Path | None = None
-    # The encoder (local: "all-MiniLM-L6-v2/int8-per-text-v1", MiniLM with int8 matmuls,
-    # each text in a pass of its own, ~0.8x fp32's CPU per text and LoCoMo level with it; or
+    # The encoder (local: "all-MiniLM-L6-v2/int8-per-text-v2", MiniLM with int8 matmuls,
+    # their weights in 7 bits, each text in a pass of its own, ~0.5x fp32's CPU per text and
+    # LoCoMo level with it; ".../int8-per-text-v1", the default before it (uint8 weights);
     # "all-MiniLM-L6-v2" in fp32; docs/benchmarks.md; litellm: the provider's model). Each
     # lane generation records its encoder; a store whose lanes hold another migrates by
     # itself, in the background (architecture.md).
-    model: str = "all-MiniLM-L6-v2/int8-per-text-v1"
+    model: str = "all-MiniLM-L6-v2/int8-per-text-v2"
     dimensions: int | None = None  # required for litellm models
     api_base: str | None = None
     api_key: SecretStr | None = None
@@ -121,14 +122,15 @@ class EmbeddingSettings(BaseModel):
     )
     # A caller's pass of one text while no other pass runs (a sequential save's, a
     # recall's) takes this many threads, on a second onnxruntime session (~40 MiB): MiniLM
-    # int8 8.4 -> 6.8 ms per LoCoMo turn on two cores (docs/benchmarks.md, "A lone pass").
+    # int8 v1 8.4 -> 6.8 ms per LoCoMo turn on two cores (docs/benchmarks.md, "A lone
+    # pass"). The default int8 v2's pass is too short to split (runtime/lane_builders.py).
     lone_pass_threads: int | None = Field(
         None,
         ge=1,
         le=64,
         description="onnxruntime threads for a caller's pass of one text when no other pass "
-        "runs; unset = 2 where there are 2 cores or more; at most `threads` = no second "
-        "session",
+        "runs; unset = the encoder's own (1 for the default int8 v2, else 2 where there are "
+        "2 cores or more); at most `threads` = no second session",
     )
 
 

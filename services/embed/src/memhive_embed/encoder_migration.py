@@ -1,7 +1,7 @@
 """The lanes move to the configured encoder by themselves.
 
 When the generation being served records another encoder than settings ask for (the
-setting changed, e.g. to `all-MiniLM-L6-v2/int8-per-text-v1`, or a version whose default
+setting changed, e.g. to `all-MiniLM-L6-v2`, or a version whose default
 differs), a full rebuild with the configured encoder runs in the background
 (`Reindexer.rebuild`): the old generation keeps serving recall and conflict checks, with
 its own encoder, while every write is mirrored into the new one; then the pointer moves

@@ -1,19 +1,23 @@
 """The MiniLM graph with int8 matmuls: our fp32 graph, dynamically quantised, cached.
 
 onnxruntime's `quantize_dynamic` turns each weight matmul into an integer one (weights
-uint8 per output channel, quantised once here) whose activations are quantised on the fly
-with a scale taken from the tensor itself. That scale spans every row of a batch, padding
+quantised once here, per output channel) whose activations are quantised on the fly with a
+scale taken from the tensor itself. That scale spans every row of a batch, padding
 included, so the embedder runs each text in a pass of its own: a text's vector then never
 depends on what it is embedded with (docs/benchmarks.md, "Encoder (issue 25)").
 
-uint8 weights rather than int8: this machine's AVX2 without VNNI multiplies u8 x s8 with an
-instruction that saturates at int16; u8 x u8 takes another kernel that does not. The first
-encoder block stays fp32: measured on generated sentences (not LoCoMo), keeping it moves the
-vectors least from fp32's of any one block or any one kind of matmul kept, for ~10% of the
-CPU saved.
+Two codings of the weights, each its own encoder (its vectors differ):
+- `SEVEN_BIT` (the default's): int8 weights in 7 bits (`reduce_range`). The activations are
+  uint8, so the kernel is u8 x s8: one instruction where the CPU has VNNI (~1.9x u8 x u8's
+  speed here), and on AVX2 alone an instruction whose int16 sums 7-bit weights cannot
+  saturate: the same vectors on either.
+- `UINT8` (`.../int8-per-text-v1`): uint8 weights, a u8 x u8 kernel, which never saturates
+  either but has no one-instruction form.
+The first encoder block stays fp32: measured on generated sentences (not LoCoMo), keeping it
+moves the vectors least from fp32's of any one block or any one kind of matmul kept.
 
 The file is named and stamped like the fp32 graph's (onnx_graph_cache.py), its key also
-covering this module and onnxruntime's version (whose quantiser writes the graph).
+covering this module, the coding and onnxruntime's version (whose quantiser writes the graph).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import logging
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import onnxruntime as ort
@@ -37,23 +42,41 @@ from memhive_adapters.embedding.onnx_graph_cache import (
 KEPT_FP32 = [f"layer0.{name}.matmul" for name in ("qkv", "attention_out", "intermediate", "output")]
 
 
-def int8_cache_key(model_dir: Path) -> str:
-    return digest_of([Path(__file__)], graph_cache_key(model_dir), ort.__version__)
+@dataclass(frozen=True, slots=True)
+class WeightCoding:
+    """How the quantised matmuls keep their weights."""
+
+    name: str  # in the cache file's name
+    signed: bool  # int8 rather than uint8
+    seven_bits: bool  # `reduce_range`: what an AVX2 u8 x s8 kernel needs to never saturate
 
 
-def int8_cache_path(cache_dir: Path, key: str) -> Path:
-    return cache_dir / f"all-MiniLM-L6-v2.int8.{key}.onnx"
+SEVEN_BIT = WeightCoding("s7", signed=True, seven_bits=True)
+UINT8 = WeightCoding("u8", signed=False, seven_bits=False)
+
+
+def int8_cache_key(model_dir: Path, coding: WeightCoding = SEVEN_BIT) -> str:
+    return digest_of([Path(__file__)], graph_cache_key(model_dir), ort.__version__, coding.name)
+
+
+def int8_cache_path(cache_dir: Path, key: str, coding: WeightCoding = SEVEN_BIT) -> Path:
+    return cache_dir / f"all-MiniLM-L6-v2.int8-{coding.name}.{key}.onnx"
 
 
 def open_int8_session(
-    model_dir: Path, cache_dir: Path, options: ort.SessionOptions
+    model_dir: Path,
+    cache_dir: Path,
+    options: ort.SessionOptions,
+    coding: WeightCoding = SEVEN_BIT,
 ) -> ort.InferenceSession:
-    key = int8_cache_key(model_dir)
-    path = int8_cache_path(cache_dir, key)
-    return open_cached_session(path, key, lambda: serialised_int8_graph(model_dir, key), options)
+    key = int8_cache_key(model_dir, coding)
+    path = int8_cache_path(cache_dir, key, coding)
+    return open_cached_session(
+        path, key, lambda: serialised_int8_graph(model_dir, key, coding), options
+    )
 
 
-def serialised_int8_graph(model_dir: Path, key: str) -> bytes:
+def serialised_int8_graph(model_dir: Path, key: str, coding: WeightCoding = SEVEN_BIT) -> bytes:
     """The quantised graph's bytes, its key stamped last. onnx and the quantiser are
     imported only here: a start that finds the graph cached loads neither."""
     import onnx
@@ -69,8 +92,9 @@ def serialised_int8_graph(model_dir: Path, key: str) -> bytes:
         quantize_dynamic(
             fp32,
             quantised,
-            weight_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8 if coding.signed else QuantType.QUInt8,
             per_channel=True,
+            reduce_range=coding.seven_bits,
             nodes_to_exclude=KEPT_FP32,
         )
         model = onnx.load(quantised)

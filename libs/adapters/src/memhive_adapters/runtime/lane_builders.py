@@ -18,11 +18,18 @@ from memhive_adapters.free_space import FreeSpace
 
 # The local encoders (onnx_minilm.VARIANTS, named here so choosing one imports nothing).
 FP32_MINILM = "all-MiniLM-L6-v2"
+INT8_MINILM = "all-MiniLM-L6-v2/int8-per-text-v2"  # the default
+INT8_MINILM_V1 = "all-MiniLM-L6-v2/int8-per-text-v1"
 MPNET = "all-mpnet-base-v2"  # optional: its weights are five packages of their own
-LOCAL_MODELS = (FP32_MINILM, "all-MiniLM-L6-v2/int8-per-text-v1", MPNET)
+LOCAL_MODELS = (FP32_MINILM, INT8_MINILM, INT8_MINILM_V1, MPNET)
 # Threads per pass unless the settings name them: MiniLM's pass is too short to split
 # on two busy cores; MPNet's splits well (docs/benchmarks.md, "A stronger encoder").
 THREADS = {MPNET: 2}
+# A lone caller's pass on more threads than THREADS unless the settings say: two where
+# there are two cores, but int8 v2's pass (~5 ms a LoCoMo turn) is too short to split:
+# on two threads it took 5.6 against 5.3 ms, for 7.6 against 5.3 ms of CPU
+# (docs/benchmarks.md, "7-bit weights").
+LONE_THREADS = {INT8_MINILM: 1}
 
 
 def threads_for(settings: MemhiveSettings, encoder: str) -> int:
@@ -30,10 +37,13 @@ def threads_for(settings: MemhiveSettings, encoder: str) -> int:
     return THREADS.get(encoder, 1) if chosen is None else chosen
 
 
-def lone_threads_for(settings: MemhiveSettings, cores: int | None = None) -> int:
-    """Threads for a lone caller's pass: two cores' worth unless the settings say."""
+def lone_threads_for(settings: MemhiveSettings, encoder: str, cores: int | None = None) -> int:
+    """Threads for a lone caller's pass: the encoder's own, else two cores' worth, unless
+    the settings say (1: no second session)."""
     chosen = settings.embedding.lone_pass_threads
-    return min(2, cores or len(os.sched_getaffinity(0))) if chosen is None else chosen
+    if chosen is not None:
+        return chosen
+    return LONE_THREADS.get(encoder, min(2, cores or len(os.sched_getaffinity(0))))
 
 
 def vector_dir_of(settings: MemhiveSettings, generation: int) -> Path:
@@ -80,7 +90,7 @@ def _local_embedder(settings: MemhiveSettings, encoder: str) -> Embedder:
     from memhive_adapters.embedding.onnx_minilm import VARIANTS, OnnxMiniLmEmbedder
 
     variant = VARIANTS[encoder]
-    lone = lone_threads_for(settings)
+    lone = lone_threads_for(settings, encoder)
     return OnnxMiniLmEmbedder(
         settings.model_cache_dir, threads=threads, variant=variant, lone_threads=lone
     )

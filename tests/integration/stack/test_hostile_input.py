@@ -151,6 +151,9 @@ async def test_bodies_and_queries_with_nothing_visible_are_422(
         ("TRACE", "/v1/memories", {"GET", "POST"}),
         ("PUT", "/v1/recall", {"POST"}),
         ("PUT", "/v1/memories/0190b2a4-0000-7000-8000-000000000000", {"GET", "PATCH", "DELETE"}),
+        # A node path keeps its '/' (the routes' `{scope:path}`), one segment or several.
+        ("POST", "/v1/kv/product:ios/team:mobile/release-train", {"GET", "PUT", "DELETE"}),
+        ("TRACE", "/v1/bulletins/product:ios/team:mobile", {"GET"}),
     ],
 )
 async def test_unknown_methods_on_known_paths_are_405_with_allow(
@@ -214,6 +217,7 @@ SCHEMATHESIS_ST201 = (
         ("/v1/memories?product_id=ios&product_id=android", ["product_id"]),
         ("/v1/memories?limit=5&limit=500&scope=team&scope=product", ["limit", "scope"]),
         ("/v1/bulletins/product?product_id=&product_id=ios", ["product_id"]),
+        ("/v1/bulletins/product:ios/team:mobile?product_id=ios&product_id=web", ["product_id"]),
     ],
 )
 async def test_a_single_valued_query_parameter_sent_twice_is_422_naming_it(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.routing import iter_route_contexts
 from memhive_adapters.runtime.infrastructure import Infrastructure
 from memhive_adapters.runtime.probes import InfrastructureProbe
 from memhive_ports import ServiceProcesses
@@ -96,5 +97,12 @@ async def create_app(
     mcp_sessions, loopback = mount_mcp(app, gateway.auth)  # last: it mounts at "/"
     # Outermost: before MCP too. An import takes a whole file, so its path has its own bound.
     larger = {"/v1/import": infra.settings.query.import_max_bytes}
-    app.add_middleware(RequestGuards, openapi=app.openapi, larger=larger)
+    app.add_middleware(
+        RequestGuards, openapi=app.openapi, route_paths=lambda: _route_paths(app), larger=larger
+    )
     return app
+
+
+def _route_paths(app: FastAPI) -> list[str]:
+    """Each route's path as declared, its router's prefix included."""
+    return [context.path for context in iter_route_contexts(app.routes) if context.path]

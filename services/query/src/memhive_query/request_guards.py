@@ -6,18 +6,24 @@ parameters named once.
   `larger` has its own bound (an import takes a whole file).
 - A known REST path called with a method it does not support (TRACE, PUT, ...) gets 405 with
   `Allow`. Without this the MCP app, mounted at "/", would answer such calls with 404.
+- A query parameter the document declares single-valued, sent twice, gets 422 naming it:
+  Starlette would read the last value alone.
+
+A documented path is matched with its route's own pattern, so a `{scope:path}` parameter,
+which the OpenAPI document writes as `{scope}`, matches a node path of several segments.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 from urllib.parse import parse_qsl
 
+from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memhive_query.errors import error_response, problems_response
@@ -26,16 +32,21 @@ MAX_REQUEST_BYTES = 128 * 1024
 
 
 class RequestGuards:
-    """`openapi` returns the app's OpenAPI document: its paths are the known ones."""
+    """`openapi` returns the app's OpenAPI document: its paths are the known ones.
+    `route_paths` returns the routes' own paths (`/v1/kv/{scope:path}/{key}`), which say how
+    each documented one matches (a documented path without a route: one segment per
+    parameter)."""
 
     def __init__(
         self,
         app: ASGIApp,
         openapi: Callable[[], dict[str, Any]],
+        route_paths: Callable[[], Iterable[str]] = lambda: (),
         max_bytes: int = MAX_REQUEST_BYTES,
         larger: Mapping[str, int] | None = None,
     ) -> None:
-        self._app, self._openapi, self._max = app, openapi, max_bytes
+        self._app, self._openapi, self._route_paths = app, openapi, route_paths
+        self._max = max_bytes
         self._larger = dict(larger or {})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -91,9 +102,13 @@ class RequestGuards:
     @cached_property
     def _known_paths(self) -> list[_Path]:
         paths = self._openapi().get("paths", {})
+        patterns = {}
+        for route_path in self._route_paths():
+            regex, documented, _ = compile_path(route_path)
+            patterns[documented] = regex
         return [
             _Path(
-                re.compile(re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(path))),
+                patterns.get(path) or _one_segment_each(path),
                 {method.upper(): _single_valued(op) for method, op in operations.items()},
             )
             for path, operations in paths.items()
@@ -110,6 +125,10 @@ class _Path:
 
     pattern: re.Pattern[str]
     operations: dict[str, frozenset[str]]
+
+
+def _one_segment_each(path: str) -> re.Pattern[str]:
+    return re.compile(re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(path)))
 
 
 def _single_valued(operation: dict[str, Any]) -> frozenset[str]:

@@ -10,7 +10,7 @@ Two codings of the weights, each its own encoder (its vectors differ):
 - `SEVEN_BIT` (the default's): int8 weights in 7 bits (`reduce_range`). The activations are
   uint8, so the kernel is u8 x s8: one instruction where the CPU has VNNI (~1.9x u8 x u8's
   speed here), and on AVX2 alone an instruction whose int16 sums 7-bit weights cannot
-  saturate: the same vectors on either.
+  saturate: the same integer sums on either.
 - `UINT8` (`.../int8-per-text-v1`): uint8 weights, a u8 x u8 kernel, which never saturates
   either but has no one-instruction form.
 The first encoder block stays fp32: measured on generated sentences (not LoCoMo), keeping it

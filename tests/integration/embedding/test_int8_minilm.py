@@ -7,10 +7,12 @@ import logging
 from pathlib import Path
 
 import numpy as np
+import onnx
 import pytest
 from memhive_adapters.embedding import int8_graph
 from memhive_adapters.embedding.minilm import bundled_model_dir
 from memhive_adapters.embedding.onnx_minilm import INT8, INT8_V1, VARIANTS, OnnxMiniLmEmbedder
+from onnx import numpy_helper
 
 from tests.integration.embedding.test_onnx_minilm import VARIED
 
@@ -49,6 +51,33 @@ def test_the_two_weight_codings_are_two_encoders(onnx_cache_dir: Path) -> None:
     assert cosines.min() > 0.95 and not np.allclose(cosines, 1.0, atol=1e-4)
 
 
+@pytest.mark.parametrize(
+    ("coding", "dtype"), [(int8_graph.SEVEN_BIT, np.int8), (int8_graph.UINT8, np.uint8)]
+)
+def test_the_weights_are_stored_as_their_coding_says(
+    coding: int8_graph.WeightCoding, dtype: type
+) -> None:
+    """v2's in 7 bits (|w| <= 64), so an AVX2 u8 x s8 kernel's int16 pair sums cannot
+    saturate; blocks 1-5's four matmuls quantised, block 0's kept fp32."""
+    graph = onnx.load_from_string(
+        int8_graph.serialised_int8_graph(bundled_model_dir(), "k", coding)
+    )
+    weights = {
+        t.name: numpy_helper.to_array(t).astype(np.int32)
+        for t in graph.graph.initializer
+        if t.name.endswith(".weight_quantized")
+    }
+    assert sorted(weights) == sorted(
+        f"layer{block}.{name}.weight_quantized"
+        for block in range(1, 6)
+        for name in ("qkv", "attention_out", "intermediate", "output")
+    )
+    stored = {numpy_helper.to_array(t).dtype for t in graph.graph.initializer if t.name in weights}
+    assert stored == {np.dtype(dtype)}
+    largest = max(int(np.abs(values).max()) for values in weights.values())
+    assert (largest <= 64) == coding.seven_bits
+
+
 def test_the_int8_graph_is_built_once_and_named_by_its_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -76,7 +105,7 @@ def test_quantising_leaves_a_first_starts_log_to_memhive(
     caplog.set_level(logging.DEBUG)
     logging.getLogger("memhive_adapters.embedding").info("ours, beside the build")
 
-    int8_graph.serialised_int8_graph(bundled_model_dir(), "a-key")
+    int8_graph.serialised_int8_graph(bundled_model_dir(), "a-key", int8_graph.SEVEN_BIT)
 
     assert [r.getMessage() for r in caplog.records] == ["ours, beside the build"]
     assert logging.getLogger().filters == []  # the quiet ends with the build

@@ -41,7 +41,7 @@ class RequestGuards:
         self,
         app: ASGIApp,
         openapi: Callable[[], dict[str, Any]],
-        route_paths: Callable[[], Iterable[str]] = lambda: (),
+        route_paths: Callable[[], Iterable[str]],
         max_bytes: int = MAX_REQUEST_BYTES,
         larger: Mapping[str, int] | None = None,
     ) -> None:

@@ -55,11 +55,11 @@ SEVEN_BIT = WeightCoding("s7", signed=True, seven_bits=True)
 UINT8 = WeightCoding("u8", signed=False, seven_bits=False)
 
 
-def int8_cache_key(model_dir: Path, coding: WeightCoding = SEVEN_BIT) -> str:
+def int8_cache_key(model_dir: Path, coding: WeightCoding) -> str:
     return digest_of([Path(__file__)], graph_cache_key(model_dir), ort.__version__, coding.name)
 
 
-def int8_cache_path(cache_dir: Path, key: str, coding: WeightCoding = SEVEN_BIT) -> Path:
+def int8_cache_path(cache_dir: Path, key: str, coding: WeightCoding) -> Path:
     return cache_dir / f"all-MiniLM-L6-v2.int8-{coding.name}.{key}.onnx"
 
 
@@ -67,7 +67,7 @@ def open_int8_session(
     model_dir: Path,
     cache_dir: Path,
     options: ort.SessionOptions,
-    coding: WeightCoding = SEVEN_BIT,
+    coding: WeightCoding,
 ) -> ort.InferenceSession:
     key = int8_cache_key(model_dir, coding)
     path = int8_cache_path(cache_dir, key, coding)
@@ -76,7 +76,7 @@ def open_int8_session(
     )
 
 
-def serialised_int8_graph(model_dir: Path, key: str, coding: WeightCoding = SEVEN_BIT) -> bytes:
+def serialised_int8_graph(model_dir: Path, key: str, coding: WeightCoding) -> bytes:
     """The quantised graph's bytes, its key stamped last. onnx and the quantiser are
     imported only here: a start that finds the graph cached loads neither."""
     import onnx

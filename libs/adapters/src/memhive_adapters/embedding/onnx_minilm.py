@@ -19,7 +19,7 @@ import numpy as np
 import onnxruntime as ort
 
 from memhive_adapters.embedding.batch_plan import embed_in_batches
-from memhive_adapters.embedding.int8_graph import UINT8, open_int8_session
+from memhive_adapters.embedding.int8_graph import SEVEN_BIT, UINT8, open_int8_session
 from memhive_adapters.embedding.minilm import bundled_model_dir
 from memhive_adapters.embedding.mpnet_parts import mpnet_model_dir
 from memhive_adapters.embedding.onnx_graph_cache import open_graph_session
@@ -68,7 +68,11 @@ class MiniLmVariant:
 # The same vectors as the NumPy pass, so lanes built by either serve the other.
 FP32 = MiniLmVariant("all-MiniLM-L6-v2", open_graph_session, text_alone=False)
 # int8 matmuls, their weights in 7 bits (int8_graph.py): ~0.5x fp32's CPU per text here.
-INT8 = MiniLmVariant("all-MiniLM-L6-v2/int8-per-text-v2", open_int8_session, text_alone=True)
+INT8 = MiniLmVariant(
+    "all-MiniLM-L6-v2/int8-per-text-v2",
+    partial(open_int8_session, coding=SEVEN_BIT),
+    text_alone=True,
+)
 # The default before v2 (uint8 weights, ~0.9x fp32's CPU here), for a setting that names it.
 INT8_V1 = MiniLmVariant(
     "all-MiniLM-L6-v2/int8-per-text-v1",

@@ -5,6 +5,8 @@ one per core."""
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
 import threading
 from pathlib import Path
 
@@ -38,6 +40,28 @@ async def test_a_callers_pass_does_not_queue_behind_a_background_backlog(
     await int8.embed([VARIED[0]])
     assert not backlog.done()  # answered while the backlog's passes were still running
     await backlog
+
+
+def _backlog_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name.startswith("memhive-backlog")}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+async def test_the_backlog_runs_on_a_nicer_thread_than_the_callers(onnx_cache_dir: Path) -> None:
+    own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    niceness = max(own + 1, 19)
+    embedder = OnnxMiniLmEmbedder(onnx_cache_dir, variant=INT8, background_niceness=niceness)
+    others = _backlog_threads()
+    await embedder.embed_in_background(VARIED[:2])
+    (backlog,) = _backlog_threads() - others
+
+    def callers_niceness(texts):  # a caller's pass runs on asyncio's default workers
+        embedder.embed_sync(texts)
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    assert os.getpriority(os.PRIO_PROCESS, backlog.native_id) == niceness
+    assert await asyncio.to_thread(callers_niceness, VARIED[:1]) == own
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own
 
 
 class _MeetingSession:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -51,3 +54,21 @@ def test_the_graph_is_cached_where_the_settings_say(tmp_path: Path) -> None:
     settings.embedding.cache_dir = None
     build_embedder(settings)
     assert [p.suffix for p in (tmp_path / "data" / "models").iterdir()] == [".onnx"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+@pytest.mark.parametrize(("told", "expected"), [(None, 19), (0, None)])
+async def test_the_backlog_thread_is_as_nice_as_the_settings_say(
+    tmp_path: Path, onnx_cache_dir: Path, told: int | None, expected: int | None
+) -> None:
+    own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    embedding = {"cache_dir": onnx_cache_dir}
+    if told is not None:
+        embedding["background_niceness"] = told
+    embedder = build_embedder(MemhiveSettings(data_dir=tmp_path, embedding=embedding))
+    backlogs = {t for t in threading.enumerate() if t.name.startswith("memhive-backlog")}
+    await embedder.embed_in_background(["a pass nobody waits on"])
+    (backlog,) = {
+        t for t in threading.enumerate() if t.name.startswith("memhive-backlog")
+    } - backlogs
+    assert os.getpriority(os.PRIO_PROCESS, backlog.native_id) == max(own, expected or own)

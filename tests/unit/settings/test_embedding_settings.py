@@ -1,3 +1,4 @@
+import pytest
 from memhive_adapters.runtime.lane_builders import (
     FP32_MINILM,
     INT8_MINILM,
@@ -8,6 +9,7 @@ from memhive_adapters.runtime.lane_builders import (
 )
 from memhive_settings import MemhiveSettings
 from memhive_settings.settings import EmbeddingSettings
+from pydantic import ValidationError
 
 
 def test_minilm_runs_one_thread_per_embedding_pass_by_default() -> None:
@@ -77,3 +79,11 @@ def test_the_default_encoders_pass_is_too_short_to_split_unless_told() -> None:
 def test_the_lone_pass_can_be_turned_off_by_the_environment(monkeypatch) -> None:
     monkeypatch.setenv("MEMHIVE_EMBEDDING__LONE_PASS_THREADS", "1")
     assert lone_threads_for(MemhiveSettings(), FP32_MINILM, cores=2) == 1
+
+
+def test_the_backlog_runs_at_the_lowest_priority_unless_told_otherwise() -> None:
+    assert EmbeddingSettings().background_niceness == 19
+    assert EmbeddingSettings(background_niceness=0).background_niceness == 0
+    for out_of_range in (-1, 20):
+        with pytest.raises(ValidationError, match="background_niceness"):
+            EmbeddingSettings(background_niceness=out_of_range)

@@ -23,6 +23,7 @@ from memhive_adapters.embedding.int8_graph import SEVEN_BIT, UINT8, open_int8_se
 from memhive_adapters.embedding.minilm import bundled_model_dir
 from memhive_adapters.embedding.mpnet_parts import mpnet_model_dir
 from memhive_adapters.embedding.onnx_graph_cache import open_graph_session
+from memhive_adapters.embedding.thread_priority import lower_this_thread
 from memhive_adapters.embedding.word_pieces import load_word_piece_tokenizer, pad, token_ids
 
 
@@ -108,6 +109,10 @@ class OnnxMiniLmEmbedder:
     `embed_in_background` runs passes nobody waits on (embed's backlog) one at a time on a
     worker of their own, beside the callers' turns rather than in them (a session runs
     concurrent passes): a recall's pass never queues behind a backlog's batch.
+    `background_niceness`: that worker's nice value (Linux), so that on busy cores its
+    passes yield to the gateway's answers and to callers' passes instead of sharing the
+    cores with them (docs/benchmarks.md, "The backlog yields"); 0 = the process's own.
+    With more than one thread per pass, onnxruntime's pool threads keep their priority.
     """
 
     def __init__(
@@ -117,6 +122,7 @@ class OnnxMiniLmEmbedder:
         threads: int = 1,
         variant: MiniLmVariant = FP32,
         lone_threads: int | None = None,
+        background_niceness: int = 0,
     ) -> None:
         directory = model_dir or variant.model_dir(cache_dir)
         self._variant = variant
@@ -130,6 +136,7 @@ class OnnxMiniLmEmbedder:
         self._dimensions = int(self._session.get_outputs()[0].shape[-1])
         self._turns = threading.BoundedSemaphore(passes_side_by_side(threads))
         self._background: ThreadPoolExecutor | None = None
+        self._background_niceness = background_niceness
 
     @property
     def model_name(self) -> str:
@@ -148,7 +155,11 @@ class OnnxMiniLmEmbedder:
         if not texts:
             return []
         if self._background is None:
-            self._background = ThreadPoolExecutor(1, thread_name_prefix="memhive-backlog")
+            self._background = ThreadPoolExecutor(
+                1,
+                thread_name_prefix="memhive-backlog",
+                initializer=partial(lower_this_thread, self._background_niceness),
+            )
         loop = asyncio.get_running_loop()
         vectors = await loop.run_in_executor(self._background, self._unlocked_pass, texts)
         return vectors.tolist()

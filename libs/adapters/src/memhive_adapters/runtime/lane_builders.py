@@ -92,7 +92,11 @@ def _local_embedder(settings: MemhiveSettings, encoder: str) -> Embedder:
     variant = VARIANTS[encoder]
     lone = lone_threads_for(settings, encoder)
     return OnnxMiniLmEmbedder(
-        settings.model_cache_dir, threads=threads, variant=variant, lone_threads=lone
+        settings.model_cache_dir,
+        threads=threads,
+        variant=variant,
+        lone_threads=lone,
+        background_niceness=settings.embedding.background_niceness,
     )
 
 

@@ -108,7 +108,9 @@ class VectorsFirst:
 
 
 async def _both(durable: Awaitable[None] | None, queued: asyncio.Future | None) -> None:
-    if durable is not None:
-        await durable
-    if queued is not None:
-        await (await queued)
+    try:
+        if durable is not None:
+            await durable
+    finally:  # awaited either way: a failure of the queued half is never left unread
+        if queued is not None:
+            await (await queued)

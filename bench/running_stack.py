@@ -10,7 +10,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,7 +84,7 @@ def running_stack(extra_env: dict[str, str] | None = None) -> Iterator[RunningSt
         )
         log = open(Path(tmp) / "memhive.log", "w")  # noqa: SIM115 - lives as long as the process
         process = subprocess.Popen(
-            [stack_python(), "-m", "memhive_cli.main", "run"], env=env, stdout=log, stderr=log
+            [stack_python(env), "-m", "memhive_cli.main", "run"], env=env, stdout=log, stderr=log
         )
         url = f"http://127.0.0.1:{http_port}"
         try:
@@ -117,10 +117,11 @@ def terminated_as_exit() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def stack_python() -> str:
-    """This interpreter, or MEMHIVE_BENCH_STACK_PYTHON's: another checkout's stack measured
-    by the same benchmark code (an A/B against a baseline)."""
-    return os.environ.get("MEMHIVE_BENCH_STACK_PYTHON") or sys.executable
+def stack_python(env: Mapping[str, str]) -> str:
+    """This interpreter, or MEMHIVE_BENCH_STACK_PYTHON's (the environment's, or a variant's
+    own): another checkout's stack measured by the same benchmark code (an A/B against a
+    baseline)."""
+    return env.get("MEMHIVE_BENCH_STACK_PYTHON") or sys.executable
 
 
 def _wait_healthy(url: str, process: subprocess.Popen, log: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from memhive_adapters.vector import shard_dirs
 
+from bench.indexed_during_burst import render as burst_render
 from bench.load_latency import _copies_under_way
 from bench.recall_during_backlog import render as backlog_render
 from bench.save_steps import render, stack_variants
@@ -39,3 +40,16 @@ def test_the_backlog_report_gives_each_variants_median_recall_over_rounds() -> N
     rows = [{"p50": p50, "p95": p95} for p50, p95 in ((20, 40), (90, 400), (22, 38))]
     table = backlog_render({"main": rows, "change": rows[:1]})
     assert table.splitlines()[-2:] == ["| main | 22.0 | 40.0 |", "| change | 20.0 | 40.0 |"]
+
+
+def test_the_burst_table_gives_each_variants_medians() -> None:
+    rows = [
+        {"accepted_per_s": 300.0, "indexed": 150, "p50": 25.0, "p95": 60.0},
+        {"accepted_per_s": 320.0, "indexed": 170, "p50": 27.0, "p95": 70.0},
+        {"accepted_per_s": 310.0, "indexed": 160, "p50": 26.0, "p95": 65.0},
+    ]
+    table = burst_render({"change": rows, "main": rows[:1]})
+    assert table.splitlines()[-2:] == [
+        "| change | 310 | 160 | 26.0 | 65.0 |",
+        "| main | 300 | 150 | 25.0 | 60.0 |",
+    ]

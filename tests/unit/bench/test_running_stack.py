@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
 
 import pytest
 
-from bench.running_stack import terminated_as_exit
+from bench.running_stack import stack_python, terminated_as_exit
 
 
 def test_a_sigterm_leaves_through_the_clean_up_and_the_handler_is_restored() -> None:
@@ -36,3 +37,10 @@ def test_outside_the_main_thread_nothing_is_installed() -> None:
     thread.start()
     thread.join()
     assert seen == [before]
+
+
+def test_a_variants_own_interpreter_runs_its_stack(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MEMHIVE_BENCH_STACK_PYTHON", raising=False)
+    assert stack_python({}) == sys.executable
+    other = {"MEMHIVE_BENCH_STACK_PYTHON": "/baseline/.venv/bin/python"}
+    assert stack_python(other) == "/baseline/.venv/bin/python"

@@ -14,6 +14,7 @@ from memhive_embed.indexer import LaneIndexer
 from memhive_embed.reindex import Reindexer
 from memhive_embed.reindex_responder import ReindexResponder
 from memhive_embed.subscribers import EVENT_TYPES, MemoryEventSubscriber
+from memhive_embed.vectors_first import VectorsFirst
 
 DURABLE = "embed"
 
@@ -32,12 +33,14 @@ async def create_embed(infra: Infrastructure) -> ServiceGroup:
         trust_events=not infra.generations.shared,  # embedded lanes: this process alone
         terms=infra.term_weights,  # the rerank option on: each memory keeps its terms
     )
+    # Events that carry their vector (a caller waits on them) never wait behind the passes.
+    first = VectorsFirst(indexer, chunk=infra.settings.embedder.batch_size)
     consumer = PullConsumer(
         infra.js,
         stream=streams.LOG_STREAM,
         durable=DURABLE,
         subjects=[subjects.any_workspace(prefix) for prefix in EVENT_TYPES],
-        handle_batch=MemoryEventSubscriber(indexer).handle_batch,
+        handle_batch=MemoryEventSubscriber(first).handle_batch,
         batch_size=infra.settings.embedder.batch_size,
         max_deliveries=infra.settings.embedder.max_deliveries,
     )

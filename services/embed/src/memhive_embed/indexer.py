@@ -96,6 +96,12 @@ class LaneIndexer:
         await self._announce(requests, latest, vectors)
         return self._lexical.persisted()
 
+    def needs_pass(self, request: IndexRequest) -> bool:
+        """The event's memory is live and no vector of the current encoder came with it:
+        indexing it takes an encoder pass (as the event says; the record may differ)."""
+        m = request.memory
+        return m is not None and not m.forgotten and not self._reusable(request, m)
+
     async def _current_records(self, requests: Sequence[IndexRequest]) -> dict[str, Memory]:
         carried = self._carried(requests)
         by_workspace: dict[str, set[str]] = {}

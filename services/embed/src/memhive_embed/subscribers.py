@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
+from typing import Protocol
 
 from memhive.v1 import events_pb2
 from memhive_contracts import subjects
@@ -11,7 +12,7 @@ from memhive_contracts.mapping import memory_from_pb
 from memhive_ports.poison import Poison
 from nats.aio.msg import Msg
 
-from memhive_embed.indexer import IndexRequest, LaneIndexer
+from memhive_embed.indexer import IndexRequest
 
 EVENT_TYPES = {
     subjects.MEMORY_SAVED: events_pb2.MemorySaved,
@@ -20,8 +21,12 @@ EVENT_TYPES = {
 }
 
 
+class Indexer(Protocol):
+    async def index(self, requests: Sequence[IndexRequest]) -> Awaitable[None]: ...
+
+
 class MemoryEventSubscriber:
-    def __init__(self, indexer: LaneIndexer) -> None:
+    def __init__(self, indexer: Indexer) -> None:
         self._indexer = indexer
 
     async def handle_batch(self, msgs: Sequence[Msg]) -> Awaitable[None]:

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
 import time
-from collections import defaultdict
 
 from bench.load_latency import fresh_notes, percentiles
-from bench.running_stack import RunningStack, running_stack
+from bench.running_stack import RunningStack
 from bench.save_steps import stack_variants
+from bench.variant_rounds import median_table, on_fresh_stacks
 
 
 async def indexed_during_burst(stack: RunningStack, seconds: float, burst_clients: int) -> dict:
@@ -50,33 +49,27 @@ async def indexed_during_burst(stack: RunningStack, seconds: float, burst_client
 
 
 def run(variants: dict, rounds: int, seconds: float, burst_clients: int) -> dict[str, list]:
-    results: dict[str, list[dict]] = defaultdict(list)
-    for round_ in range(rounds):
-        for label, env in variants.items():
-            with running_stack(env) as stack:
-                row = asyncio.run(indexed_during_burst(stack, seconds, burst_clients))
-            results[label].append(row)
-            print(
-                f"round {round_} {label}: accepted {row['accepted_per_s']:.0f}/s, "
-                f"{row['indexed']} indexed saves beside them, p50 {row['p50']:.1f} "
-                f"p95 {row['p95']:.1f} ms",
-                flush=True,
-            )
-    return results
+    return on_fresh_stacks(
+        variants,
+        rounds,
+        lambda stack: indexed_during_burst(stack, seconds, burst_clients),
+        lambda row: (
+            f"accepted {row['accepted_per_s']:.0f}/s, {row['indexed']} indexed saves beside"
+            f" them, p50 {row['p50']:.1f} p95 {row['p95']:.1f} ms"
+        ),
+    )
 
 
 def render(results: dict[str, list[dict]]) -> str:
-    lines = [
-        "| variant | burst `accepted` (saves/s) | `indexed` saves beside it | their p50 (ms) | p95 (ms) |",
-        "|---|---:|---:|---:|---:|",
-    ]
-    for label, rows in results.items():
-        rate = statistics.median(r["accepted_per_s"] for r in rows)
-        count = statistics.median(r["indexed"] for r in rows)
-        p50 = statistics.median(r["p50"] for r in rows)
-        p95 = statistics.median(r["p95"] for r in rows)
-        lines.append(f"| {label} | {rate:.0f} | {count:.0f} | {p50:.1f} | {p95:.1f} |")
-    return "\n".join(lines)
+    return median_table(
+        results,
+        [
+            ("burst `accepted` (saves/s)", "accepted_per_s", ".0f"),
+            ("`indexed` saves beside it", "indexed", ".0f"),
+            ("their p50 (ms)", "p50", ".1f"),
+            ("p95 (ms)", "p95", ".1f"),
+        ],
+    )
 
 
 if __name__ == "__main__":

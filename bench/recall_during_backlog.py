@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import statistics
 import time
-from collections import defaultdict
 
 from bench.load_latency import fresh_notes, percentiles
-from bench.running_stack import RunningStack, running_stack
+from bench.running_stack import RunningStack
 from bench.save_steps import stack_variants
+from bench.variant_rounds import median_table, on_fresh_stacks
 
 CLIENTS = 16
 QUESTIONS = ("who ordered the roof gutters", "when is the deploy", "what does Kofi prefer")
@@ -46,23 +45,18 @@ async def recalls_during_backlog(stack: RunningStack, saves: int, recalls: int) 
 
 
 def run(variants: dict, rounds: int, saves: int, recalls: int) -> dict[str, list[dict]]:
-    results: dict[str, list[dict]] = defaultdict(list)
-    for round_ in range(rounds):
-        for label, env in variants.items():
-            with running_stack(env) as stack:
-                row = asyncio.run(recalls_during_backlog(stack, saves, recalls))
-            results[label].append(row)
-            print(f"round {round_} {label}: p50 {row['p50']:.1f} p95 {row['p95']:.1f}", flush=True)
-    return results
+    return on_fresh_stacks(
+        variants,
+        rounds,
+        lambda stack: recalls_during_backlog(stack, saves, recalls),
+        lambda row: f"p50 {row['p50']:.1f} p95 {row['p95']:.1f}",
+    )
 
 
 def render(results: dict[str, list[dict]]) -> str:
-    lines = ["| variant | recall p50 (ms) | recall p95 (ms) |", "|---|---:|---:|"]
-    for label, rows in results.items():
-        p50 = statistics.median(r["p50"] for r in rows)
-        p95 = statistics.median(r["p95"] for r in rows)
-        lines.append(f"| {label} | {p50:.1f} | {p95:.1f} |")
-    return "\n".join(lines)
+    return median_table(
+        results, [("recall p50 (ms)", "p50", ".1f"), ("recall p95 (ms)", "p95", ".1f")]
+    )
 
 
 if __name__ == "__main__":

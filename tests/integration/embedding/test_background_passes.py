@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -62,6 +63,40 @@ async def test_the_backlog_runs_on_a_nicer_thread_than_the_callers(onnx_cache_di
     assert os.getpriority(os.PRIO_PROCESS, backlog.native_id) == niceness
     assert await asyncio.to_thread(callers_niceness, VARIED[:1]) == own
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own
+
+
+# A fresh process: the tokenizers' shared pool is created once per process, by its first user.
+_FIRST_PASS_IN_THE_BACKLOG = """
+import asyncio, os, sys
+from pathlib import Path
+from memhive_adapters.embedding.onnx_minilm import INT8, OnnxMiniLmEmbedder
+
+def niceness(task):
+    return int(open(f"/proc/self/task/{task}/stat").read().rsplit(")", 1)[1].split()[16])
+
+async def main():
+    embedder = OnnxMiniLmEmbedder(Path(sys.argv[1]), variant=INT8, background_niceness=19)
+    await embedder.embed_in_background(["the first pass of this process", "and a second text"])
+    await embedder.embed(["a caller's pass after it"])
+    print(sum(niceness(task) == 19 for task in os.listdir("/proc/self/task")))
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+def test_the_backlog_lowers_no_thread_but_its_own(onnx_cache_dir: Path) -> None:
+    # A thread inherits the priority of the thread that creates it: had the backlog's pass
+    # started the tokenizers' pool, callers' passes would tokenize on threads at nice 19.
+    OnnxMiniLmEmbedder(onnx_cache_dir, variant=INT8)  # the graph built and cached here
+    run = subprocess.run(
+        [sys.executable, "-c", _FIRST_PASS_IN_THE_BACKLOG, str(onnx_cache_dir)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["1"]
 
 
 class _MeetingSession:

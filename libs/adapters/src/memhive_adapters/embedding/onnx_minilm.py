@@ -24,7 +24,12 @@ from memhive_adapters.embedding.minilm import bundled_model_dir
 from memhive_adapters.embedding.mpnet_parts import mpnet_model_dir
 from memhive_adapters.embedding.onnx_graph_cache import open_graph_session
 from memhive_adapters.embedding.thread_priority import lower_this_thread
-from memhive_adapters.embedding.word_pieces import load_word_piece_tokenizer, pad, token_ids
+from memhive_adapters.embedding.word_pieces import (
+    load_word_piece_tokenizer,
+    pad,
+    token_ids,
+    token_ids_on_this_thread,
+)
 
 
 def session_options(threads: int) -> ort.SessionOptions:
@@ -178,7 +183,7 @@ class OnnxMiniLmEmbedder:
             return self._encode(ids, self._lone_session if lone else self._session)
 
     def _unlocked_pass(self, texts: Sequence[str]) -> np.ndarray:
-        ids = token_ids(self._tokenizer, texts)
+        ids = token_ids_on_this_thread(self._tokenizer, texts)  # never the pool's starter
         with self._running.entered():
             return self._encode(ids, self._session)
 

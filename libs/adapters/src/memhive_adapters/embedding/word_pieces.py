@@ -28,6 +28,13 @@ def token_ids(tokenizer: Tokenizer, texts: Sequence[str]) -> list[list[int]]:
     return [encoding.ids for encoding in tokenizer.encode_batch(list(texts))]
 
 
+def token_ids_on_this_thread(tokenizer: Tokenizer, texts: Sequence[str]) -> list[list[int]]:
+    """As `token_ids`, without the tokenizers' shared thread pool: that pool's threads are
+    created by its first user and keep that thread's priority, so a thread at low priority
+    (embed's backlog) must never be the one to start it."""
+    return [tokenizer.encode(text).ids for text in texts]
+
+
 def pad(sequences: Sequence[Sequence[int]], pad_id: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Ids (batch, longest) right-padded with `pad_id`, and the mask of real tokens."""
     longest = max(len(sequence) for sequence in sequences)

@@ -1,9 +1,9 @@
 """Events that need no encoder pass are indexed at once; those that need one queue.
 
 A save waiting for `indexed` carries its vector (the gateway embedded it while the caller
-waited), and so do forgets and purges need none. Indexed in arrival order, such an event
-waited behind every pass of the backlog before it: with four clients saving `accepted`, a
-fifth client's `indexed` save took 0.7-1.5 s (docs/benchmarks.md, "Vectors first"). Here
+waited), and forgets and purges need none. Indexed in arrival order, such an event waited
+behind every pass of the backlog before it: with four clients saving `accepted`, a fifth
+client's `indexed` save took ~1 s at p50 (docs/benchmarks.md, "Vectors first"). Here
 each batch's events that need no pass go through the LaneIndexer at once, and those that
 need one (saves answered before their vector, upstream events without one) go on a queue
 that one worker indexes in order beside the next batches, taking whatever has queued (up
@@ -41,8 +41,8 @@ class VectorsFirst:
             raise ValueError("chunk and queued_max must be at least 1")
         self._indexer, self._chunk, self._queued_max = indexer, chunk, queued_max
         self._pending: deque[tuple[list[IndexRequest], asyncio.Future]] = deque()
-        self._queued_memories: Counter[str] = Counter()  # memory id -> its events queued
-        self._queued = 0  # events queued or being indexed by the worker
+        # memory id -> its events queued or being indexed by the worker
+        self._queued_memories: Counter[str] = Counter()
         self._room = asyncio.Event()
         self._worker: asyncio.Task[None] | None = None
 
@@ -68,16 +68,20 @@ class VectorsFirst:
         return ready, later
 
     async def _enqueue(self, requests: list[IndexRequest]) -> asyncio.Future:
-        while self._queued and self._queued + len(requests) > self._queued_max:
+        while not self._room_for(len(requests)):
             self._room.clear()
             await self._room.wait()
         indexed = asyncio.get_running_loop().create_future()
         self._pending.append((requests, indexed))
         self._queued_memories.update(r.memory_id for r in requests)
-        self._queued += len(requests)
         if self._worker is None:
             self._worker = asyncio.create_task(self._index_queued(), name="embed-queued")
         return indexed
+
+    def _room_for(self, count: int) -> bool:
+        """An empty queue takes any batch; otherwise the batch must fit in `queued_max`."""
+        queued = self._queued_memories.total()
+        return queued == 0 or queued + count <= self._queued_max
 
     async def _index_queued(self) -> None:
         try:
@@ -103,7 +107,6 @@ class VectorsFirst:
         finally:
             self._queued_memories.subtract(r.memory_id for r in requests)
             self._queued_memories += Counter()  # drops the ids at zero
-            self._queued -= len(requests)
             self._room.set()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -17,6 +18,7 @@ import pytest
 import qdrant_edge as qe
 from memhive_adapters.process_lifetime import command_line
 from memhive_adapters.vector import edge_index, shard_dirs
+from memhive_adapters.vector.build_journal import BuildJournal
 from memhive_adapters.vector.edge_index import EdgeVectorIndex
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.scopes import Scope, ScopeRef
@@ -78,22 +80,24 @@ async def test_writes_during_the_build_survive_the_swap_and_searches_agree_with_
     await index.close()
 
 
-async def test_writes_throughout_the_build_and_the_copy_into_it_all_land(
+async def test_writes_throughout_the_build_and_the_replay_into_it_all_land(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A writer saves, saves again with another vector, and forgets, from before the copy
-    until after the swap, while the points written during the build are copied into the
-    built shard in small chunks (some while writes go on, the rest while they wait). The
-    lane ends holding exactly what was last written."""
-    monkeypatch.setattr(edge_index, "_COPY_CHUNK", 7)
-    monkeypatch.setattr(edge_index, "_COPIED_UNDER_LOCK", 5)
-    copy_chunk = edge_index._copy_chunk
+    until after the swap, while the journal is replayed into the built shard slowly, in
+    rounds (while writes go on, then the rest while they wait). The lane ends holding
+    exactly what was last written."""
+    monkeypatch.setattr(edge_index, "_REPLAYED_UNDER_LOCK", 5)
+    replay_into = BuildJournal.replay_into
 
-    def slow_copy(*args: object) -> None:
-        time.sleep(0.002)  # writes come between the chunks
-        copy_chunk(*args)
+    def slowly(journal: BuildJournal, apply: Callable[[qe.UpdateOperation], None]) -> int:
+        def apply_slowly(write: qe.UpdateOperation) -> None:
+            time.sleep(0.0002)  # writes come between the replayed ones (a fifth as often)
+            apply(write)
 
-    monkeypatch.setattr(edge_index, "_copy_chunk", slow_copy)
+        return replay_into(journal, apply_slowly)
+
+    monkeypatch.setattr(BuildJournal, "replay_into", slowly)
     lane = tmp_path / "lane"
     index = an_index(lane)
     memories = [a_memory() for _ in range(120)]
@@ -121,7 +125,7 @@ async def test_writes_throughout_the_build_and_the_copy_into_it_all_land(
     while shard_dirs.active_shard(lane) == first:  # the whole build, swap included
         await write_once()
         writes += 1
-        await asyncio.sleep(0)
+        await asyncio.sleep(0.001)
     assert writes > 20
 
     held = await index.vectors([m.id for m in memories])

@@ -8,9 +8,8 @@ import functools
 import logging
 import shutil
 import sys
-import uuid
 from collections import Counter
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 
 import qdrant_edge as qe
@@ -32,18 +31,18 @@ from memhive_adapters.lane_conditions import (
 )
 from memhive_adapters.process_lifetime import die_with_parent
 from memhive_adapters.vector import shard_dirs
+from memhive_adapters.vector.build_journal import BuildJournal
 from memhive_adapters.vector.query_batches import QueryBatches, ShardQuery
 from memhive_adapters.vector.shared_by_all import SharedByAll
 from memhive_adapters.vector.term_payload import TERMS_FIELD, payload_of, terms_in
 
 log = logging.getLogger(__name__)
 
-# The points written during a build reach the built copy in chunks of this many; up to
-# _COPY_ROUNDS passes while writes go on, then the rest (at most ~_COPIED_UNDER_LOCK
-# points unless writes outpace the copy) while they wait.
-_COPY_CHUNK = 256
-_COPY_ROUNDS = 3
-_COPIED_UNDER_LOCK = 2_000
+# The swap replays a build's journal in up to _REPLAY_ROUNDS rounds while writes go on,
+# then the rest (~_REPLAYED_UNDER_LOCK points unless writes outpace the replay) while
+# they wait.
+_REPLAY_ROUNDS = 3
+_REPLAYED_UNDER_LOCK = 2_000
 
 _KEYWORD_FIELDS = ("workspace_id", "scope", "product_id", "kind", "tags")
 _NUMBER_FIELDS = {
@@ -65,8 +64,8 @@ class EdgeVectorIndex:
     Points are searched exactly until `hnsw_after` of them are outside an HNSW index. Then
     the shard is copied and the copy optimised in a child process (`optimize_shard`:
     qdrant-edge's optimize() holds the GIL for tens of seconds, which would stall every
-    request here). The ids written meanwhile are noted, and their points copied from the
-    shard into the built copy, which then replaces the shard (`_swap_in`). New points go to
+    request here). The writes made meanwhile are kept in a journal (`BuildJournal`) and
+    replayed into the copy, which then replaces the shard (`_swap_in`). New points go to
     the shard's small appendable segment, searched exactly, until the next build takes them
     in. 0 turns builds off.
 
@@ -105,7 +104,7 @@ class EdgeVectorIndex:
         self._shard: qe.EdgeShard | None = None
         self._write_lock = asyncio.Lock()
         self._unindexed = 0  # points written since the last build (an estimate)
-        self._written: set[str] | None = None  # ids written during a build, not yet copied
+        self._journal: BuildJournal | None = None  # writes during a build, not yet replayed
         self._build: asyncio.Task | None = None
         self._readers: Counter[int] = Counter()  # in-flight reads, by shard
         self._reads_done = asyncio.Condition()
@@ -139,12 +138,10 @@ class EdgeVectorIndex:
             if points:
                 if self._shared.widen(payload for _, _, payload in kept):
                     await self._searches_planned_before(self._shared.version)
-                await self._apply(
-                    qe.UpdateOperation.upsert_points(points), [m.id for m, _, _ in kept]
-                )
+                await self._apply(qe.UpdateOperation.upsert_points(points), len(points))
                 self._unindexed += len(points)
             if forgotten:
-                await self._apply(qe.UpdateOperation.delete_points(forgotten), forgotten)
+                await self._apply(qe.UpdateOperation.delete_points(forgotten), len(forgotten))
             self._last_write = asyncio.get_running_loop().time()
         self._maybe_build()
         self._watch_for_idle()
@@ -156,7 +153,7 @@ class EdgeVectorIndex:
         operation = qe.UpdateOperation.delete_points_by_filter(doomed)
         await self._ready()
         async with self._write_lock:
-            await self._apply(operation, memory_ids)
+            await self._apply(operation, len(memory_ids))
 
     async def search(
         self, vector: Sequence[float], memory_filter: MemoryFilter, limit: int
@@ -274,9 +271,9 @@ class EdgeVectorIndex:
             max_search_threads=self._search_threads,
         )
 
-    async def _apply(self, operation: qe.UpdateOperation, ids: Iterable[str]) -> None:
-        """One write of the points `ids`, under the write lock; noted for the copy when a
-        build is under way.
+    async def _apply(self, operation: qe.UpdateOperation, points: int) -> None:
+        """One write of `points` points, under the write lock; journaled for the copy when
+        a build is under way.
 
         On the event loop, not a worker thread: qdrant-edge's `update` holds the GIL from
         start to end (measured: a Python thread beside an upsert of 20,000 points ran ~1% of
@@ -286,8 +283,8 @@ class EdgeVectorIndex:
         if self._space is not None:
             self._space.require("the vector lane took no write")
         self._shard.update(operation)
-        if self._written is not None:
-            self._written.update(ids)
+        if self._journal is not None:
+            self._journal.note(operation, points)
 
     @contextlib.asynccontextmanager
     async def _reading(self) -> AsyncIterator[qe.EdgeShard]:
@@ -348,7 +345,7 @@ class EdgeVectorIndex:
         except Exception:
             log.exception("HNSW build of %s failed; searches stay exact", self._path)
         finally:
-            self._written = None
+            self._journal = None
             self._build = None
             if target is not None and self._shard_path() != target:
                 await asyncio.to_thread(shutil.rmtree, target, True)  # an abandoned copy
@@ -364,7 +361,7 @@ class EdgeVectorIndex:
             await asyncio.to_thread(self._shard.flush)
             source, target = self._shard_path(), shard_dirs.next_shard(self._path)
             await asyncio.to_thread(shard_dirs.copy_shard, source, target)
-            self._written = set()
+            self._journal = BuildJournal()
             self._unindexed = 0
         log.info("building HNSW for %s in %s", self._path, target.name)
         return target
@@ -392,41 +389,42 @@ class EdgeVectorIndex:
             raise RuntimeError(f"optimize_shard exited {child.returncode}: {output[-2000:]!r}")
 
     async def _swap_in(self, target: Path) -> None:
-        """The built copy takes the points written during its build, then replaces the shard.
+        """The built copy takes the writes made during its build, then replaces the shard.
 
-        Only their ids were kept: a journal of the writes themselves held ~4 KB a point (the
-        vector and payload as qdrant-edge objects), 0.7 GB by a 170 s build at 600k
-        (docs/benchmarks.md, "The swap's memory"). Each point is copied from the shard as
-        it is now, so a point written twice is copied once, and one forgotten is deleted.
-        Most are copied while writes go on; writes wait only for the few made meanwhile.
-        """
+        The copy is loaded and most of the journal replayed while writes go on (each round
+        takes what the journal holds, leaving it empty for the writes made meanwhile);
+        writes wait only for the last few (all of it took 7 s under the lock at 1M)."""
+        clock = asyncio.get_running_loop().time
+        began = clock()
         built = await asyncio.to_thread(qe.EdgeShard.load, str(target), self._config())
+        replayed = 0
         try:
-            for _ in range(_COPY_ROUNDS):
-                if self._written is None or len(self._written) <= _COPIED_UNDER_LOCK:
+            for _ in range(_REPLAY_ROUNDS):
+                if self._journal is None or len(self._journal) <= _REPLAYED_UNDER_LOCK:
                     break
-                written, self._written = self._written, set()
-                await self._copy_points(written, built)
+                replayed += await asyncio.to_thread(self._journal.take().replay_into, built.update)
             async with self._write_lock:
-                await self._copy_points(self._written or set(), built)
+                held = clock()
+                if self._journal is not None:
+                    taken = self._journal.take()
+                    replayed += await asyncio.to_thread(taken.replay_into, built.update)
                 await asyncio.to_thread(built.flush)
                 await asyncio.to_thread(shard_dirs.point_at, self._path, target)
                 retired, self._shard = self._shard, built
+                held = clock() - held
         except BaseException:
             await asyncio.to_thread(built.close)
             raise
-        log.info("HNSW for %s swapped in (%s)", self._path, target.name)
+        log.info(
+            "HNSW for %s swapped in (%s): %d points replayed in %.1f s, writes held %.2f s",
+            self._path,
+            target.name,
+            replayed,
+            clock() - began,
+            held,
+        )
         if retired is not None:
             await self._retire(retired)
-
-    async def _copy_points(self, ids: set[str], built: qe.EdgeShard) -> None:
-        """The points `ids` as the shard holds them now, into `built`; the ones it no
-        longer holds are deleted there. In chunks, so neither side holds many at once."""
-        assert self._shard is not None
-        shard, wanted = self._shard, sorted(ids)
-        for start in range(0, len(wanted), _COPY_CHUNK):
-            chunk = wanted[start : start + _COPY_CHUNK]
-            await asyncio.to_thread(_copy_chunk, shard, built, chunk)
 
     async def _searches_planned_before(self, version: int) -> None:
         """Once no search planned with facts older than `version` is in flight: a write
@@ -487,17 +485,6 @@ def _ids(memory_ids: Sequence[str]) -> qe.HasIdCondition:
 
 def _workspace(workspace_id: str) -> qe.FieldCondition:
     return qe.FieldCondition("workspace_id", match=qe.MatchValue(workspace_id))
-
-
-def _copy_chunk(shard: qe.EdgeShard, built: qe.EdgeShard, ids: list[str]) -> None:
-    records = shard.retrieve(ids, True, True)
-    if records:
-        points = [qe.Point(r.id, r.vector, r.payload or {}) for r in records]
-        built.update(qe.UpdateOperation.upsert_points(points))
-    held = {r.id for r in records}  # UUIDs: the shard's own spelling of an id
-    gone = [i for i in ids if uuid.UUID(i) not in held]
-    if gone:
-        built.update(qe.UpdateOperation.delete_points(gone))
 
 
 def _flush_and_close(shard: qe.EdgeShard) -> None:

@@ -91,6 +91,11 @@ async def sequential_rates(stack: RunningStack, count: int = 200) -> dict[str, f
 # sees (an API audit for each MSG.GET that finds nothing, each CONSUMER.INFO) are listed
 # but not counted as the stack's traffic.
 ADVISORIES = "$JS.EVENT.ADVISORY."
+# An open pull request's heartbeat: every 2 s while its consumer has nothing to deliver,
+# so it counts idle time (the 3 s after the saves, the consumers a save never reaches),
+# not saves; listed, not counted.
+HEARTBEAT_STATUS = "100"
+IDLE_HEARTBEAT = " (an idle heartbeat)"
 SHOWN_PER_SAVE = 0.05  # smaller classes are summed in one row (and in the total)
 
 _FOLDS = (
@@ -118,6 +123,8 @@ def reply_kind(msg) -> str:
     asker = msg.subject.split(".")[0].removeprefix("_INBOX_") or "client"
     if "Nats-Stream" in headers:
         return f" (a record, direct get of {headers['Nats-Stream']}, to {asker})"
+    if headers.get("Status") == HEARTBEAT_STATUS:
+        return IDLE_HEARTBEAT
     if headers.get("Status") or not msg.data:
         return " (a status: end of a direct get, a pull's timeout)"
     if msg.data.startswith(b'{"stream"'):
@@ -210,11 +217,14 @@ def render(report: dict) -> str:
         rates = ", ".join(f"{w} {r:.0f}/s" for w, r in report["sequential"].items())
         lines += ["", f"One client in sequence: {rates}."]
     bus, links = report["bus"], report.get("links", 0.0)
-    counted = sum(n for subject, n in bus.items() if not subject.startswith(ADVISORIES))
+    advisories = sum(n for subject, n in bus.items() if subject.startswith(ADVISORIES))
+    idle = sum(n for subject, n in bus.items() if subject.endswith(IDLE_HEARTBEAT))
+    counted = sum(bus.values()) - advisories - idle
     lines += [
         "",
         f"Bus messages per save: {counted:.1f} (advisories, sent only because this counter "
-        f"listens, not counted: {sum(bus.values()) - counted:.2f}). Among them, what "
+        f"listens, not counted: {advisories:.2f}; idle heartbeats, sent by the clock while "
+        f"a consumer has nothing, not counted: {idle:.2f}). Among them, what "
         f"{links:.2f} `LinkMemories` commands of the link classifier per save set off (a "
         "forced save of a near-duplicate is linked to it afterwards).",
         "",

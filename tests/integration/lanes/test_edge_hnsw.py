@@ -7,13 +7,18 @@ Real qdrant-edge shards and a real child process; a tiny indexing threshold so a
 from __future__ import annotations
 
 import asyncio
+import itertools
+import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
+import pytest
 import qdrant_edge as qe
 from memhive_adapters.process_lifetime import command_line
-from memhive_adapters.vector import shard_dirs
+from memhive_adapters.vector import edge_index, shard_dirs
+from memhive_adapters.vector.build_journal import BuildJournal
 from memhive_adapters.vector.edge_index import EdgeVectorIndex
 from memhive_domain.recall import MemoryFilter
 from memhive_domain.scopes import Scope, ScopeRef
@@ -72,6 +77,64 @@ async def test_writes_during_the_build_survive_the_swap_and_searches_agree_with_
     for query in vectors(20, 3):
         hits = [h.memory_id for h in await index.search(query.tolist(), ANYWHERE, 10)]
         assert len(set(hits) & set(exact_top(stored, query, 10))) >= 9
+    await index.close()
+
+
+async def test_writes_throughout_the_build_and_the_replay_into_it_all_land(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A writer saves, saves again with another vector, and forgets, from before the copy
+    until after the swap, while the journal is replayed into the built shard slowly, in
+    rounds (while writes go on, then the rest while they wait). The lane ends holding
+    exactly what was last written."""
+    monkeypatch.setattr(edge_index, "_REPLAYED_UNDER_LOCK", 5)
+    replay_into = BuildJournal.replay_into
+
+    def slowly(journal: BuildJournal, apply: Callable[[qe.UpdateOperation], None]) -> int:
+        def apply_slowly(write: qe.UpdateOperation) -> None:
+            time.sleep(0.0002)  # writes come between the replayed ones (a fifth as often)
+            apply(write)
+
+        return replay_into(journal, apply_slowly)
+
+    monkeypatch.setattr(BuildJournal, "replay_into", slowly)
+    lane = tmp_path / "lane"
+    index = an_index(lane)
+    memories = [a_memory() for _ in range(120)]
+    stored: dict[str, np.ndarray] = {}
+    rng = np.random.default_rng(7)
+    pool = (v for seed in itertools.count(8) for v in vectors(500, seed))
+
+    async def write_once() -> None:
+        memory = memories[int(rng.integers(len(memories)))]
+        if memory.id in stored and rng.random() < 0.3:
+            await index.upsert([(replace(memory, forgotten=True), [0.0] * DIMS)])
+            del stored[memory.id]
+        else:
+            vector = next(pool)
+            await index.upsert([(memory, vector)])
+            stored[memory.id] = vector
+
+    await index.upsert([(a_memory(), v) for v in vectors(400, 1)])  # the build starts
+    for memory in memories:  # points of the copy, some rewritten or forgotten below
+        vector = next(pool)
+        await index.upsert([(memory, vector)])
+        stored[memory.id] = vector
+    first = shard_dirs.active_shard(lane)
+    writes = 0
+    while shard_dirs.active_shard(lane) == first:  # the whole build, swap included
+        await write_once()
+        writes += 1
+        await asyncio.sleep(0.001)
+    assert writes > 20
+
+    held = await index.vectors([m.id for m in memories])
+    assert set(held) == set(stored)
+    for memory_id, vector in stored.items():
+        np.testing.assert_allclose(held[memory_id], vector, atol=1e-5)
+    forgotten = {m.id for m in memories} - set(stored)
+    assert not await index.present("ws-1", sorted(forgotten))
+    assert await index.count() == 400 + len(stored)
     await index.close()
 
 

@@ -50,8 +50,36 @@ def test_the_advisories_the_counter_causes_are_listed_but_not_counted() -> None:
     }
     text = render(report)
     assert "Bus messages per save: 5.0 (advisories" in text
-    assert "not counted: 1.10)" in text
+    assert "not counted: 1.10;" in text
     assert "| 1.10 | `$JS.EVENT.ADVISORY.API` |" in text
+
+
+def test_idle_heartbeats_are_told_apart_and_listed_but_not_counted() -> None:
+    heartbeat = SimpleNamespace(
+        subject="_INBOX_embed.abc",
+        headers={"Status": "100", "Description": "Idle Heartbeat"},
+        data=b"",
+    )
+    timeout = SimpleNamespace(subject="_INBOX_embed.abc", headers={"Status": "408"}, data=b"")
+    assert reply_kind(heartbeat) == " (an idle heartbeat)"
+    assert reply_kind(timeout) == " (a status: end of a direct get, a pull's timeout)"
+    report = {
+        "size": 2000,
+        "recall": {"p50_ms": 0.0, "cpu_ms": {}},
+        "save": {"per_s": 40.0, "cpu_ms": {"memhive": 24.0}},
+        "bus": {
+            "<inbox> (PubAck)": 5.0,
+            "<inbox> (an idle heartbeat)": 0.2,
+            "<inbox> (a status: end of a direct get, a pull's timeout)": 0.1,
+        },
+    }
+    text = render(report)
+    assert "Bus messages per save: 5.1 (" in text
+    assert (
+        "idle heartbeats, sent by the clock while a consumer has nothing, not counted: 0.20)"
+        in text
+    )
+    assert "| 0.20 | `<inbox> (an idle heartbeat)` |" in text
 
 
 def test_the_link_commands_per_save_are_told_not_counted_as_messages() -> None:

@@ -2,14 +2,14 @@
 
 Each write holds its points' vectors and payloads as qdrant-edge objects, ~4 KB a point at
 384 dimensions (measured): a build that takes minutes under a bulk load journals hundreds
-of thousands of points, 1.2 GB by a 316 s build at 1M. So the swap takes them in rounds
-(`take`) and lets each write go once the copy has it (`replay_into`): the journal's memory
-is handed over to the copy instead of held beside it.
+of thousands of points (~300k, so ~1.2 GB, by a 316 s build near 1M). So the swap takes
+them in rounds (`take`) and lets each write go once the copy has it (`replay_into`): the
+journal's memory is handed over to the copy instead of held beside it.
 
 Keeping only the ids written and copying their points from the shard at the swap was
 measured and dropped: the payload's conversion into qdrant-edge costs ~50 us a point of
 the GIL against ~25 us to replay a write, so under a bulk load the copy fell behind the
-writes and one swap took 343 s (docs/benchmarks.md, "The swap's memory").
+writes and one swap took 343 s (docs/benchmarks.md, "The swap's journal").
 """
 
 from __future__ import annotations

@@ -393,7 +393,8 @@ class EdgeVectorIndex:
 
         The copy is loaded and most of the journal replayed while writes go on (each round
         takes what the journal holds, leaving it empty for the writes made meanwhile);
-        writes wait only for the last few (all of it took 7 s under the lock at 1M)."""
+        writes wait only for the last few. (Under the lock, writes waited for the whole swap:
+        1.8-7.9 s per swap up to 400k, measured.)"""
         clock = asyncio.get_running_loop().time
         began = clock()
         built = await asyncio.to_thread(qe.EdgeShard.load, str(target), self._config())

@@ -7,6 +7,17 @@ from types import SimpleNamespace
 from bench.cost_accounting import render, reply_kind, subject_class
 
 
+def a_report(bus: dict[str, float], **more: float) -> dict:
+    """A save-only report (no recall measured) with these messages per save."""
+    return {
+        "size": 2000,
+        "recall": {"p50_ms": 0.0, "cpu_ms": {}},
+        "save": {"per_s": 40.0, "cpu_ms": {"memhive": 24.0}},
+        "bus": bus,
+        **more,
+    }
+
+
 def test_ids_inboxes_and_keys_fold_into_one_class_each() -> None:
     assert subject_class("_INBOX_query.AbC.123", None) == "<inbox>"
     assert subject_class("$JS.ACK.MEMHIVE.embed.1.2.3.4.5", None) == "$JS.ACK.<consumer>"
@@ -42,12 +53,7 @@ def test_render_lists_each_process_once_and_the_messages_per_save() -> None:
 def test_the_advisories_the_counter_causes_are_listed_but_not_counted() -> None:
     # nats-server publishes an API audit advisory only where someone listens: here, the
     # counter's own subscription to ">".
-    report = {
-        "size": 2000,
-        "recall": {"p50_ms": 0.0, "cpu_ms": {}},
-        "save": {"per_s": 40.0, "cpu_ms": {"memhive": 24.0}},
-        "bus": {"<inbox> (PubAck)": 5.0, "$JS.EVENT.ADVISORY.API": 1.1},
-    }
+    report = a_report({"<inbox> (PubAck)": 5.0, "$JS.EVENT.ADVISORY.API": 1.1})
     text = render(report)
     assert "Bus messages per save: 5.0 (advisories" in text
     assert "not counted: 1.10;" in text
@@ -63,16 +69,13 @@ def test_idle_heartbeats_are_told_apart_and_listed_but_not_counted() -> None:
     timeout = SimpleNamespace(subject="_INBOX_embed.abc", headers={"Status": "408"}, data=b"")
     assert reply_kind(heartbeat) == " (an idle heartbeat)"
     assert reply_kind(timeout) == " (a status: end of a direct get, a pull's timeout)"
-    report = {
-        "size": 2000,
-        "recall": {"p50_ms": 0.0, "cpu_ms": {}},
-        "save": {"per_s": 40.0, "cpu_ms": {"memhive": 24.0}},
-        "bus": {
+    report = a_report(
+        {
             "<inbox> (PubAck)": 5.0,
             "<inbox> (an idle heartbeat)": 0.2,
             "<inbox> (a status: end of a direct get, a pull's timeout)": 0.1,
-        },
-    }
+        }
+    )
     text = render(report)
     assert "Bus messages per save: 5.1 (" in text
     assert (
@@ -83,13 +86,7 @@ def test_idle_heartbeats_are_told_apart_and_listed_but_not_counted() -> None:
 
 
 def test_the_link_commands_per_save_are_told_not_counted_as_messages() -> None:
-    report = {
-        "size": 2000,
-        "recall": {"p50_ms": 0.0, "cpu_ms": {}},
-        "save": {"per_s": 40.0, "cpu_ms": {"memhive": 24.0}},
-        "bus": {"<inbox> (PubAck)": 5.0},
-        "links": 0.12,
-    }
+    report = a_report({"<inbox> (PubAck)": 5.0}, links=0.12)
     text = render(report)
     assert "Bus messages per save: 5.0 " in text
     assert "what 0.12 `LinkMemories` commands of the link classifier per save set off" in text
@@ -111,16 +108,13 @@ def test_a_record_in_a_reply_names_the_service_whose_inbox_it_reached() -> None:
 
 
 def test_small_classes_are_summed_in_one_row_and_counted() -> None:
-    report = {
-        "size": 2000,
-        "recall": {"p50_ms": 0.0, "cpu_ms": {}},
-        "save": {"per_s": 40.0, "cpu_ms": {"memhive": 24.0}},
-        "bus": {
+    report = a_report(
+        {
             "<inbox> (PubAck)": 5.0,
             "$JS.API.CONSUMER.INFO.MEMHIVE.<durable>": 0.04,
             "memhive.cmd.memory.link.dev": 0.02,
-        },  # fmt: skip
-    }
+        }
+    )
     text = render(report)
     assert "Bus messages per save: 5.1 (" in text
     assert "| 0.06 | 2 smaller classes |" in text

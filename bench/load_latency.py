@@ -33,6 +33,7 @@ from memhive_settings import VectorSettings
 
 from bench.corpus import base_sentences, default_encoder, distinct_notes, noisy
 from bench.process_cpu import CpuMeter
+from bench.process_memory import AnonymousPeak
 from bench.running_stack import RunningStack, children, rss_mib
 
 BASES = 2000
@@ -281,7 +282,7 @@ async def run(stack: RunningStack, sizes=(10_000, 100_000)) -> dict:
     loaded, load_s = 0, 0.0
     async with stack.client() as client:
         for size in sizes:
-            with CpuMeter(stack.pid) as meter:
+            with CpuMeter(stack.pid) as meter, AnonymousPeak(stack.pid) as peak:
                 rate = await bulk_load(
                     stack, size - loaded, loaded, bases, vectors, encoder.model_name
                 )
@@ -296,6 +297,7 @@ async def run(stack: RunningStack, sizes=(10_000, 100_000)) -> dict:
                 "hnsw_wait_s": await wait_for_hnsw_builds(stack),
                 "recall": await recall_latency(client, bases),
                 "rss_mib": rss_mib(stack.pid),
+                "load_peak_anonymous_mib": peak.mib,
             }
             if size == sizes[0]:
                 row["save_to_recallable"] = await save_to_recallable(client)
@@ -378,9 +380,9 @@ def render_targets(report: dict) -> str:
 
 def render_sizes(report: dict) -> str:
     lines = [
-        "| memories | recall p50 / p95 (ms) | MCP recall p50 / p95 (ms) | save→recallable p50 / p95 (ms) | saves/s, 1 client in sequence | saves/s, 16 clients (wait=indexed) | bus bulk load (memories/s) | load time (s) | HNSW build left after the load (s) | RSS (MiB, memhive + nats-server) |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
-        f"| 0 | | | | | | | | | {report['idle_rss_mib']:.0f} |",
+        "| memories | recall p50 / p95 (ms) | MCP recall p50 / p95 (ms) | save→recallable p50 / p95 (ms) | saves/s, 1 client in sequence | saves/s, 16 clients (wait=indexed) | bus bulk load (memories/s) | load time (s) | HNSW build left after the load (s) | RSS (MiB, memhive + nats-server) | anonymous memory's peak during the load (MiB, every process) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        f"| 0 | | | | | | | | | {report['idle_rss_mib']:.0f} | |",
     ]
     for size, row in report["sizes"].items():
 
@@ -389,8 +391,10 @@ def render_sizes(report: dict) -> str:
 
         saves = f"{row['gateway_saves_per_s']:.0f}" if "gateway_saves_per_s" in row else ""
         one = f"{row['save_to_recallable']['per_s']:.0f}" if "save_to_recallable" in row else ""
+        peak = row.get("load_peak_anonymous_mib")
+        peak_text = f"{peak:.0f}" if peak is not None else ""
         lines.append(
-            f"| {size:,} | {pair('recall')} | {pair('mcp_recall')} | {pair('save_to_recallable')} | {one} | {saves} | {row['bulk_load_per_s']:.0f} | {row['load_s']:.0f} | {row['hnsw_wait_s']:.0f} | {row['rss_mib']:.0f} |"
+            f"| {size:,} | {pair('recall')} | {pair('mcp_recall')} | {pair('save_to_recallable')} | {one} | {saves} | {row['bulk_load_per_s']:.0f} | {row['load_s']:.0f} | {row['hnsw_wait_s']:.0f} | {row['rss_mib']:.0f} | {peak_text} |"
         )
     return "\n".join(lines)
 

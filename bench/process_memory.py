@@ -10,21 +10,13 @@ those pages; it cannot drop anonymous ones. A 1M load's peak is mid-load, not af
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
-from bench.running_stack import children
+from bench.running_stack import tree_mib
 
 
 def anonymous_mib(pid: int) -> float:
     """Anonymous memory of a process and its children (MiB), from smaps_rollup."""
-    total_kib = 0
-    for p in [pid, *children(pid)]:
-        try:
-            lines = Path(f"/proc/{p}/smaps_rollup").read_text().splitlines()
-        except (FileNotFoundError, ProcessLookupError, PermissionError):
-            continue  # a child that exited between the listing and the read
-        total_kib += sum(int(line.split()[1]) for line in lines if line.startswith("Anonymous:"))
-    return total_kib / 1024
+    return tree_mib(pid, "smaps_rollup", "Anonymous:")
 
 
 class AnonymousPeak:

@@ -141,15 +141,20 @@ def _wait_healthy(url: str, process: subprocess.Popen, log: Path) -> None:
 
 def rss_mib(pid: int) -> float:
     """Resident memory of a process and its children (nats-server), from /proc."""
-    total = 0
+    return tree_mib(pid, "status", "VmRSS:")
+
+
+def tree_mib(pid: int, proc_file: str, field: str) -> float:
+    """A kB field of /proc/<p>/`proc_file` (`VmRSS:` of status, `Anonymous:` of
+    smaps_rollup, ...) summed over a process and its children, in MiB."""
+    total_kib = 0
     for p in [pid, *children(pid)]:
         try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
-        except FileNotFoundError:
-            continue
-    return total / 1024
+            lines = Path(f"/proc/{p}/{proc_file}").read_text().splitlines()
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # a child that exited between the listing and the read
+        total_kib += sum(int(line.split()[1]) for line in lines if line.startswith(field))
+    return total_kib / 1024
 
 
 def children(pid: int) -> list[int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import uuid
 
 import qdrant_edge as qe
@@ -32,9 +33,22 @@ def test_take_hands_over_what_was_noted_and_starts_again_empty() -> None:
 
 
 def test_replay_lets_each_write_go_once_applied() -> None:
+    """The journal's memory passes to the copy: while a write is applied, the one before it
+    is held by nothing of the journal's (as many references as a write never noted)."""
     journal = BuildJournal()
-    for name in "abc":
-        journal.note(a_write(name), 1)
-    left: list[int] = []
-    journal.replay_into(lambda _: left.append(len(journal)))
-    assert left == [2, 1, 0] and len(journal) == 0
+    writes = [a_write(name) for name in "abc"]
+    never_noted = [a_write("z")]
+    for write in writes:
+        journal.note(write, 1)
+    alone = sys.getrefcount(never_noted[0])
+    assert sys.getrefcount(writes[0]) > alone  # the journal holds it while noted
+    before_each: list[int] = []
+
+    def apply(write: qe.UpdateOperation) -> None:
+        index = next(i for i, w in enumerate(writes) if w is write)
+        if index:
+            before_each.append(sys.getrefcount(writes[index - 1]))
+
+    journal.replay_into(apply)
+    assert before_each == [alone, alone]
+    assert len(journal) == 0

@@ -68,7 +68,9 @@ def test_a_full_disk_refuses_writes_with_507_and_writes_resume_once_it_is_enlarg
             with Workload(memhive.url, "Disk") as load:
                 load.wait_for_acks(10)
                 fill(disk, leave_bytes=WATERMARK_MIB * MiB // 2)
-                time.sleep(1)  # a moment of refused saves and served recalls
+                # A save the bus took just before is waiting to be indexed, which waits for
+                # space (up to save_wait_timeout_s): the clients' next saves are refused.
+                load.wait_for_answer("save", 507)
                 assert_writes_refused_reads_served(memhive.url, next(iter(load.acked.values())))
                 fill(disk)  # to the last byte: the bus's own writes fail now
                 time.sleep(3)

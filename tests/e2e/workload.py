@@ -66,6 +66,14 @@ class Workload:
             assert time.monotonic() < deadline, f"only {len(self.acked)} saves acknowledged"
             time.sleep(0.1)
 
+    def wait_for_answer(self, kind: str, status: int, timeout_s: float = 60) -> None:
+        """Until one of the clients has had `status` to a `kind` request."""
+        deadline = time.monotonic() + timeout_s
+        while not any(a.kind == kind and a.status == status for a in self.answers):
+            seen = sorted({a.status for a in self.answers if a.kind == kind}, key=str)
+            assert time.monotonic() < deadline, f"no {kind} answered {status}; seen {seen}"
+            time.sleep(0.1)
+
     def _save(self, writer: int) -> None:
         with self._client() as http:
             n = 0

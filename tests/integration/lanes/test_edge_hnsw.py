@@ -156,6 +156,27 @@ async def test_the_writes_made_during_a_build_are_built_next_without_another_wri
     await index.close()
 
 
+async def test_a_swap_gives_the_memory_it_freed_back_once_the_old_shard_is_removed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The replaced shard and the journal are freed below the new shard's allocations,
+    where glibc keeps the pages until asked (test_free_heap.py: what asking gives back)."""
+    lane = tmp_path / "lane"
+    shards_when_released: list[list[str]] = []
+
+    def release() -> bool:
+        shards_when_released.append(sorted(p.name for p in lane.glob("shard-*")))
+        return True
+
+    monkeypatch.setattr(edge_index, "release_free_heap", release)
+    index = an_index(lane)
+    await index.upsert([(a_memory(), v) for v in vectors(400, 21)])
+    await index.settled()
+
+    assert shards_when_released == [["shard-1"]]  # once a swap, after the old one is gone
+    await index.close()
+
+
 async def test_a_lane_opened_with_many_points_outside_hnsw_builds_them(tmp_path: Path) -> None:
     lane = await a_lane_left_unbuilt(tmp_path / "lane", points=400, seed=13)
     again = an_index(lane)

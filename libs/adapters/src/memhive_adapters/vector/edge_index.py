@@ -18,6 +18,7 @@ from memhive_domain.recall import MemoryFilter
 from memhive_ports import DocumentTerms
 from memhive_ports.lanes import LaneHit
 
+from memhive_adapters.free_heap import release_free_heap
 from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.lane_conditions import (
     After,
@@ -436,12 +437,14 @@ class EdgeVectorIndex:
             )
 
     async def _retire(self, shard: qe.EdgeShard) -> None:
-        """Closes a replaced shard once the reads still on it are done, and removes it."""
+        """Closes a replaced shard once the reads still on it are done, and removes it.
+        What it and the journal held is given back to the kernel (`free_heap`)."""
         async with self._reads_done:
             await self._reads_done.wait_for(lambda: self._readers[id(shard)] == 0)
         self._readers.pop(id(shard), None)
         await asyncio.to_thread(_flush_and_close, shard)
         await asyncio.to_thread(shard_dirs.remove_unused, self._path)
+        await asyncio.to_thread(release_free_heap)
 
     def _shard_path(self) -> Path:
         return shard_dirs.active_shard(self._path)

@@ -7,9 +7,11 @@ them in rounds (`take`) and lets each write go once the copy has it (`replay_int
 journal's memory is handed over to the copy instead of held beside it.
 
 Keeping only the ids written and copying their points from the shard at the swap was
-measured and dropped: the payload's conversion into qdrant-edge costs ~50 us a point of
-the GIL against ~25 us to replay a write, so under a bulk load the copy fell behind the
-writes and one swap took 343 s (docs/benchmarks.md, "The swap's journal").
+measured and dropped: a copied point costs ~80 us of the GIL (~40 us of it the payload's
+conversion into qdrant-edge) against ~25 us to replay a write, so under a bulk load the
+copy fell behind the writes and one swap took 343 s (docs/benchmarks.md, "The swap's
+journal"). For the same reason the journal keeps qdrant-edge's objects (4.0 KB a point)
+rather than float32 bytes and a dict (2.3 KB): they would be converted at the replay.
 """
 
 from __future__ import annotations

@@ -10,14 +10,16 @@ on the bus: `python -m bench.cost_accounting [memories]` (default 2,000) on a fr
   pass of the stack's encoder (measured here, on the same notes) and the stack's CPU
   without it: the encoder's half and the stack's half of a save's cost.
 - One client saving in sequence with each `wait` (`load_latency.sequential_saves`).
+- The floor (`bench.stack_floor`): what each part of a save costs at the least, measured
+  alone with the same libraries, so the save's stack is held against it.
 - Bus: one client saving in sequence with the default `wait` (indexed) while a bus-admin
   subscriber counts every message per save, by subject (ids folded away) and, for record
   reads and writes, by the service whose inbox asked.
 
 `MEMHIVE_BENCH_STACK_PYTHON` runs the stack with another checkout's interpreter (an A/B
-against a baseline; `bench.running_stack`). `--saves-only` leaves recall out and saves a
-third as much: for alternating A/B runs on a busy machine. `--checked` saves the 16 clients'
-notes without `force`: each is checked for near-duplicates, as an agent's default save is.
+against a baseline; `bench.running_stack`). `--saves-only` leaves recall and the
+floor out and saves a third as much: for alternating A/B runs on a busy machine. `--checked`
+saves the 16 clients' notes without `force`: each is checked for near-duplicates, as an agent's default save is.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from memhive_adapters.runtime.lane_builders import build_embedder
 from memhive_contracts import streams, subjects
 from memhive_settings import MemhiveSettings
 
+from bench import stack_floor
 from bench.corpus import base_sentences, default_encoder
 from bench.load_latency import (
     BASES,
@@ -49,6 +52,7 @@ from bench.process_cpu import CpuMeter
 from bench.running_stack import RunningStack, running_stack
 
 SAVES, CLIENTS = 1_000, 16
+FLOOR_SAVES = 2_000
 TRAFFIC_SAVES = 100
 ENCODER_PASSES = 200
 WAITS = ("accepted", "persisted", "indexed")
@@ -177,7 +181,7 @@ async def run(
     encoder_pass = await encoder_pass_ms(stack)
     sequential = await sequential_rates(stack, 200 // share)
     bus, links = await bus_traffic(stack)
-    return {
+    report = {
         "size": size,
         "recall": recall,
         "save": save,
@@ -186,6 +190,9 @@ async def run(
         "bus": bus,
         "links": links,
     }
+    if not saves_only:  # the parts alone, beside the stack idle: what the save is held to
+        report["floor"] = await asyncio.to_thread(stack_floor.measure, FLOOR_SAVES)
+    return report
 
 
 async def section(stack: RunningStack, size: int = 2_000) -> str:
@@ -212,6 +219,18 @@ def render(report: dict) -> str:
             f"One encoder pass: {one_pass:.1f} ms of CPU. A save: {stack / one_pass:.2f} passes; "
             f"the stack without its pass {stack - one_pass:.1f} ms "
             f"({(stack - one_pass) / one_pass:.2f} passes).",
+        ]
+    if "floor" in report:
+        one_pass, floor = report["encoder_pass_ms"], stack_floor.total(report["floor"])
+        lines += [
+            "",
+            "The stack's floor (`bench.stack_floor`: each part alone, with the same libraries, "
+            "measured in this run), against which the save's stack is held:",
+            "",
+            stack_floor.render(report["floor"], report["encoder_pass_ms"]),
+            "",
+            f"memhive's own code adds {save['cpu_ms']['total (stack)'] - one_pass - floor:.1f} ms "
+            "of CPU a save above that floor.",
         ]
     if "sequential" in report:
         rates = ", ".join(f"{w} {r:.0f}/s" for w, r in report["sequential"].items())

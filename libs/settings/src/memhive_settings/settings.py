@@ -67,10 +67,12 @@ class VectorSettings(BaseModel):
     # many are outside HNSW (a quiet store searches them all exactly otherwise); 0: never.
     hnsw_when_idle: int = Field(2_000, ge=0)
     hnsw_idle_s: float = Field(10.0, gt=0, le=86_400)
-    # Threads one search of the embedded lane spreads its segments over; 0 = qdrant-edge's
-    # default (one per CPU). 1 bounds a search's CPU (-10-30% at 100k on two cores) but
-    # costs a built lane time (2.2 against 1.5 ms): docs/benchmarks.md.
-    search_threads: int = Field(0, ge=0, le=256)
+    # Threads one search of the embedded lane spreads its segments over. 1 (the default):
+    # the search runs on its caller's thread, with no pool to wake (qdrant-edge's pool cost
+    # ~70 context switches and a third more CPU a search on two cores, for no recall gain
+    # at 10k-1M in the stack: docs/benchmarks.md, "One search thread"). 0: qdrant-edge's
+    # pool (a thread per CPU), for large stores on many idle cores.
+    search_threads: int = Field(1, ge=0, le=256)
 
 
 class LexicalSettings(BaseModel):

@@ -15,16 +15,21 @@ from bench.running_stack import children
 TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of one process (FileNotFoundError once it is gone)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS_PER_S
+
+
 def cpu_by_process(pid: int) -> collections.Counter[str]:
     """User + system CPU seconds of the memhive process and each child, by name."""
     out: collections.Counter[str] = collections.Counter()
     for p in [pid, *children(pid)]:
         try:
             name = Path(f"/proc/{p}/comm").read_text().strip()
-            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            out[_label(p, pid, name)] += cpu_seconds(p)
         except FileNotFoundError:
             continue
-        out[_label(p, pid, name)] += (int(fields[11]) + int(fields[12])) / TICKS_PER_S
     return out
 
 

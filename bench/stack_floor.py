@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import subprocess
 import sys
 import tempfile
@@ -36,6 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import aiohttp
+import nats
 import numpy as np
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse
@@ -49,10 +51,11 @@ from memhive_domain.memory import MemoryDraft, create_memory
 from memhive_domain.principals import Principal
 from memhive_domain.recall import MemoryFilter
 from memhive_settings import MemhiveSettings
+from nats.js.api import AckPolicy, ConsumerConfig, StorageType, StreamConfig
 from pydantic import BaseModel, Field
 
 from bench.load_latency import fresh_notes
-from bench.process_cpu import TICKS_PER_S
+from bench.process_cpu import cpu_seconds
 from bench.running_stack import free_port
 
 SAVES, CLIENTS, STORE = 3_000, 16, 1_000
@@ -88,14 +91,7 @@ async def floor_save(request: FloorSave, wait: str = "indexed") -> JSONResponse:
     return JSONResponse({"id": memory["id"], "status": wait, "memory": memory}, 201)
 
 
-def process_cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS_PER_S
-
-
 def _wait_listening(port: int, process: subprocess.Popen, timeout_s: float = 60) -> None:
-    import socket
-
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -139,9 +135,9 @@ def http_floor(saves: int) -> dict[str, float]:
         _wait_listening(port, process)
         url = f"http://127.0.0.1:{port}/v1/memories"
         asyncio.run(_post_all(url, fresh_notes(300)))  # warm up
-        before = process_cpu_s(process.pid)
+        before = cpu_seconds(process.pid)
         elapsed, answered = asyncio.run(_post_all(url, fresh_notes(saves)))
-        cpu = process_cpu_s(process.pid) - before
+        cpu = cpu_seconds(process.pid) - before
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -153,9 +149,6 @@ def http_floor(saves: int) -> dict[str, float]:
 
 async def _bus_saves(url: str, saves: int, bodies: list[str]) -> tuple[float, int]:
     """The seconds the saves took, and the fewest `MemoryIndexed` a consumer took."""
-    import nats
-    from nats.js.api import AckPolicy, ConsumerConfig, StorageType, StreamConfig
-
     nc = await nats.connect(url)
     js = nc.jetstream()
     await js.add_stream(StreamConfig(name="FLOOR", subjects=["floor.>"], storage=StorageType.FILE))
@@ -219,9 +212,9 @@ def bus_floor(saves: int) -> dict[str, float]:
             # An event's size: the note and its vector, as `MemorySaved` carries them.
             vector = [0.1] * DIMENSIONS
             bodies = [json.dumps({"body": b, "vector": vector}) for b in fresh_notes(saves)]
-            here, there = time.process_time(), process_cpu_s(server.pid)
+            here, there = time.process_time(), cpu_seconds(server.pid)
             elapsed, delivered = asyncio.run(_bus_saves(f"nats://127.0.0.1:{port}", saves, bodies))
-            here, there = time.process_time() - here, process_cpu_s(server.pid) - there
+            here, there = time.process_time() - here, cpu_seconds(server.pid) - there
         finally:
             server.terminate()
             server.wait(timeout=30)

@@ -13,9 +13,9 @@ costs, measured alone with the libraries memhive runs on, beside one encoder pas
   bulletin's of `MemoryIndexed`); 16 saves in flight. This process's CPU and nats-server's
   per save.
 - **Lanes**: memhive's own lanes (qdrant-edge and tantivy, `build_vector_index`,
-  `build_lexical_index`) in this process, over a store of 1,000 memories as
-  `bench.cost_accounting` loads: per save, the near-duplicate check's search of the scope,
-  and one memory written to each lane (the lexical lane's group commits included).
+  `build_lexical_index`) in this process, over a store of 1,000 memories (searched exactly,
+  as a store below `hnsw_after` is): per save, the near-duplicate check's search of the
+  scope, and one memory written to each lane (the lexical lane's group commits included).
 - **One encoder pass** of the default encoder, as `bench.cost_accounting` counts it.
 
 The sum is what the issue's bound (a save at most two passes: the stack at most one) is

@@ -17,9 +17,10 @@ on the bus: `python -m bench.cost_accounting [memories]` (default 2,000) on a fr
   reads and writes, by the service whose inbox asked.
 
 `MEMHIVE_BENCH_STACK_PYTHON` runs the stack with another checkout's interpreter (an A/B
-against a baseline; `bench.running_stack`). `--saves-only` leaves recall and the
-floor out and saves a third as much: for alternating A/B runs on a busy machine. `--checked`
-saves the 16 clients' notes without `force`: each is checked for near-duplicates, as an agent's default save is.
+against a baseline; `bench.running_stack`). `--saves-only` leaves recall and the floor out
+and saves a third as much: for alternating A/B runs on a busy machine. `--checked` saves the
+16 clients' notes without `force`: each is checked for near-duplicates, as an agent's
+default save is.
 """
 
 from __future__ import annotations
@@ -227,7 +228,7 @@ def render(report: dict) -> str:
             "The stack's floor (`bench.stack_floor`: each part alone, with the same libraries, "
             "measured in this run), against which the save's stack is held:",
             "",
-            stack_floor.render(report["floor"], report["encoder_pass_ms"]),
+            stack_floor.render(report["floor"], one_pass),
             "",
             f"memhive's own code adds {save['cpu_ms']['total (stack)'] - one_pass - floor:.1f} ms "
             "of CPU a save above that floor.",

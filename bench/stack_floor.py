@@ -32,7 +32,6 @@ import sys
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -47,7 +46,7 @@ from memhive_adapters.runtime.lane_builders import (
     build_lexical_index,
     build_vector_index,
 )
-from memhive_domain.memory import MemoryDraft, create_memory
+from memhive_domain.memory import Memory, MemoryDraft, create_memory
 from memhive_domain.principals import Principal
 from memhive_domain.recall import MemoryFilter
 from memhive_settings import MemhiveSettings
@@ -229,15 +228,13 @@ def bus_floor(saves: int) -> dict[str, float]:
 # --- Lanes: a save's search and writes ------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Memories:
-    principal: Principal
-
-    def made(self, body: str):
-        draft = MemoryDraft(kind="event", body=body)
-        return create_memory(
-            draft, memory_id=str(uuid.uuid4()), principal=self.principal, now=datetime.now(UTC)
-        )
+def _memory(body: str) -> Memory:
+    return create_memory(
+        MemoryDraft(kind="event", body=body),
+        memory_id=str(uuid.uuid4()),
+        principal=Principal("ws", "bench"),
+        now=datetime.now(UTC),
+    )
 
 
 def _unit_vectors(count: int, dimensions: int, seed: int) -> np.ndarray:
@@ -251,12 +248,11 @@ async def _lane_saves(data_dir: Path, saves: int) -> tuple[float, int, int]:
     embedder = build_embedder(settings)
     vector_lane = build_vector_index(settings, embedder)
     lexical_lane = build_lexical_index(settings)
-    memories = _Memories(Principal("ws", "bench"))
-    stored = [memories.made(b) for b in fresh_notes(STORE)]
+    stored = [_memory(b) for b in fresh_notes(STORE)]
     vectors = _unit_vectors(STORE + saves, embedder.dimensions, seed=7)
     await vector_lane.upsert(list(zip(stored, vectors[:STORE].tolist(), strict=True)))
     await lexical_lane.upsert(stored)
-    new = [memories.made(b) for b in fresh_notes(saves)]
+    new = [_memory(b) for b in fresh_notes(saves)]
     began = time.process_time()
     for memory, vector in zip(new, vectors[STORE:].tolist(), strict=True):
         scope = MemoryFilter(memory.workspace_id, node=memory.scope_ref)

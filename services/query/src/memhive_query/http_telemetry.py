@@ -2,7 +2,8 @@
 request (the root of a save's trace; an incoming `traceparent` is honoured) and the
 `http.server.request.duration` histogram by route, which is recall's latency
 (`http_route="/v1/recall"`) and counts saves (`http_route="/v1/memories"`, POST).
-Probes and scrapes are left out: they would drown the traces of real work."""
+Probes and scrapes are left out: they would drown the traces of real work. A save answered
+before FastAPI (direct_saves.py) records the same metrics through `ServerMetrics`."""
 
 from __future__ import annotations
 

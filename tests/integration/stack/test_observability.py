@@ -32,6 +32,9 @@ def spans(stack: Stack) -> Iterator[InMemorySpanExporter]:
     telemetry.tracer_provider.add_span_processor(SimpleSpanProcessor(exporter))
     yield exporter
     exporter.shutdown()  # the provider keeps the processor; it exports nowhere from now on
+    # ... and the rest of the session runs as without an exporter (saves answered directly,
+    # work per message unrecorded), as `memhive run` does by default.
+    telemetry.tracer_provider.exports_spans = False
 
 
 async def test_liveness_and_readiness_report_bus_disk_lanes_and_model(stack: Stack) -> None:

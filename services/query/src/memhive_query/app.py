@@ -13,6 +13,7 @@ from memhive_telemetry import install_telemetry
 
 from memhive_query.api_docs import install_api_docs
 from memhive_query.dashboard import mount_dashboard
+from memhive_query.direct_saves import GatewayApp
 from memhive_query.errors import install_error_handlers
 from memhive_query.gateway import build_gateway
 from memhive_query.http_telemetry import http_telemetry
@@ -42,7 +43,7 @@ from memhive_query.routes import (
 
 async def create_app(
     infra: Infrastructure, service_processes: ServiceProcesses | None = None
-) -> FastAPI:
+) -> GatewayApp:
     """`service_processes`: the children a `memhive run` started, whose probes and metrics
     this app's /readyz and /metrics include."""
     install_telemetry(infra.settings.telemetry)  # once per process; /metrics renders it
@@ -57,7 +58,7 @@ async def create_app(
         finally:
             await gateway.stop()
 
-    app = FastAPI(
+    app = GatewayApp(
         title="memhive",
         summary="Shared long-term memory for AI agents",
         version="0.1.0",
@@ -100,6 +101,8 @@ async def create_app(
     app.add_middleware(
         RequestGuards, openapi=app.openapi, route_paths=lambda: _route_paths(app), larger=larger
     )
+    # Most saves are answered before all of the above: they need none of it (direct_saves.py).
+    app.answer_saves_directly(gateway.auth, gateway.save)
     return app
 
 

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 from memhive_domain.kinds import MemoryKind
 from memhive_domain.memory import MAX_TAGS
+from memhive_domain.principals import Principal
 from memhive_domain.recall import SelectionRequest
 
 from memhive_query.openapi import ACCEPTED, NearDuplicatesBody, errors
@@ -27,6 +28,7 @@ from memhive_query.schemas import (
     memory_json,
     update_answer,
 )
+from memhive_query.use_cases.audit import AuditedSave
 from memhive_query.use_cases.memories import MAX_PAGE
 from memhive_query.use_cases.save import Wait
 
@@ -53,8 +55,16 @@ async def save_memory(
     The same body in the same scope returns the existing memory (200, status "duplicate"),
     whatever the wait.
     """
+    return await answer_save(gw.save, who, request, wait)
+
+
+async def answer_save(
+    save: AuditedSave, who: Principal, request: SaveRequest, wait: Wait
+) -> JSONResponse:
+    """The save and its answer; `direct_saves.py` answers most saves with it, before FastAPI's
+    routing."""
     supersedes = [str(i) for i in request.supersedes]
-    outcome = await gw.save(who, request.draft(), wait, force=request.force, supersedes=supersedes)
+    outcome = await save(who, request.draft(), wait, force=request.force, supersedes=supersedes)
     body = {
         "id": outcome.memory.id,
         "status": outcome.status,

@@ -56,7 +56,9 @@ class ServerMetrics:
     """`http.server.request.duration` and `http.server.active_requests` of a request FastAPI
     does not see, with the attributes FastAPI gives them."""
 
-    def __init__(self) -> None:
+    def __init__(self, provider: metrics.MeterProvider | None = None) -> None:
+        """`provider`: the process's, unless given (a test's)."""
+        self._given = provider
         self._provider: metrics.MeterProvider | None = None
         self._duration: Histogram | None = None
         self._active: UpDownCounter | None = None
@@ -88,7 +90,7 @@ class ServerMetrics:
         return finish
 
     def _instruments(self) -> tuple[Histogram, UpDownCounter]:
-        provider = metrics.get_meter_provider()
+        provider = self._given or metrics.get_meter_provider()
         if provider is not self._provider or self._duration is None or self._active is None:
             meter = provider.get_meter("fastapi", fastapi.__version__, schema_url=_SCHEMA_URL)
             self._duration = meter.create_histogram(

@@ -1,7 +1,7 @@
 """`POST /v1/memories` answered before FastAPI's layers, for the saves that need nothing of them.
 
-A save is the call agents make most, and what FastAPI wraps around it (its telemetry, eleven
-middleware layers, the router, the dependency solver, the request handler) cost the gateway
+A save is the call agents make most, and what FastAPI wraps around it (its telemetry, its
+middleware stack, the router, the dependency solver, the request handler) cost the gateway
 about as much CPU as the save's own use case (docs/benchmarks.md, "Saves answered before
 FastAPI"). `GatewayApp` hands each request to `DirectSaves` first, which answers a save itself
 when everything FastAPI would check before the route is fine:
@@ -33,7 +33,7 @@ from urllib.parse import parse_qsl
 from fastapi import FastAPI
 from memhive_application.authentication import Authenticator
 from memhive_domain.principals import Principal
-from memhive_telemetry.propagation import cause_of, span_caused_by, spans_recorded
+from memhive_telemetry.propagation import TraceCause, cause_of, span_caused_by, spans_recorded
 from opentelemetry.trace import SpanKind
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse
@@ -148,7 +148,8 @@ class DirectSaves:
             response = await handler(Request(scope), exc)
         await response(scope, receive, send)
 
-    def _handler_for(self, exc: Exception):
+    def _handler_for(self, exc: Exception) -> Callable[..., Any] | None:
+        """The app's handler for `exc`'s class or its nearest base, as Starlette looks it up."""
         for cls in type(exc).__mro__:
             if cls in self._handlers:
                 return self._handlers[cls]
@@ -203,7 +204,7 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def _causes(scope: Scope):
+def _causes(scope: Scope) -> list[TraceCause]:
     """The caller's span, when its `traceparent` names one."""
     carried = {n.decode(): v for n in TRACE_HEADERS if (v := _header(scope, n)) is not None}
     cause = cause_of(carried) if carried else None

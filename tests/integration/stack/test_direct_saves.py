@@ -81,7 +81,7 @@ def save_requests(draw: st.DrawFn) -> tuple[dict[str, Any], str]:
     for name in draw(st.lists(st.sampled_from(sorted(VALID)), max_size=3, unique=True)):
         body[name] = draw(VALID[name])
     wait = draw(st.sampled_from(WAITS))
-    mistake = draw(st.integers(0, 3))  # one time in four, one thing wrong
+    mistake = draw(st.integers(0, 3))  # half of them: one thing wrong (a field, or missing)
     if mistake == 1:
         name = draw(st.sampled_from(sorted(INVALID)))
         body[name] = draw(INVALID[name])

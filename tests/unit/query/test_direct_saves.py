@@ -76,11 +76,13 @@ class Behind:
         await JSONResponse({"behind": True}, status_code=299)(scope, receive, send)
 
 
-def direct(save: Save, behind: Behind) -> httpx.AsyncClient:
+def direct(save: Save, behind: Behind, *, raise_errors: bool = True) -> httpx.AsyncClient:
+    """A client of DirectSaves in front of `behind`; `raise_errors` False: an exception that
+    leaves it reaches the server (the answer sent before it is what the client gets)."""
     app = FastAPI()
     install_error_handlers(app)
     middleware = DirectSaves(behind, Auth(), save, app.exception_handlers)
-    transport = httpx.ASGITransport(app=middleware)
+    transport = httpx.ASGITransport(app=middleware, raise_app_exceptions=raise_errors)
     return httpx.AsyncClient(transport=transport, base_url="http://memhive")
 
 
@@ -205,10 +207,7 @@ async def test_an_error_without_a_handler_is_a_500_then_raised_to_the_server() -
     async with direct(save, Behind()) as client:
         with pytest.raises(KeyError):
             await client.post("/v1/memories", json=SAVE, headers={"Authorization": TOKEN})
-    transport = httpx.ASGITransport(
-        app=direct(save, Behind())._transport.app, raise_app_exceptions=False
-    )
-    async with httpx.AsyncClient(transport=transport, base_url="http://memhive") as client:
+    async with direct(save, Behind(), raise_errors=False) as client:
         answer = await client.post("/v1/memories", json=SAVE, headers={"Authorization": TOKEN})
     assert (answer.status_code, answer.text) == (500, "Internal Server Error")
 

@@ -16,6 +16,7 @@ from memhive_cli import (
     reindex,
     tokens,
 )
+from memhive_cli.garbage_collection import collect_for_a_server
 from memhive_cli.load_settings import load_settings
 
 
@@ -27,6 +28,7 @@ def _run(sub) -> None:
 async def _do_run(args: argparse.Namespace) -> None:
     from memhive_cli.data_dir import data_dir_lock
 
+    collect_for_a_server()  # first: the process is a server from its first import
     settings = load_settings()
     # First, before the heavy imports: a second `memhive run` on this data dir stops here,
     # at once, before it touches the nats-server or the lanes of the one that is running.
@@ -45,6 +47,7 @@ def _serve(sub) -> None:
 
 
 async def _do_serve(args: argparse.Namespace) -> None:
+    collect_for_a_server()  # first: the process is a server from its first import
     from memhive_cli.serve import serve
 
     await serve(args.service, load_settings())

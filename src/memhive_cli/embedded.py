@@ -27,6 +27,7 @@ from memhive_telemetry import install_telemetry
 from memhive_cli.announce import instance_record
 from memhive_cli.data_dir import nats_port
 from memhive_cli.dev_token import ensure_dev_token
+from memhive_cli.garbage_collection import freeze_startup_objects
 from memhive_cli.http_server import http_server, serve_announcing
 from memhive_cli.process_tree import ProcessTree
 from memhive_cli.service_process import ServiceProcess
@@ -55,6 +56,7 @@ async def run_embedded(settings: MemhiveSettings) -> None:
 
             def listening(port: int) -> None:  # the banner once it is true, port 0 resolved
                 record(port)
+                freeze_startup_objects()
                 print(banner(settings, token, port), flush=True)
 
             await serve_announcing(server, listening)

@@ -13,6 +13,7 @@ from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrast
 from memhive_settings import MemhiveSettings, TelemetrySettings
 from memhive_telemetry import Telemetry, install_telemetry
 
+from memhive_cli.garbage_collection import freeze_startup_objects
 from memhive_cli.http_server import http_server, local_url, serve_announcing
 from memhive_cli.services import BACKGROUND_SERVICES
 from memhive_cli.signals import stop_on_signals
@@ -45,9 +46,12 @@ async def serve(service: str, settings: MemhiveSettings) -> None:
         app = await _app_of(service, infra, stack)
         server = http_server(app, settings.http_host, settings.http_port)
         stop_on_signals(lambda: setattr(server, "should_exit", True))
-        await serve_announcing(
-            server, lambda port: print(ready_line(service, settings, port), flush=True)
-        )
+
+        def listening(port: int) -> None:
+            freeze_startup_objects()
+            print(ready_line(service, settings, port), flush=True)
+
+        await serve_announcing(server, listening)
 
 
 def ready_line(service: str, settings: MemhiveSettings, port: int) -> str:

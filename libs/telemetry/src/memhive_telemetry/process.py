@@ -16,6 +16,7 @@ from opentelemetry.exporter.prometheus import PrometheusMetricReader
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.trace import TracerProvider
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.gc_collector import GCCollector
 
 from memhive_telemetry.exposition import merged_by_service
 from memhive_telemetry.logs import use_service_logs
@@ -57,6 +58,7 @@ def install_telemetry(settings: TelemetrySettings) -> Telemetry:
     if _installed is not None:
         return _installed
     registry = CollectorRegistry(auto_describe=True)
+    GCCollector(registry=registry)  # python_gc_collections_total & co., by generation
     reader = PrometheusMetricReader(registry=registry)
     meter_provider = build_meter_provider(settings, [reader])
     tracer_provider = build_tracer_provider(settings)

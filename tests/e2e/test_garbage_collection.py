@@ -1,7 +1,8 @@
-"""`memhive run` collects garbage as a server should: saves leave few young collections
-behind (CPython's default threshold made one every ~7 saves, and a full collection that
-stopped the event loop for 140-220 ms every ~1,000), and /metrics shows the collections of
-each process in the tree (`prometheus_client`'s collector)."""
+"""`memhive run` and its ingest child (`memhive serve`) collect garbage as servers should:
+saves leave few young collections behind (CPython's default threshold made one every ~8
+saves, and a full collection that stopped the event loop for 140-220 ms every ~1,000), and
+/metrics shows the collections of each process in the tree (`prometheus_client`'s
+collector)."""
 
 from __future__ import annotations
 
@@ -20,10 +21,14 @@ CLIENTS = 8
 # With CPython's default (700) these saves took ~45 young collections in the gateway's
 # process; with memhive's (5,000), 1-3.
 MOST_YOUNG_COLLECTIONS = 12
+# The ingest child (`memhive serve ingest`) does nothing for a save the gateway records, so
+# its young collections are counted from its start, imports included: 62-77 with memhive's
+# threshold set before them, 205-281 with CPython's.
+MOST_YOUNG_COLLECTIONS_AT_START = 150
 
 
 @pytest.mark.timeout(300)
-async def test_saves_leave_few_young_collections_in_the_gateway_process(tmp_path: Path) -> None:
+async def test_saves_leave_few_young_collections_in_each_serving_process(tmp_path: Path) -> None:
     memhive = MemhiveProcess(tmp_path / "data", free_port(), free_port(), "run")
     try:
         memhive.wait_until_ready()
@@ -36,6 +41,7 @@ async def test_saves_leave_few_young_collections_in_the_gateway_process(tmp_path
         assert set(before) >= {("0", "memhive"), ("2", "memhive"), ("0", "memhive-ingest")}, before
         young = after[("0", "memhive")] - before[("0", "memhive")]
         assert young <= MOST_YOUNG_COLLECTIONS, (before, after)
+        assert before[("0", "memhive-ingest")] <= MOST_YOUNG_COLLECTIONS_AT_START, before
         assert memhive.ctrl_c() == 0, memhive.output()
     finally:
         memhive.ensure_gone()

@@ -65,7 +65,10 @@ async def run_embedded(settings: MemhiveSettings) -> None:
 async def _start_nats(settings: MemhiveSettings, stack: AsyncExitStack) -> None:
     config = EmbeddedBusAuth(bus_dir(settings)).ensure()
     server = EmbeddedNatsServer(
-        settings.nats_store_dir, port=nats_port(settings), config_file=config
+        settings.nats_store_dir,
+        port=nats_port(settings),
+        config_file=config,
+        memory_limit=int(settings.nats.embedded_memory_limit),
     )
     await server.start()
     stack.push_async_callback(server.stop)

@@ -2,7 +2,7 @@
 saves leave few young collections behind (CPython's default threshold made one every ~8
 saves, and a full collection that stopped the event loop for 140-220 ms every ~1,000), and
 /metrics shows the collections of each process in the tree (`prometheus_client`'s
-collector)."""
+collector). The embedded nats-server, a Go program, gets the soft memory limit set for it."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from pathlib import Path
 
 import httpx
 import pytest
+from memhive_adapters.nats.embedded_server import GO_MEMORY_LIMIT
 
 from bench.running_stack import free_port
 from tests.e2e.process import TOKEN, MemhiveProcess
+from tests.processes import environment_of
 
 SAVES = 300
 CLIENTS = 8
@@ -25,13 +27,20 @@ MOST_YOUNG_COLLECTIONS = 12
 # its young collections are counted from its start, imports included: 62-77 with memhive's
 # threshold set before them, 205-281 with CPython's.
 MOST_YOUNG_COLLECTIONS_AT_START = 150
+NATS_MEMORY_LIMIT = "MEMHIVE_NATS__EMBEDDED_MEMORY_LIMIT"
 
 
 @pytest.mark.timeout(300)
-async def test_saves_leave_few_young_collections_in_each_serving_process(tmp_path: Path) -> None:
-    memhive = MemhiveProcess(tmp_path / "data", free_port(), free_port(), "run")
+async def test_saves_leave_few_young_collections_in_each_serving_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(GO_MEMORY_LIMIT, raising=False)
+    memhive = MemhiveProcess(
+        tmp_path / "data", free_port(), free_port(), "run", env={NATS_MEMORY_LIMIT: "768MiB"}
+    )
     try:
         memhive.wait_until_ready()
+        nats_environment = environment_of(memhive.nats_server_pid())
         async with httpx.AsyncClient(base_url=memhive.url, timeout=60,
                                      headers={"Authorization": f"Bearer {TOKEN}"}) as http:  # fmt: skip
             before = _collections(await http.get("/metrics"))
@@ -42,6 +51,7 @@ async def test_saves_leave_few_young_collections_in_each_serving_process(tmp_pat
         young = after[("0", "memhive")] - before[("0", "memhive")]
         assert young <= MOST_YOUNG_COLLECTIONS, (before, after)
         assert before[("0", "memhive-ingest")] <= MOST_YOUNG_COLLECTIONS_AT_START, before
+        assert nats_environment.get(GO_MEMORY_LIMIT) == str(768 * 2**20), nats_environment
         assert memhive.ctrl_c() == 0, memhive.output()
     finally:
         memhive.ensure_gone()

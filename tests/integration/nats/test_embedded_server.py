@@ -1,13 +1,20 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 from memhive_adapters.nats.connection import connect, ensure_streams
-from memhive_adapters.nats.embedded_server import EmbeddedNatsServer, EmbeddedServerError
+from memhive_adapters.nats.embedded_server import (
+    GO_MEMORY_LIMIT,
+    PID_FILE,
+    EmbeddedNatsServer,
+    EmbeddedServerError,
+)
 from memhive_contracts import streams
 
 from tests.integration.conftest import free_port
+from tests.processes import environment_of
 
 
 async def test_stream_and_kv_data_survive_a_restart(tmp_path: Path) -> None:
@@ -50,3 +57,31 @@ async def test_a_missing_binary_is_reported(tmp_path: Path) -> None:
 async def test_connect_gives_up_after_its_timeout_when_nothing_listens() -> None:
     with pytest.raises(ConnectionError, match="could not reach NATS"):
         await connect(f"nats://127.0.0.1:{free_port()}", name="nobody-home", timeout_s=0.5)
+
+
+@pytest.mark.parametrize(
+    ("limit", "ours", "expected"),
+    [
+        (768 * 2**20, None, str(768 * 2**20)),  # the setting reaches Go's runtime
+        (768 * 2**20, "3GiB", "3GiB"),  # an operator's own GOMEMLIMIT wins
+        (0, None, None),  # off: Go's default
+    ],
+)
+async def test_the_servers_heap_gets_the_soft_memory_limit_set(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    limit: int,
+    ours: str | None,
+    expected: str | None,
+) -> None:
+    if ours is None:
+        monkeypatch.delenv(GO_MEMORY_LIMIT, raising=False)
+    else:
+        monkeypatch.setenv(GO_MEMORY_LIMIT, ours)
+    server = EmbeddedNatsServer(tmp_path / "store", port=free_port(), memory_limit=limit)
+    async with server:
+        pid = int((server.store_dir / PID_FILE).read_text())
+        environment = environment_of(pid)
+
+    assert environment.get(GO_MEMORY_LIMIT) == expected
+    assert environment["PATH"] == os.environ["PATH"]  # the rest is inherited

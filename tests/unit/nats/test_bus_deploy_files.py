@@ -33,7 +33,26 @@ def test_the_nats_chart_loads_the_generated_users_with_every_password() -> None:
     values = yaml.safe_load((ROOT / "deploy" / "k8s" / "nats" / "values.yaml").read_text())
     assert values["config"]["merge"]["$include"].endswith("/nats-server.conf")
     env = values["container"]["env"]
-    assert set(env) == {password_env(u) for u in perms.SERVICES}
-    for name, value in env.items():
+    passwords = {name: value for name, value in env.items() if name != "GOMEMLIMIT"}
+    assert set(passwords) == {password_env(u) for u in perms.SERVICES}
+    for name, value in passwords.items():
         user = value["valueFrom"]["secretKeyRef"]
         assert user["name"] == "memhive-bus" and password_env(user["key"]) == name
+
+
+def test_the_nats_servers_collect_their_heap_before_the_pods_memory_limit() -> None:
+    """Go's soft limit at ~90% of the container's: the heap is collected before the kernel
+    would kill the server (Go's default lets it reach twice what is live)."""
+    container = yaml.safe_load((ROOT / "deploy" / "k8s" / "nats" / "values.yaml").read_text())[
+        "container"
+    ]
+    soft = _mib(container["env"]["GOMEMLIMIT"])
+    hard = _mib(container["merge"]["resources"]["limits"]["memory"])
+    assert 0.85 * hard <= soft <= 0.95 * hard, (soft, hard)
+
+
+def _mib(quantity: str) -> float:
+    """A Kubernetes (Mi, Gi) or Go (MiB, GiB) memory quantity, in MiB."""
+    units = {"Mi": 1, "MiB": 1, "Gi": 1024, "GiB": 1024}
+    number = quantity.rstrip("BGMi")
+    return float(number) * units[quantity[len(number) :]]

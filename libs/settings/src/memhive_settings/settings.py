@@ -27,6 +27,14 @@ class NatsSettings(BaseModel):
     # Declare streams and buckets at start (needs the admin user). Services with
     # least-privilege users only check them: `memhive declare-streams` declares them.
     declare_streams: bool = True
+    # The embedded nats-server's soft memory limit (Go's GOMEMLIMIT), for a container with a
+    # memory limit: Go lets a heap grow to twice what is live before collecting it, and a
+    # limit makes it collect first. Not below what is live (~0.55 GiB at 1M memories): Go
+    # then collects nearly nonstop (docs/benchmarks.md, "nats-server's heap"). 0: Go's
+    # default; a GOMEMLIMIT in the environment wins.
+    embedded_memory_limit: ByteSize = Field(
+        ByteSize(0), description="e.g. 1GiB; 0 leaves Go's default"
+    )
     # Records each process keeps decoded (2-3.5 KiB each, by tracemalloc), so a record
     # read again at the same revision costs its read but no decode; 0 keeps none.
     decoded_records_kept: int = Field(10_000, ge=0, le=1_000_000)

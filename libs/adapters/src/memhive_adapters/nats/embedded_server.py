@@ -9,6 +9,7 @@ import os
 import shutil
 import socket
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 
@@ -27,6 +28,7 @@ log = logging.getLogger(__name__)
 LOG_FILE = "nats-server.log"
 PID_FILE = "nats-server.pid"
 LOCK_FILE = "nats-server.lock"
+GO_MEMORY_LIMIT = "GOMEMLIMIT"
 
 
 class EmbeddedServerError(RuntimeError):
@@ -90,6 +92,14 @@ async def _accepts_connections(host: str, port: int) -> bool:
     return True
 
 
+def server_environment(environ: Mapping[str, str], memory_limit: int) -> dict[str, str] | None:
+    """nats-server's environment: this process's, with Go's soft memory limit (GOMEMLIMIT)
+    unless the environment sets one already (None: inherit it unchanged)."""
+    if memory_limit <= 0 or GO_MEMORY_LIMIT in environ:
+        return None
+    return {**environ, GO_MEMORY_LIMIT: str(memory_limit)}
+
+
 class EmbeddedNatsServer:
     """One nats-server process with JetStream state in `store_dir` (kept across restarts),
     with the users and permissions of `config_file` (none: anyone may connect).
@@ -110,9 +120,12 @@ class EmbeddedNatsServer:
         ready_timeout_s: float = 10.0,
         stop_timeout_s: float = 10.0,
         config_file: Path | None = None,
+        memory_limit: int = 0,
     ) -> None:
+        """memory_limit: Go's soft limit for the server's heap, in bytes (0: Go's default)."""
         self.store_dir = Path(store_dir).absolute()
         self.config_file = config_file
+        self._memory_limit = memory_limit
         self.port, self.host = port, host
         self._binary = binary
         self._ready_timeout_s, self._stop_timeout_s = ready_timeout_s, stop_timeout_s
@@ -186,13 +199,14 @@ class EmbeddedNatsServer:
         log_pipe = self._log.open_pipe()
         args = [*self._config_args(), "-js", "-sd", str(self.store_dir)]
         args += ["-a", self.host, "-p", str(self.port), "-l", f"/dev/fd/{log_pipe}"]
+        environment = server_environment(os.environ, self._memory_limit)
         try:
             # stdout and stderr (a panic's trace, say) go straight to the file.
             with self._server_output() as server_output:
                 process = await asyncio.create_subprocess_exec(
                     str(binary), *args, stdin=asyncio.subprocess.DEVNULL,
                     stdout=server_output, stderr=asyncio.subprocess.STDOUT,
-                    pass_fds=(log_pipe,), **child_process_options(),
+                    pass_fds=(log_pipe,), env=environment, **child_process_options(),
                 )  # fmt: skip
         except BaseException:
             self._log.close_pipe()

@@ -187,3 +187,61 @@ async def test_a_request_waiting_for_a_pooled_connection_gives_up_at_the_timeout
         holding.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await holding
+
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
+
+
+@pytest.fixture
+def no_proxy_set(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    return monkeypatch
+
+
+@asynccontextmanager
+async def proxy_recording(request_lines: list[str]) -> AsyncIterator[str]:
+    """A forward proxy that answers every request itself, noting its request line."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        request_lines.append((await reader.readline()).decode().strip())
+        while (await reader.readline()) not in (b"\r\n", b""):
+            pass
+        body = b'{"proxied": true}'
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n")
+        writer.write(b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    try:
+        yield f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def test_requests_go_through_the_proxy_the_environment_names(no_proxy_set) -> None:
+    lines: list[str] = []
+    async with proxy_recording(lines) as proxy:
+        no_proxy_set.setenv("HTTP_PROXY", proxy)
+        sender = AiohttpSender("http://memhive.invalid:8080", {}, 5.0)  # resolved by the proxy
+        try:
+            answers = [await sender.send("GET", f"/v1/n{n}", {}, None) for n in range(2)]
+        finally:
+            await sender.aclose()
+    assert [a.json() for a in answers] == [{"proxied": True}] * 2
+    assert lines == [f"GET http://memhive.invalid:8080/v1/n{n} HTTP/1.1" for n in range(2)]
+
+
+async def test_a_host_no_proxy_names_is_reached_directly(no_proxy_set) -> None:
+    no_proxy_set.setenv("HTTP_PROXY", "http://127.0.0.1:1")  # nothing listens there
+    no_proxy_set.setenv("NO_PROXY", "127.0.0.1")
+    async with serving(echo) as url:
+        sender = AiohttpSender(url, {}, 5.0)
+        try:
+            answer = await sender.send("GET", "/v1/direct", {}, None)
+        finally:
+            await sender.aclose()
+    assert answer.json()["path"] == "/v1/direct"

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import socket
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -15,16 +16,20 @@ import httpx
 import pytest
 from aiohttp import web
 from memhive_client import AsyncMemhiveClient, InvalidRequest, RetryPolicy
-from memhive_client.aiohttp_sender import AiohttpSender
+from memhive_client.aiohttp_sender import KEEPALIVE_S, AiohttpSender
+
+from memhive_cli.http_server import http_server
 
 NO_WAIT = RetryPolicy(attempts=3, backoff_s=0.0)
 
 
 @asynccontextmanager
-async def serving(handler: Callable, port: int = 0) -> AsyncIterator[str]:
+async def serving(
+    handler: Callable, port: int = 0, keepalive_s: float = 75.0
+) -> AsyncIterator[str]:
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", handler)
-    runner = web.AppRunner(app)
+    runner = web.AppRunner(app, keepalive_timeout=keepalive_s)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", port)
     await site.start()
@@ -245,3 +250,23 @@ async def test_a_host_no_proxy_names_is_reached_directly(no_proxy_set) -> None:
         finally:
             await sender.aclose()
     assert answer.json()["path"] == "/v1/direct"
+
+
+async def test_a_connection_the_server_closed_while_the_loop_was_busy_is_not_reused() -> None:
+    """The server closes an idle connection (uvicorn: after 5 s) while the caller's loop is
+    blocked, so nothing has read the close when the next save goes out: a connection idle
+    past the sender's keep-alive (shorter than the server's) is replaced, not written into."""
+    async with serving(echo, keepalive_s=0.5) as url:
+        sender = AiohttpSender(url, {}, 5.0, keepalive_s=0.3)
+        try:
+            await sender.send("POST", "/v1/memories", {}, {"body": "first"})
+            time.sleep(0.8)  # noqa: ASYNC251 - the point: a loop blocked past the server's timeout
+            answer = await sender.send("POST", "/v1/memories", {}, {"body": "second"})
+        finally:
+            await sender.aclose()
+    assert json.loads(answer.json()["body"]) == {"body": "second"}
+
+
+def test_the_sender_lets_go_of_idle_connections_before_memhives_server_closes_them() -> None:
+    server = http_server(web.Application(), "127.0.0.1", 0)  # any app: only its config
+    assert server.config.timeout_keep_alive > KEEPALIVE_S

@@ -16,6 +16,11 @@ from yarl import URL
 
 from memhive_client.senders import DEFAULT_MAX_CONNECTIONS, query_pairs
 
+# A pooled connection idle this long is not reused: below the server's own keep-alive
+# timeout (uvicorn's, memhive's server: 5 s), so a request never goes out on a connection
+# the server has closed while this loop was busy elsewhere (nothing read its closing yet).
+KEEPALIVE_S = 4.0
+
 
 class AiohttpSender:
     """One aiohttp session, opened by the first request (it belongs to the event loop that
@@ -27,6 +32,7 @@ class AiohttpSender:
         headers: dict[str, str],
         timeout_s: float,
         max_connections: int | None = None,
+        keepalive_s: float = KEEPALIVE_S,
     ) -> None:
         self._base = base_url.rstrip("/")  # a path in it is kept, as httpx's base_url does
         self._headers = headers
@@ -36,11 +42,14 @@ class AiohttpSender:
             total=None, connect=timeout_s, sock_connect=timeout_s, sock_read=timeout_s
         )
         self._max_connections = max_connections or DEFAULT_MAX_CONNECTIONS
+        self._keepalive_s = keepalive_s
         self._session: aiohttp.ClientSession | None = None
 
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(limit=self._max_connections)
+            connector = aiohttp.TCPConnector(
+                limit=self._max_connections, keepalive_timeout=self._keepalive_s
+            )
             proxy, proxy_auth = _env_proxy(URL(self._base))
             # Not `trust_env`: aiohttp would then look up the proxy and ~/.netrc on a worker
             # thread for every request (two thread hops a call). Every request goes to one

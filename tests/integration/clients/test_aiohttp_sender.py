@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import json
 import socket
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
@@ -15,16 +16,20 @@ import httpx
 import pytest
 from aiohttp import web
 from memhive_client import AsyncMemhiveClient, InvalidRequest, RetryPolicy
-from memhive_client.aiohttp_sender import AiohttpSender
+from memhive_client.aiohttp_sender import KEEPALIVE_S, AiohttpSender
+
+from memhive_cli.http_server import http_server
 
 NO_WAIT = RetryPolicy(attempts=3, backoff_s=0.0)
 
 
 @asynccontextmanager
-async def serving(handler: Callable, port: int = 0) -> AsyncIterator[str]:
+async def serving(
+    handler: Callable, port: int = 0, keepalive_s: float = 75.0
+) -> AsyncIterator[str]:
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", handler)
-    runner = web.AppRunner(app)
+    runner = web.AppRunner(app, keepalive_timeout=keepalive_s)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", port)
     await site.start()
@@ -187,3 +192,81 @@ async def test_a_request_waiting_for_a_pooled_connection_gives_up_at_the_timeout
         holding.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await holding
+
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
+
+
+@pytest.fixture
+def no_proxy_set(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    return monkeypatch
+
+
+@asynccontextmanager
+async def proxy_recording(request_lines: list[str]) -> AsyncIterator[str]:
+    """A forward proxy that answers every request itself, noting its request line."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        request_lines.append((await reader.readline()).decode().strip())
+        while (await reader.readline()) not in (b"\r\n", b""):
+            pass
+        body = b'{"proxied": true}'
+        writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n")
+        writer.write(b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    try:
+        yield f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def test_requests_go_through_the_proxy_the_environment_names(no_proxy_set) -> None:
+    lines: list[str] = []
+    async with proxy_recording(lines) as proxy:
+        no_proxy_set.setenv("HTTP_PROXY", proxy)
+        sender = AiohttpSender("http://memhive.invalid:8080", {}, 5.0)  # resolved by the proxy
+        try:
+            answers = [await sender.send("GET", f"/v1/n{n}", {}, None) for n in range(2)]
+        finally:
+            await sender.aclose()
+    assert [a.json() for a in answers] == [{"proxied": True}] * 2
+    assert lines == [f"GET http://memhive.invalid:8080/v1/n{n} HTTP/1.1" for n in range(2)]
+
+
+async def test_a_host_no_proxy_names_is_reached_directly(no_proxy_set) -> None:
+    no_proxy_set.setenv("HTTP_PROXY", "http://127.0.0.1:1")  # nothing listens there
+    no_proxy_set.setenv("NO_PROXY", "127.0.0.1")
+    async with serving(echo) as url:
+        sender = AiohttpSender(url, {}, 5.0)
+        try:
+            answer = await sender.send("GET", "/v1/direct", {}, None)
+        finally:
+            await sender.aclose()
+    assert answer.json()["path"] == "/v1/direct"
+
+
+async def test_a_connection_the_server_closed_while_the_loop_was_busy_is_not_reused() -> None:
+    """The server closes an idle connection (uvicorn: after 5 s) while the caller's loop is
+    blocked, so nothing has read the close when the next save goes out: a connection idle
+    past the sender's keep-alive (shorter than the server's) is replaced, not written into."""
+    async with serving(echo, keepalive_s=0.5) as url:
+        sender = AiohttpSender(url, {}, 5.0, keepalive_s=0.3)
+        try:
+            await sender.send("POST", "/v1/memories", {}, {"body": "first"})
+            time.sleep(0.8)  # noqa: ASYNC251 - the point: a loop blocked past the server's timeout
+            answer = await sender.send("POST", "/v1/memories", {}, {"body": "second"})
+        finally:
+            await sender.aclose()
+    assert json.loads(answer.json()["body"]) == {"body": "second"}
+
+
+def test_the_sender_lets_go_of_idle_connections_before_memhives_server_closes_them() -> None:
+    server = http_server(web.Application(), "127.0.0.1", 0)  # any app: only its config
+    assert server.config.timeout_keep_alive > KEEPALIVE_S

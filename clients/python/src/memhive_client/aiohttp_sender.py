@@ -11,9 +11,15 @@ from typing import Any
 
 import aiohttp
 import httpx
+from aiohttp.helpers import get_env_proxy_for_url
 from yarl import URL
 
 from memhive_client.senders import DEFAULT_MAX_CONNECTIONS, query_pairs
+
+# A pooled connection idle this long is not reused: below the server's own keep-alive
+# timeout (uvicorn's, memhive's server: 5 s), so a request never goes out on a connection
+# the server has closed while this loop was busy elsewhere (nothing read its closing yet).
+KEEPALIVE_S = 4.0
 
 
 class AiohttpSender:
@@ -26,6 +32,7 @@ class AiohttpSender:
         headers: dict[str, str],
         timeout_s: float,
         max_connections: int | None = None,
+        keepalive_s: float = KEEPALIVE_S,
     ) -> None:
         self._base = base_url.rstrip("/")  # a path in it is kept, as httpx's base_url does
         self._headers = headers
@@ -35,16 +42,24 @@ class AiohttpSender:
             total=None, connect=timeout_s, sock_connect=timeout_s, sock_read=timeout_s
         )
         self._max_connections = max_connections or DEFAULT_MAX_CONNECTIONS
+        self._keepalive_s = keepalive_s
         self._session: aiohttp.ClientSession | None = None
 
     def _open(self) -> aiohttp.ClientSession:
         if self._session is None or self._session.closed:
-            connector = aiohttp.TCPConnector(limit=self._max_connections)
+            connector = aiohttp.TCPConnector(
+                limit=self._max_connections, keepalive_timeout=self._keepalive_s
+            )
+            proxy, proxy_auth = _env_proxy(URL(self._base))
+            # Not `trust_env`: aiohttp would then look up the proxy and ~/.netrc on a worker
+            # thread for every request (two thread hops a call). Every request goes to one
+            # origin, so its proxy is looked up once; like httpx, no netrc.
             self._session = aiohttp.ClientSession(
                 connector=connector,
                 headers=self._headers,
                 timeout=self._timeout,
-                trust_env=True,  # HTTP(S)_PROXY and NO_PROXY, as httpx reads them
+                proxy=proxy,
+                proxy_auth=proxy_auth,
             )
         return self._session
 
@@ -77,6 +92,14 @@ class AiohttpSender:
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+def _env_proxy(origin: URL) -> tuple[URL | None, aiohttp.BasicAuth | None]:
+    """The proxy HTTP(S)_PROXY and NO_PROXY name for `origin`, as httpx reads them."""
+    try:
+        return get_env_proxy_for_url(origin)
+    except LookupError:  # none set, or NO_PROXY covers the host
+        return None, None
 
 
 # The first that matches: aiohttp's connect timeout is also a TimeoutError and a ClientError.

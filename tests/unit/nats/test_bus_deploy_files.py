@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from memhive_adapters.nats.embedded_server import GO_MEMORY_LIMIT
 from memhive_adapters.nats.server_config import password_env
 from memhive_contracts import bus_permissions as perms
 
@@ -33,7 +34,7 @@ def test_the_nats_chart_loads_the_generated_users_with_every_password() -> None:
     values = yaml.safe_load((ROOT / "deploy" / "k8s" / "nats" / "values.yaml").read_text())
     assert values["config"]["merge"]["$include"].endswith("/nats-server.conf")
     env = values["container"]["env"]
-    passwords = {name: value for name, value in env.items() if name != "GOMEMLIMIT"}
+    passwords = {name: value for name, value in env.items() if name != GO_MEMORY_LIMIT}
     assert set(passwords) == {password_env(u) for u in perms.SERVICES}
     for name, value in passwords.items():
         user = value["valueFrom"]["secretKeyRef"]
@@ -46,7 +47,7 @@ def test_the_nats_servers_collect_their_heap_before_the_pods_memory_limit() -> N
     container = yaml.safe_load((ROOT / "deploy" / "k8s" / "nats" / "values.yaml").read_text())[
         "container"
     ]
-    soft = _mib(container["env"]["GOMEMLIMIT"])
+    soft = _mib(container["env"][GO_MEMORY_LIMIT])
     hard = _mib(container["merge"]["resources"]["limits"]["memory"])
     assert 0.85 * hard <= soft <= 0.95 * hard, (soft, hard)
 

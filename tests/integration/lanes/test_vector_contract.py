@@ -5,9 +5,11 @@ from __future__ import annotations
 import uuid
 from dataclasses import replace
 
+import numpy as np
 import pytest
+from memhive.v1 import memory_pb2 as pb
 from memhive_domain.recall import MemoryFilter
-from memhive_ports import DocumentTerms
+from memhive_ports import DocumentTerms, EncodedVector
 
 from tests.integration.lanes.conftest import Backend
 from tests.integration.lanes.filter_cases import (
@@ -31,6 +33,25 @@ async def test_search_ranks_by_cosine_best_first(vector_index) -> None:
     assert hits[0].score == pytest.approx(1.0, abs=1e-4)
     assert hits[1].score == pytest.approx(0.8, abs=1e-4)
     assert hits[2].score == pytest.approx(0.0, abs=1e-4)
+
+
+async def test_a_vector_is_read_from_whatever_sequence_carries_it(vector_index) -> None:
+    """Vectors come as lists of floats, an event's repeated field, an encoder's float32 row
+    or an EncodedVector: each is stored as the same vector."""
+    carriers = {
+        "list": axis(0),
+        "event": pb.Embedding(model="m", values=axis(0)).values,
+        "float32 row": np.asarray(axis(0), dtype=np.float32),
+        "encoded": EncodedVector(axis(0), "m", "a body"),
+        "tuple": tuple(axis(0)),
+    }
+    memories = {name: a_memory() for name in carriers}
+    await vector_index.upsert([(memories[name], v) for name, v in carriers.items()])
+
+    hits = await vector_index.search(axis(0), ANYWHERE, 10)
+
+    assert {h.memory_id for h in hits} == {m.id for m in memories.values()}
+    assert all(h.score == pytest.approx(1.0, abs=1e-4) for h in hits)
 
 
 async def test_search_returns_at_most_limit(vector_index) -> None:

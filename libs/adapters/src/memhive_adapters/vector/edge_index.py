@@ -132,7 +132,8 @@ class EdgeVectorIndex:
         terms: Mapping[str, DocumentTerms] | None = None,
     ) -> None:
         kept = [(m, v, payload_of(m, terms)) for m, v in items if not m.forgotten]
-        points = [qe.Point(m.id, [float(x) for x in v], payload) for m, v, payload in kept]
+        # qdrant-edge reads any sequence of numbers: a copy through float() cost ~7 us a point.
+        points = [qe.Point(m.id, v, payload) for m, v, payload in kept]
         forgotten = [m.id for m, _ in items if m.forgotten]
         await self._ready()
         async with self._write_lock:

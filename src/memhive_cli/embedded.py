@@ -28,7 +28,7 @@ from memhive_cli.announce import instance_record
 from memhive_cli.data_dir import nats_port
 from memhive_cli.dev_token import ensure_dev_token
 from memhive_cli.garbage_collection import freeze_startup_objects
-from memhive_cli.http_server import http_server, serve_announcing
+from memhive_cli.http_server import HttpServer, http_server, serve_announcing
 from memhive_cli.process_tree import ProcessTree
 from memhive_cli.service_process import ServiceProcess
 from memhive_cli.services import BACKGROUND_SERVICES
@@ -51,7 +51,7 @@ async def run_embedded(settings: MemhiveSettings) -> None:
         gateway = await _connect_service(infra, QUERY, stack)
         app = await create_app(gateway, ProcessTree(children))
         server = http_server(app, settings.http_host, settings.http_port)
-        stop_on_signals(lambda: setattr(server, "should_exit", True))
+        stop_on_signals(lambda: _stopping(server, children))
         with instance_record(settings) as record:
 
             def listening(port: int) -> None:  # the banner once it is true, port 0 resolved
@@ -60,6 +60,14 @@ async def run_embedded(settings: MemhiveSettings) -> None:
                 print(banner(settings, token, port), flush=True)
 
             await serve_announcing(server, listening)
+
+
+def _stopping(server: HttpServer, children: list[ServiceProcess]) -> None:
+    """A stop signal: the HTTP server drains, and the children's exits are expected from
+    now on (the same signal may reach them directly)."""
+    server.should_exit = True
+    for child in children:
+        child.stopping()
 
 
 async def _start_nats(settings: MemhiveSettings, stack: AsyncExitStack) -> None:

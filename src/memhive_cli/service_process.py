@@ -13,7 +13,9 @@ counts no longer share the gateway's event loop.
   naming its service (`memhive-ingest`); its stdout (console spans and metrics, one JSON
   object per line) is relayed to the parent's, line by line.
 - A child that exits on its own is started again after a pause: unacked commands are
-  redelivered to the new one, so nothing accepted is lost.
+  redelivered to the new one, so nothing accepted is lost. Once `memhive run` is stopping
+  (`stopping()`, told by its signal handler), a child's exit is expected: a service manager
+  that stops the whole tree at once (systemd's control-group kill) sends it SIGTERM too.
 - `stop()` sends SIGTERM (the child drains its in-flight batch) and waits; SIGKILL after
   `STOP_TIMEOUT_S`. It runs before the embedded nats-server stops. The child has a session
   of its own, so a terminal's Ctrl-C reaches `memhive run` alone, which stops it in order
@@ -55,6 +57,11 @@ class ServiceProcess:
         self._process = await self._spawn()
         self._supervisor = asyncio.create_task(self._supervise(), name=f"{self.service}-process")
 
+    def stopping(self) -> None:
+        """`memhive run` is stopping: from now on the child's exit is expected, neither
+        logged as a crash nor started again. `stop()` still stops it, in order."""
+        self._stopping = True
+
     async def stop(self) -> None:
         self._stopping = True
         if self._supervisor is not None:
@@ -77,15 +84,16 @@ class ServiceProcess:
             assert self._process is not None
             code = await self._process.wait()
             self.probe_url = None  # not ready until a new child says where it listens
+            if not self._stopping:  # a stop of the whole tree may reach this process meanwhile
+                await asyncio.sleep(RESTART_PAUSE_S)
             if self._stopping:
                 return
             log.error(
-                "memhive %s exited with code %s; starting it again in %.0f s",
+                "memhive %s exited with code %s; starting it again after %.0f s",
                 self.service,
                 code,
                 RESTART_PAUSE_S,
             )
-            await asyncio.sleep(RESTART_PAUSE_S)
             try:
                 self._process = await self._spawn()
             except Exception:  # noqa: BLE001 - logged; tried again after the pause

@@ -75,3 +75,29 @@ def test_a_killed_ingest_process_is_restarted_and_nothing_is_lost(tmp_path: Path
         assert "Traceback" not in memhive.output()
     finally:
         memhive.ensure_gone()
+
+
+@pytest.mark.timeout(300)
+def test_a_stop_that_reaches_the_ingest_child_too_is_not_taken_for_a_crash(
+    tmp_path: Path,
+) -> None:
+    """A service manager stopping the whole tree (systemd's control-group kill) sends
+    SIGTERM to every process at once: ingest stops by itself while `memhive run` stops,
+    which is a stop like any other, not a crash to log and restart."""
+    memhive = MemhiveProcess(tmp_path / "data", free_port(), free_port(), "run")
+    try:
+        memhive.wait_until_healthy()
+        ingest = _one_service(memhive)
+        assert _ingest_ready_becomes(memhive, True)
+
+        os.kill(memhive.process.pid, signal.SIGTERM)
+        os.kill(ingest, signal.SIGTERM)
+
+        assert memhive.process.wait(timeout=60) == 0, memhive.output()
+        assert gone_within(ingest, 10)
+        assert memhive.service_pids() == []
+        assert "exited with code" not in memhive.output()
+        assert "ERROR" not in memhive.output()
+        assert "Traceback" not in memhive.output()
+    finally:
+        memhive.ensure_gone()

@@ -63,7 +63,7 @@ class ServiceProcess:
         self._stopping = True
 
     async def stop(self) -> None:
-        self._stopping = True
+        self.stopping()
         if self._supervisor is not None:
             self._supervisor.cancel()
             with contextlib.suppress(asyncio.CancelledError):

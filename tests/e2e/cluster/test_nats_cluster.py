@@ -180,7 +180,11 @@ async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_repli
         # kill (polled: a forget is answered a moment before its command is acknowledged).
         async with httpx.AsyncClient(base_url=url, headers=headers, timeout=60) as client:
             for body in taken_over:
-                gone = await client.delete(f"/v1/memories/{acknowledged[body]}?wait=persisted")
+                gone = await _when_available(
+                    lambda body=body: client.delete(
+                        f"/v1/memories/{acknowledged[body]}?wait=persisted"
+                    )
+                )
                 assert gone.status_code == 200, gone.text
         deadline = time.monotonic() + 30
         while (acks_after := await _ingest_acks(survivor)) - acks_at_kill[0] < len(taken_over):
@@ -197,6 +201,18 @@ async def test_no_acknowledged_save_is_lost_when_a_nats_node_and_an_ingest_repli
         for process in processes:
             process.stop()
         cluster.stop()
+
+
+async def _when_available(send, within_s: float = 30) -> httpx.Response:
+    """A request, sent again while the bus answers 503 with Retry-After (a stream's or
+    JetStream's leader still settling after a node died): nothing was done, as promised."""
+    deadline = time.monotonic() + within_s
+    while True:
+        answer = await send()
+        if answer.status_code != 503 or time.monotonic() > deadline:
+            return answer
+        assert "Retry-After" in answer.headers, answer.text
+        await asyncio.sleep(0.5)
 
 
 async def _recall_when_available(client: AsyncMemhiveClient, text: str, within_s: float = 30):

@@ -13,7 +13,13 @@ from collections.abc import Sequence
 from memhive_settings import TelemetrySettings
 from opentelemetry import metrics
 from opentelemetry.metrics import Meter
-from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.environment_variables import OTEL_METRICS_EXEMPLAR_FILTER
+from opentelemetry.sdk.metrics import (
+    AlwaysOffExemplarFilter,
+    ExemplarFilter,
+    MeterProvider,
+    TraceBasedExemplarFilter,
+)
 from opentelemetry.sdk.metrics.export import (
     ConsoleMetricExporter,
     MetricReader,
@@ -33,7 +39,22 @@ def build_meter_provider(
 ) -> MeterProvider:
     """exporter none: counts are kept but never exported (extra readers still see them)."""
     readers = [*_exporting_readers(settings), *extra_readers]
-    return MeterProvider(metric_readers=readers, resource=resource_of(settings))
+    return MeterProvider(
+        metric_readers=readers,
+        resource=resource_of(settings),
+        exemplar_filter=_exemplar_filter(settings),
+    )
+
+
+def _exemplar_filter(settings: TelemetrySettings) -> ExemplarFilter | None:
+    """Exemplars (a measurement's trace id) only when spans are exported: with no exporter
+    they point at traces nobody keeps, and /metrics (Prometheus text) never shows them. The
+    SDK's default samples one on every measurement made in a sampled context (all of a
+    save's): half a counter's cost, drawn from the global `random` module, whose state is
+    the application's (and its tests'). OTEL_METRICS_EXEMPLAR_FILTER, when set, decides."""
+    if os.environ.get(OTEL_METRICS_EXEMPLAR_FILTER):
+        return None  # the SDK reads it
+    return TraceBasedExemplarFilter() if settings.exporter != "none" else AlwaysOffExemplarFilter()
 
 
 def resource_of(settings: TelemetrySettings) -> Resource:

@@ -83,7 +83,7 @@ class ElectingStream:
     def __init__(self, times: int) -> None:
         self.times, self.requests = times, 0
 
-    async def request(self, subject: str, payload: bytes, timeout: float | None) -> object:
+    async def request(self, subject: str, payload: bytes, _deadline: float | None) -> object:
         self.requests += 1
         if self.requests <= self.times:
             return SimpleNamespace(data=json.dumps({"error": ELECTING}).encode())

@@ -53,7 +53,7 @@ run: install
 	$(RUN) memhive run
 
 test: install rerank-model mpnet-model
-	$(RUN) pytest tests/unit tests/integration tests/e2e
+	$(RUN) pytest --durations=20 tests/unit tests/integration tests/e2e
 
 test-unit: install
 	$(RUN) pytest tests/unit

@@ -36,6 +36,7 @@ from nats.js.api import DEFAULT_PREFIX
 from nats.js.errors import APIError, NoStreamResponseError
 
 from memhive_adapters.nats.bus_liveness import BusLiveness
+from memhive_adapters.nats.ride_out import ride_out
 from memhive_adapters.nats.unavailable import (
     BusNoResponders,
     BusStalled,
@@ -163,6 +164,10 @@ class BusJetStream(JetStreamContext):
             raise_refined(exc)
 
     async def get_msg(self, *args: Any, **kwargs: Any) -> Any:
+        """A read (KV gets among them), asked again while a leader is being elected."""
+        return await ride_out(lambda: self._get_msg_once(*args, **kwargs))
+
+    async def _get_msg_once(self, *args: Any, **kwargs: Any) -> Any:
         try:
             return await super().get_msg(*args, **kwargs)
         except APIError as exc:

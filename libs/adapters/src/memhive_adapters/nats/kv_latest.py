@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from nats.aio.client import Client
 
+from memhive_adapters.nats.ride_out import ride_out
 from memhive_adapters.nats.unavailable import raise_api_error
 
 # JetStream's "no message found" error code.
@@ -53,16 +54,24 @@ class LatestValues:
         if not is_valid_key(key):
             return None
         request = json.dumps({"last_by_subj": self._prefix + key}).encode()
-        # No responders (a leader being elected) and timeouts are BusUnavailable already
-        # (bus_client.py).
+        # A leader being elected answers "no responders" or "JetStream temporarily
+        # unavailable" for a second or two: asked again (a read is safe to repeat).
+        answer = await ride_out(lambda: self._asked(request))
+        if answer is None:
+            return None
+        message = answer["message"]
+        headers = message.get("hdrs")
+        if headers and _OPERATION_HEADER in base64.b64decode(headers):
+            return None
+        return Latest(base64.b64decode(message.get("data") or ""), message["seq"])
+
+    async def _asked(self, request: bytes) -> dict | None:
+        """The stream's answer; None when the key has no message. No responders and
+        timeouts are BusUnavailable already (bus_client.py), JetStream's 503 is made so."""
         reply = await self._nc.request(self._request_subject, request, self._timeout_s)
         answer = json.loads(reply.data)
         if (error := answer.get("error")) is not None:
             if error.get("err_code") == _NO_MESSAGE:
                 return None
             raise_api_error(error)
-        message = answer["message"]
-        headers = message.get("hdrs")
-        if headers and _OPERATION_HEADER in base64.b64decode(headers):
-            return None
-        return Latest(base64.b64decode(message.get("data") or ""), message["seq"])
+        return answer

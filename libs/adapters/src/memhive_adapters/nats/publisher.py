@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
-
 from google.protobuf.message import Message
 from memhive_contracts.codec import encode
 from memhive_contracts.streams import MSG_ID_HEADER
@@ -13,13 +10,8 @@ from memhive_telemetry.propagation import inject_trace
 from nats.js import JetStreamContext
 
 from memhive_adapters.free_space import FreeSpace
+from memhive_adapters.nats.ride_out import RETRY_BUDGET_S, RETRY_PAUSES_S, ride_out
 from memhive_adapters.nats.unavailable import is_transient, port_error
-
-# Pauses between attempts while a stream has no leader (an election takes 1-2 s) or the
-# connection is reconnecting; after the last one the caller hears BusUnavailable.
-RETRY_PAUSES_S = (0.1, 0.25, 0.5, 1.0, 1.5)
-# No new attempt starts after this long: a request's answer stays within a few seconds.
-RETRY_BUDGET_S = 3.5
 
 
 class JetStreamPublisher:
@@ -51,26 +43,23 @@ class JetStreamPublisher:
             self._space.require("the write was not accepted")
         headers = dict(inject_trace({MSG_ID_HEADER: msg_id}))
         payload = encode(message)
-        deadline = time.monotonic() + self._budget_s
         attempts = 0
-        for pause in (*self._pauses_s, None):
+
+        async def attempt() -> None:
+            nonlocal attempts
             attempts += 1
-            try:
-                await self._js.publish(subject, payload, headers=headers)
-                return
-            except Exception as exc:
-                if not is_transient(exc):
-                    told = port_error(exc, f"the bus did not store {_kind(subject)}")
-                    if told is None or told is exc:
-                        raise
-                    raise told from exc
-                failure = exc
-            if pause is None or time.monotonic() + pause > deadline:
-                break
-            await asyncio.sleep(pause)
-        raise BusUnavailable(
-            f"the bus did not store {_kind(subject)} after {attempts} attempts: {failure}"
-        ) from failure
+            await self._js.publish(subject, payload, headers=headers)
+
+        try:
+            await ride_out(attempt, self._pauses_s, self._budget_s)
+        except Exception as exc:
+            what = f"the bus did not store {_kind(subject)}"
+            if is_transient(exc):
+                raise BusUnavailable(f"{what} after {attempts} attempts: {exc}") from exc
+            told = port_error(exc, what)
+            if told is None or told is exc:
+                raise
+            raise told from exc
 
 
 def _kind(subject: str) -> str:

@@ -8,7 +8,10 @@ from datetime import UTC, datetime
 import pytest
 from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.nats.decoded_records import DecodedRecords
+from memhive_adapters.nats.kv_latest import LatestValues
 from memhive_adapters.nats.kv_memory_store import KvMemoryStore
+from memhive_adapters.nats.unavailable import BusTimeout
+from memhive_contracts.streams import MEMORIES_BUCKET
 from memhive_domain.edges import CreatorKind, Edge, EdgeKind
 from memhive_domain.errors import ConcurrentUpdate, InvalidInput
 from memhive_domain.memory import Memory, MemoryDraft, create_memory
@@ -16,6 +19,7 @@ from memhive_domain.principals import Principal
 from memhive_ports import InsufficientStorage
 from nats.aio.client import Client
 from nats.js import JetStreamContext
+from nats.js.kv import KeyValue
 
 NOW = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
 
@@ -216,3 +220,73 @@ async def test_below_the_watermark_a_gateway_store_creates_nothing_and_still_rea
     assert await gateways.get(workspace, kept.memory.id) == kept  # reads are not refused
     free["bytes"] = 1 << 40
     assert (await gateways.create(refused, "cmd-1")).memory == refused
+
+
+class AnswerLost:
+    """The bucket, whose first write lands but whose answer never comes (a timeout, as when
+    a leader steps down after storing); `first` writes instead of the caller's write."""
+
+    def __init__(self, kv: KeyValue, first=None) -> None:
+        self._kv, self._first, self.writes = kv, first, 0
+
+    async def create(self, key: str, value: bytes) -> int:
+        return await self._write(lambda: self._kv.create(key, value))
+
+    async def update(self, key: str, value: bytes, last: int) -> int:
+        return await self._write(lambda: self._kv.update(key, value, last))
+
+    async def _write(self, write) -> int:
+        self.writes += 1
+        if self.writes == 1:
+            await (self._first or write)()
+            raise BusTimeout("the bus did not answer within 4 s")
+        return await write()
+
+
+async def _answer_lost(nats_client: Client, first=None) -> tuple[KvMemoryStore, AnswerLost]:
+    kv = await nats_client.jetstream().key_value(MEMORIES_BUCKET)
+    lost = AnswerLost(kv, first)
+    return KvMemoryStore(lost, LatestValues(nats_client, MEMORIES_BUCKET)), lost
+
+
+async def test_a_create_whose_answer_was_lost_is_asked_again_and_is_that_create(
+    js: JetStreamContext, nats_client: Client, workspace: str
+) -> None:
+    store, lost = await _answer_lost(nats_client)
+    memory = a_memory(workspace)
+
+    created = await store.create(memory, "cmd-1")
+
+    assert lost.writes == 2  # the second met the record the first had stored
+    assert created == await store.get(workspace, memory.id)
+    assert (created.memory, created.last_command_id) == (memory, "cmd-1")
+
+
+async def test_a_replace_whose_answer_was_lost_is_that_replace(
+    js: JetStreamContext, nats_client: Client, workspace: str
+) -> None:
+    store, lost = await _answer_lost(nats_client)
+    kv = await nats_client.jetstream().key_value(MEMORIES_BUCKET)
+    kept = KvMemoryStore(kv, LatestValues(nats_client, MEMORIES_BUCKET))
+    memory = a_memory(workspace)
+    current = await kept.create(memory, "cmd-1")
+    changed = replace(memory, body="the build uses uv 0.9")
+
+    replaced = await store.replace(current, changed, "cmd-2")
+
+    assert (replaced.memory, replaced.last_command_id) == (changed, "cmd-2")
+    assert replaced.revision > current.revision
+    assert replaced == await store.get(workspace, memory.id)
+
+
+async def test_another_commands_write_met_on_a_retry_is_still_a_conflict(
+    js: JetStreamContext, nats_client: Client, workspace: str
+) -> None:
+    memory = a_memory(workspace)
+    kv = await nats_client.jetstream().key_value(MEMORIES_BUCKET)
+    other = KvMemoryStore(kv, LatestValues(nats_client, MEMORIES_BUCKET))
+    store, _ = await _answer_lost(nats_client, first=lambda: other.create(memory, "cmd-other"))
+
+    with pytest.raises(ConcurrentUpdate, match="already exists"):
+        await store.create(memory, "cmd-1")
+    assert (await store.get(workspace, memory.id)).last_command_id == "cmd-other"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from memhive.v1.memory_pb2 import MemoryRecord
 from memhive_contracts.codec import encode
@@ -23,6 +23,7 @@ from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.nats.decoded_records import DecodedRecords
 from memhive_adapters.nats.kv_latest import LatestValues
 from memhive_adapters.nats.kv_latest_many import LatestMany, open_latest_many
+from memhive_adapters.nats.ride_out import ride_out
 
 # Both parts become one KV key, so neither may hold a dot or anything KV keys refuse.
 _KEY = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$")
@@ -87,11 +88,16 @@ class KvMemoryStore:
         key = _key_of(memory)
         if self._space is not None:
             self._space.require("the save was not accepted")
+        record = _record(memory, command_id)
         try:
-            revision = await self._kv.create(key, _record(memory, command_id))
+            return await self._written(
+                key,
+                command_id,
+                lambda: self._kv.create(key, record),
+                lambda revision: StoredMemory(memory, revision, command_id),
+            )
         except KeyWrongLastSequenceError as exc:
             raise ConcurrentUpdate(f"memory {memory.id} already exists") from exc
-        return StoredMemory(memory, revision, command_id)
 
     async def replace(
         self,
@@ -102,15 +108,45 @@ class KvMemoryStore:
     ) -> StoredMemory:
         key = _key_of(memory)
         kept = current.edges if edges is None else edges
+        record = _record(memory, command_id, kept)
         try:
-            revision = await self._kv.update(
-                key, _record(memory, command_id, kept), current.revision
+            return await self._written(
+                key,
+                command_id,
+                lambda: self._kv.update(key, record, current.revision),
+                lambda revision: StoredMemory(memory, revision, command_id, kept),
             )
         except KeyWrongLastSequenceError as exc:
             raise ConcurrentUpdate(
                 f"memory {memory.id} changed since revision {current.revision}"
             ) from exc
-        return StoredMemory(memory, revision, command_id, kept)
+
+    async def _written(
+        self,
+        key: str,
+        command_id: str,
+        write: Callable[[], Awaitable[int]],
+        stored_at: Callable[[int], StoredMemory],
+    ) -> StoredMemory:
+        """The record `write` stored, the write asked again while a leader is being elected
+        (`ride_out`). Writes are revision-checked, so an attempt that landed though its
+        answer was lost (a timeout) makes the next one conflict: the record then carries
+        this command's id, and is what the write stored."""
+        attempts = 0
+
+        async def attempt() -> int:
+            nonlocal attempts
+            attempts += 1
+            return await write()
+
+        try:
+            return stored_at(await ride_out(attempt))
+        except KeyWrongLastSequenceError:
+            if attempts > 1 and (latest := await self._latest.get(key)) is not None:
+                landed = self._decoded.stored(key, latest)
+                if landed.last_command_id == command_id:
+                    return landed
+            raise
 
     async def purge(self, current: StoredMemory) -> None:
         key = _key_of(current.memory)

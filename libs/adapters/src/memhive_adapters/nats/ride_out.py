@@ -5,7 +5,8 @@ the last failure (a 503 for a caller). A stalled bus and a full store are not re
 they last longer than a request (`unavailable.is_transient`).
 
 Only for calls that are safe to make twice: a publish with its Nats-Msg-Id (the stream
-drops a duplicate), a read.
+drops a duplicate), a read, a revision-checked write that knows its own record when a retry
+meets it (`kv_memory_store`).
 """
 
 from __future__ import annotations

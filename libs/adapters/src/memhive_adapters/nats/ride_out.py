@@ -35,11 +35,11 @@ async def ride_out(
     None: RETRY_PAUSES_S, RETRY_BUDGET_S."""
     pauses_s = RETRY_PAUSES_S if pauses_s is None else pauses_s
     deadline = time.monotonic() + (RETRY_BUDGET_S if budget_s is None else budget_s)
-    for pause in (*pauses_s, None):
+    for pause in pauses_s:
         try:
             return await attempt()
         except Exception as exc:
-            if pause is None or not is_transient(exc) or time.monotonic() + pause > deadline:
+            if not is_transient(exc) or time.monotonic() + pause > deadline:
                 raise
         await asyncio.sleep(pause)
-    raise AssertionError("unreachable: the last attempt returns or raises")
+    return await attempt()

@@ -99,7 +99,7 @@ _WORDS = (  # noqa: SIM905 (reads better as text)
 )
 def test_the_look_before_an_addressed_name_changes_no_match(text: str) -> None:
     """`_ADDRESSED` looks at a position's first character before trying each greeting."""
-    plain = re.compile(mentions.ADDRESSED_FORM, re.IGNORECASE)
+    plain = re.compile(mentions._ADDRESSED_FORM, re.IGNORECASE)
 
     assert [m.span() for m in mentions._ADDRESSED.finditer(text)] == [
         m.span() for m in plain.finditer(text)

@@ -38,12 +38,12 @@ _GREETINGS = (
     r"(?:hey|hi|hello|thanks|thank you|wow|yes|yeah|yep|oh|sorry|congrats|dear|bye|ok|okay"
     r"|aw|haha|so)"
 )
-ADDRESSED_FORM = (
+_ADDRESSED_FORM = (
     r"(?:^|[.!?]\s+|,\s*|\b" + _GREETINGS + r",?\s+)(?P<name>[A-Z][a-z]+)\s*(?=[,!?.]|$)"
 )
-# The same, with a look at the first character (a greeting's, a stop or a comma) so that most
-# positions are left after one test rather than one per greeting: ~4x faster over long text.
-_ADDRESSED = re.compile(r"(?=[.!?,htwyoscdba]|^)" + ADDRESSED_FORM, re.IGNORECASE)
+# The same, led by a look at the first character (a greeting's, a stop or a comma): most
+# positions fail one test rather than one per greeting (72 -> 44 us over 700 characters).
+_ADDRESSED = re.compile(r"(?=[.!?,htwyoscdba]|^)" + _ADDRESSED_FORM, re.IGNORECASE)
 # Matched against the lower-cased text (faster than IGNORECASE over many alternatives).
 _VAGUE_TIME = re.compile(
     r"\b(?:recently|lately|ago|since|last|next|earlier|later|yesterday|tonight|tomorrow|"

@@ -81,7 +81,7 @@ _AGO = re.compile(
 )
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _LAST_WEEKDAY = re.compile(
-    r"\b(?=[l])last\s+(?P<weekday>" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE
+    rf"\b{_led_by(['last'])}last\s+(?P<weekday>" + "|".join(_WEEKDAYS) + r")\b", re.IGNORECASE
 )
 _AHEAD = {
     "today": (0, 1),

@@ -156,7 +156,7 @@ def test_the_cheap_looks_before_each_family_never_skip_a_time(query: str) -> Non
         *query_time._ahead(query, NOW),
     ]
 
-    assert query_time._candidates(query, NOW) == everything
+    assert list(query_time._candidates(query, NOW)) == everything
 
 
 @given(_TEXTS)
@@ -173,3 +173,40 @@ def test_a_form_led_by_its_first_letters_matches_as_it_would_without(query: str)
         assert [m.groupdict() | {"at": m.span()} for m in form.finditer(query)] == [
             m.groupdict() | {"at": m.span()} for m in plain.finditer(query)
         ]
+
+
+@given(_TEXTS)
+def test_spans_never_overlap_and_the_most_precise_is_kept(query: str) -> None:
+    kept: list[query_time.NamedTime] = []
+    for named in query_time._candidates(query, NOW):  # each against every span kept
+        if not any(named.start < k.end and k.start < named.end for k in kept):
+            kept.append(named)
+
+    assert times_named(query, NOW) == kept
+
+
+@given(_TEXTS, st.integers(min_value=0, max_value=10))
+def test_a_limit_keeps_the_first_times_named(query: str, limit: int) -> None:
+    assert times_named(query, NOW, limit=limit) == times_named(query, NOW)[:limit]
+
+
+def test_a_text_of_dates_is_read_only_as_far_as_the_limit(monkeypatch) -> None:
+    """A body of 4,000 characters of dates is read for its first few (`mentions.py` keeps
+    eight), not for all 363 of them."""
+    read = []
+    day_of = query_time._day_of
+    monkeypatch.setattr(query_time, "_day_of", lambda match: read.append(match) or day_of(match))
+    dates = ("1 May 2023 " * 400)[:4000]
+
+    assert len(times_named(dates, NOW, limit=8)) == 8
+    assert len(read) == 8
+    assert len(times_named(dates, NOW)) == 363
+
+
+def test_the_weeks_before_a_day_are_read_within_reach_of_it() -> None:
+    """Only the text just before a day is searched for "the week before" (not all of it,
+    once per day): an absurd gap leaves the day alone."""
+    near, far = "the week before 3 July 2023", "the week before" + " " * 100 + "3 July 2023"
+
+    assert ranges(near) == [TimeRange(day(2023, 6, 26), day(2023, 7, 3))]
+    assert ranges(far) == [TimeRange(day(2023, 7, 3), day(2023, 7, 4))]

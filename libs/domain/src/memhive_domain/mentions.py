@@ -89,7 +89,7 @@ def mentions_of(body: str, occurred: datetime) -> Mentions:
     speaker = speaker_match.group("name") if speaker_match else None
     text = _CAPTION.sub(" ", body[speaker_match.end() :] if speaker_match else body)
     people = _people(text, speaker)
-    times = tuple(n.range for n in times_named(text, occurred))[:MAX_TIMES]
+    times = tuple(n.range for n in times_named(text, occurred, limit=MAX_TIMES))
     dated = bool(times) or _VAGUE_TIME.search(text.lower()) is not None
     return Mentions(speaker, people, times, dated, "?" in text)
 

@@ -1,7 +1,9 @@
+import re
 from datetime import UTC, datetime
 
 from hypothesis import given
 from hypothesis import strategies as st
+from memhive_domain import mentions
 from memhive_domain.mentions import MAX_PEOPLE, MAX_TIMES, Mentions, mentions_of, names_in
 from memhive_domain.time_range import TimeRange
 
@@ -80,3 +82,25 @@ def test_a_body_naming_many_people_keeps_the_first_ones() -> None:
 
     assert len(said.people) == MAX_PEOPLE
     assert said.people[0] == "ann"
+
+
+_WORDS = (  # noqa: SIM905 (reads better as text)
+    "Hey hi Hello thanks Thank you wow yes oh Sorry so ok dear bye Mel Jon Caroline ſo K İ"
+).split()
+
+
+@given(
+    st.lists(
+        st.sampled_from(_WORDS)
+        | st.sampled_from([",", ".", "!", "?", " ", "\n"])
+        | st.text(max_size=3),
+        max_size=25,
+    ).map(" ".join)
+)
+def test_the_look_before_an_addressed_name_changes_no_match(text: str) -> None:
+    """`_ADDRESSED` looks at a position's first character before trying each greeting."""
+    plain = re.compile(mentions._ADDRESSED_FORM, re.IGNORECASE)
+
+    assert [m.span() for m in mentions._ADDRESSED.finditer(text)] == [
+        m.span() for m in plain.finditer(text)
+    ]

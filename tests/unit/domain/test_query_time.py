@@ -1,5 +1,9 @@
+import re
 from datetime import UTC, datetime
 
+from hypothesis import given
+from hypothesis import strategies as st
+from memhive_domain import query_time
 from memhive_domain.fusion import FusedHit
 from memhive_domain.query_time import favour_named_times, times_named, without_times
 from memhive_domain.time_range import TimeRange
@@ -106,3 +110,103 @@ def test_a_memory_stating_the_named_time_rises_though_it_happened_later() -> Non
     favoured = favour_named_times(hits, occurred, [may_7], boost=2.0, stated=stated)
 
     assert [h.memory_id for h in favoured] == ["told later", "other"]
+
+
+# Text made of the forms and the words they read, and of characters that fold in odd ways
+# under IGNORECASE (the long s, the Kelvin sign, the dotted I), so that matches are common.
+_PHRASES = [
+    "in 1999",
+    "May 1999",
+    "16 June, 1999",
+    "June 16, 2023",
+    "1999-06-16",
+    "the week before 3 July 2023",
+    "two weeks ago",
+    "a few days ago",
+    "last Friday",
+    "last weekend",
+    "next year",
+]
+_WORDS = (  # noqa: SIM905 (reads better as text)
+    "last week weekend month year yesterday today tonight tomorrow next ago a an one two "
+    "three few couple of in during since for before after the Friday monday May june Sept "
+    "3rd 16 2023 1999 2023-06-16 12023 20231 LAST AGO Today ſix K İ"
+).split()
+_TEXTS = st.lists(
+    st.sampled_from(_PHRASES)
+    | st.sampled_from(_WORDS)
+    | st.sampled_from([",", ".", "-", " ", "\n"])
+    | st.text(max_size=3),
+    max_size=25,
+).map(" ".join)
+
+
+@given(_TEXTS)
+def test_the_cheap_looks_before_each_family_never_skip_a_time(query: str) -> None:
+    """Each family of forms is read only when a cheap look says it can match (and each
+    alternation of words only where the next letter starts one of them): what they find is
+    what every form read everywhere finds."""
+    everything = [
+        *query_time._days(query),
+        *query_time._months(query),
+        *query_time._years(query),
+        *query_time._relative(query, NOW),
+        *query_time._last_weekday(query, NOW),
+        *query_time._ago(query, NOW),
+        *query_time._ahead(query, NOW),
+    ]
+
+    assert list(query_time._candidates(query, NOW)) == everything
+
+
+@given(_TEXTS)
+def test_a_form_led_by_its_first_letters_matches_as_it_would_without(query: str) -> None:
+    for form in (
+        query_time._RELATIVE_FORM,
+        query_time._AGO,
+        query_time._LAST_WEEKDAY,
+        query_time._AHEAD_FORM,
+    ):
+        plain = re.compile(re.sub(r"\(\?=\[[^\]]*\]\)", "", form.pattern, count=1), form.flags)
+        assert plain.pattern != form.pattern
+
+        assert [m.groupdict() | {"at": m.span()} for m in form.finditer(query)] == [
+            m.groupdict() | {"at": m.span()} for m in plain.finditer(query)
+        ]
+
+
+@given(_TEXTS)
+def test_spans_never_overlap_and_the_most_precise_is_kept(query: str) -> None:
+    kept: list[query_time.NamedTime] = []
+    for named in query_time._candidates(query, NOW):  # each against every span kept
+        if not any(named.start < k.end and k.start < named.end for k in kept):
+            kept.append(named)
+
+    assert times_named(query, NOW) == kept
+
+
+@given(_TEXTS, st.integers(min_value=0, max_value=10))
+def test_a_limit_keeps_the_first_times_named(query: str, limit: int) -> None:
+    assert times_named(query, NOW, limit=limit) == times_named(query, NOW)[:limit]
+
+
+def test_a_text_of_dates_is_read_only_as_far_as_the_limit(monkeypatch) -> None:
+    """A body of 4,000 characters of dates is read for its first few (`mentions.py` keeps
+    eight), not for all 363 of them."""
+    read = []
+    day_of = query_time._day_of
+    monkeypatch.setattr(query_time, "_day_of", lambda match: read.append(match) or day_of(match))
+    dates = ("1 May 2023 " * 400)[:4000]
+
+    assert len(times_named(dates, NOW, limit=8)) == 8
+    assert len(read) == 8
+    assert len(times_named(dates, NOW)) == 363
+
+
+def test_the_weeks_before_a_day_are_read_within_reach_of_it() -> None:
+    """Only the text just before a day is searched for "the week before" (not all of it,
+    once per day): an absurd gap leaves the day alone."""
+    near, far = "the week before 3 July 2023", "the week before" + " " * 100 + "3 July 2023"
+
+    assert ranges(near) == [TimeRange(day(2023, 6, 26), day(2023, 7, 3))]
+    assert ranges(far) == [TimeRange(day(2023, 7, 3), day(2023, 7, 4))]

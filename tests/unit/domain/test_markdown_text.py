@@ -2,8 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from memhive_domain.markdown_text import ELLIPSIS, collapse_whitespace, plain_text, truncate_words
+from hypothesis import example, given
+from hypothesis import strategies as st
+from memhive_domain import markdown_text
+from memhive_domain.markdown_text import (
+    ELLIPSIS,
+    MAX_MARKDOWN_CHARS,
+    collapse_whitespace,
+    heading_text,
+    plain_text,
+    truncate_words,
+)
 
 BUG_REPORT = """\
 ## Steps to reproduce
@@ -99,3 +111,67 @@ def test_truncation_hard_cuts_one_giant_token() -> None:
 
 def test_truncation_drops_dangling_punctuation_before_the_ellipsis() -> None:
     assert truncate_words("alpha, beta, gamma delta", 14) == "alpha, beta" + ELLIPSIS
+
+
+# Each reading below once was one pattern whose time grew with the square (or worse) of
+# what it read; the pattern stays here as the reference the linear reading must equal.
+_HEADING_LINES = st.builds(
+    lambda lead, marks, rest: lead + "#" * marks + rest,
+    st.sampled_from(["", " ", "   ", "    ", "\t"]),
+    st.integers(min_value=1, max_value=7),
+    st.text(alphabet="# \t\u00a0a", max_size=20),
+)
+
+
+@given(_HEADING_LINES)
+@example("## Title ##")
+@example("# a#")
+@example("#  ###")
+def test_a_heading_reads_as_the_pattern_did(line: str) -> None:
+    pattern = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)(.*?)(?:\s+#+)?\s*$")
+    match = pattern.match(line)
+
+    assert heading_text(line) == (match.group(1) if match else None)
+
+
+@given(
+    st.lists(st.sampled_from(["|", "-", "---", ":", " ", "  ", "\t", "x"]), max_size=12).map(
+        "".join
+    )
+)
+@example("| -- | -- | ")
+@example("-|-|\t")
+@example(" " * 30 + "x")
+def test_a_table_separator_is_told_as_the_pattern_did(line: str) -> None:
+    pattern = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$")
+
+    assert bool(markdown_text._TABLE_SEPARATOR.match(line)) == bool(pattern.match(line))
+
+
+@given(st.text(alphabet="*_~ \ta.", max_size=40))
+def test_emphasis_is_looked_for_up_to_its_last_close_as_everywhere(text: str) -> None:
+    for pattern, closer, width in markdown_text._EMPHASIS:
+        assert markdown_text._up_to_last(pattern, closer, width, text) == pattern.sub(r"\1", text)
+
+
+@given(st.text(alphabet="<!->a \n", max_size=40))
+def test_comments_are_dropped_as_the_pattern_did(text: str) -> None:
+    assert markdown_text._without_comments(text) == re.sub(r"<!--.*?-->", " ", text, flags=re.S)
+
+
+@pytest.mark.parametrize(
+    ("markdown", "text"),
+    [
+        ("`a``b`", "a``b"),  # a span closes at a run of its own length
+        ("x ```a`` b", "x ```a`` b"),  # and with none, the backticks are text
+        ("[a [b](https://x)", "[a b"),  # a link's text stops at a bracket
+        ("<https:<https://x>", "<https:https://x"),  # an autolink holds no "<"
+        ("a \ue0000\ue000 `b`", "a 0 b"),  # the hold mark in the text itself is dropped
+    ],
+)
+def test_markdown_read_in_one_pass(markdown: str, text: str) -> None:
+    assert plain_text(markdown) == text
+
+
+def test_a_document_is_read_for_its_first_characters() -> None:
+    assert plain_text("x" * (MAX_MARKDOWN_CHARS + 10)) == "x" * MAX_MARKDOWN_CHARS

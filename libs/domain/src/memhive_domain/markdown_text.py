@@ -9,35 +9,50 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 ELLIPSIS = "…"
+# What is read of a document: upstream text comes from anyone who can write in an issue
+# tracker, up to the bus's 1 MiB, and becomes a memory of at most 4,000 characters.
+MAX_MARKDOWN_CHARS = 20_000
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)(.*?)(?:\s+#+)?\s*$")
+_HEADING_MARK = re.compile(r"^\s{0,3}#{1,6}(?=\s|$)")  # the text after it: heading_text
 _SETEXT_OR_RULE = re.compile(r"^\s{0,3}(?:=+|-{2,}|(?:[-*_]\s*){3,})\s*$")
 _QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?")
-_TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$")
+# No two runs of spaces side by side: a line of spaces was otherwise split between them
+# every way there is (seconds for 20,000 spaces).
+_TABLE_SEPARATOR = re.compile(r"^\s*(?:\|\s*)?:?-+:?\s*(?:\|\s*:?-+:?\s*)+(?:\|\s*)?$")
 _LINK_DEFINITION = re.compile(r"^\s{0,3}\[[^\]]+\]:\s+\S+")
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
 
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_BACKTICKS = re.compile(r"`+")
 _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~<])")
-_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]*)\](?:\([^)]*\)|\[[^\]]*\])")
-_AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^>\s]+)>")
+# Link text stops at a bracket, as CommonMark's does ("[a [b](u)" links "b"): a text of
+# brackets is then read once, not once per bracket.
+_IMAGE = re.compile(r"!\[([^\[\]]*)\]\([^)]*\)")
+_INLINE_LINK = re.compile(r"\[([^\[\]]*)\]\([^)]*\)")
+_REFERENCE_LINK = re.compile(r"\[([^\[\]]*)\]\[[^\[\]]*\]")
+_CLOSING_PAREN = re.compile(r"(?=\))")
+_AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^<>\s]+)>")  # no "<" in it, as CommonMark
 _HTML_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+# Each emphasis with where its closing mark can stand (found as zero-width matches, so that
+# overlapping marks are all seen): the emphasis is looked for only up to the last one.
 _EMPHASIS = (
-    re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"),
-    re.compile(r"(?<![\w])__(?=\S)(.+?)(?<=\S)__(?![\w])"),
-    re.compile(r"\*(?=\S)(.+?)(?<=\S)\*"),
-    re.compile(r"(?<![\w])_(?=\S)(.+?)(?<=\S)_(?![\w])"),
-    re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"),
+    (re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*"), re.compile(r"(?<=\S)(?=\*\*)"), 2),
+    (
+        re.compile(r"(?<![\w])__(?=\S)(.+?)(?<=\S)__(?![\w])"),
+        re.compile(r"(?<=\S)(?=__(?![\w]))"),
+        2,
+    ),
+    (re.compile(r"\*(?=\S)(.+?)(?<=\S)\*"), re.compile(r"(?<=\S)(?=\*)"), 1),
+    (re.compile(r"(?<![\w])_(?=\S)(.+?)(?<=\S)_(?![\w])"), re.compile(r"(?<=\S)(?=_(?![\w]))"), 1),
+    (re.compile(r"~~(?=\S)(.+?)(?<=\S)~~"), re.compile(r"(?<=\S)(?=~~)"), 2),
 )
 # Private-use characters stand in for protected text (code spans, escapes) while markup is
-# stripped around it; they never occur in real issue text.
+# stripped around it; any in the text itself are dropped first.
 _HOLD = "\ue000"
 _HELD = re.compile(_HOLD + r"(\d+)" + _HOLD)
 _SPACES = re.compile(r"\s+")
@@ -45,7 +60,10 @@ _SPACES = re.compile(r"\s+")
 
 def plain_text(markdown: str) -> str:
     """The readable text of a markdown document, one line per block, whitespace normalised."""
-    source = _HTML_COMMENT.sub(" ", (markdown or "").replace("\r\n", "\n").replace("\r", "\n"))
+    # The hold mark is dropped from what is read: one in the text (a private-use character,
+    # meaningless) would restore a held value that does not exist.
+    text = (markdown or "").replace(_HOLD, "").replace("\r\n", "\n").replace("\r", "\n")
+    source = _without_comments(text[:MAX_MARKDOWN_CHARS])
     lines = [_collapse(line) for line in _block_lines(source.split("\n"))]
     return "\n".join(line for line in lines if line)
 
@@ -117,13 +135,28 @@ def _block_text(line: str, next_line: str) -> str | None:
         return ""
     if _TABLE_SEPARATOR.match(line):
         return ""
-    if heading := _HEADING.match(line):
-        return _inline(heading.group(1))
+    if (heading := heading_text(line)) is not None:
+        return _inline(heading)
     if line.lstrip().startswith("|") or _TABLE_SEPARATOR.match(next_line):
         return _table_row(line)
     if _SETEXT_OR_RULE.match(next_line) and next_line.strip()[0] in "=-":
         return _inline(line)  # a setext heading's text
     return None
+
+
+def heading_text(line: str) -> str | None:
+    """An ATX heading's text ("## Title ##" -> "Title"), or None when the line is not one:
+    the text after the marks and their spaces, less trailing spaces and a closing run of
+    marks that follows a space. Read from the ends of the line, not by a pattern whose
+    shortest text is tried against each remaining tail (seconds over a line of spaces)."""
+    mark = _HEADING_MARK.match(line)
+    if mark is None:
+        return None
+    text = line[mark.end() :].strip()
+    closing = len(text) - len(text.rstrip("#"))
+    if 0 < closing < len(text) and text[-closing - 1].isspace():
+        text = text[:-closing].rstrip()
+    return text
 
 
 def _table_row(line: str) -> str:
@@ -142,17 +175,68 @@ def _hold_code_and_escapes(text: str, held: list[str]) -> str:
         held.append(value)
         return f"{_HOLD}{len(held) - 1}{_HOLD}"
 
-    text = _CODE_SPAN.sub(lambda m: hold(m.group(2).strip()), text)
+    text = _code_spans_held(text, hold)
     return _ESCAPE.sub(lambda m: hold(m.group(1)), text)
 
 
+def _code_spans_held(text: str, hold: Callable[[str], str]) -> str:
+    """Each code span (a run of backticks, up to the next run of the same length) held: the
+    runs are paired in one pass, where a pattern trying each run against the rest of the text
+    took seconds over a few thousand backticks."""
+    runs = [m.span() for m in _BACKTICKS.finditer(text)]
+    next_alike: list[int | None] = [None] * len(runs)
+    last_of_length: dict[int, int] = {}
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        next_alike[i] = last_of_length.get(length)
+        last_of_length[length] = i
+    out: list[str] = []
+    done, i = 0, 0
+    while i < len(runs):
+        closing = next_alike[i]
+        if closing is None:
+            i += 1
+            continue
+        (start, opened), (closed, end) = runs[i], runs[closing]
+        out += [text[done:start], hold(text[opened:closed].strip())]
+        done, i = end, closing + 1
+    return "".join([*out, text[done:]])
+
+
+def _without_comments(text: str) -> str:
+    """HTML comments replaced by a space; an unclosed one stays as written."""
+    out: list[str] = []
+    done = 0
+    while (start := text.find(_COMMENT_OPEN, done)) >= 0:
+        end = text.find(_COMMENT_CLOSE, start + len(_COMMENT_OPEN))
+        if end < 0:
+            break
+        out += [text[done:start], " "]
+        done = end + len(_COMMENT_CLOSE)
+    return "".join([*out, text[done:]])
+
+
+def _up_to_last(pattern: re.Pattern[str], closer: re.Pattern[str], width: int, text: str) -> str:
+    """`pattern`'s matches replaced by their first group, looked for only up to the last
+    place one can close (`closer`, zero-width, `width` long): an opening with no close after
+    it would otherwise be followed to the end of the text, for each opening."""
+    last = None
+    for match in closer.finditer(text):
+        last = match
+    if last is None:
+        return text
+    end = last.start() + width
+    return pattern.sub(r"\1", text[:end]) + text[end:]
+
+
 def _inline_held(text: str, held: list[str]) -> str:
-    text = _IMAGE.sub(r"\1", text)
-    text = _LINK.sub(r"\1", text)
+    text = _up_to_last(_IMAGE, _CLOSING_PAREN, 1, text)
+    text = _up_to_last(_INLINE_LINK, _CLOSING_PAREN, 1, text)
+    text = _REFERENCE_LINK.sub(r"\1", text)
     text = _AUTOLINK.sub(r"\1", text)
     text = _HTML_TAG.sub(" ", _HTML_BREAK.sub(" ", text))
-    for pattern in _EMPHASIS:
-        text = pattern.sub(r"\1", text)
+    for pattern, closer, width in _EMPHASIS:
+        text = _up_to_last(pattern, closer, width, text)
     # Unescape before restoring, so code keeps "&amp;" exactly as written.
     return _HELD.sub(lambda m: held[int(m.group(1))], html.unescape(text))
 

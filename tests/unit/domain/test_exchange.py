@@ -4,15 +4,17 @@ the lines bad ones are refused at, and that no input makes a parser fail any oth
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from memhive_domain.curation import AuthorKind, Curation, Flag, FlagKind
 from memhive_domain.edges import CreatorKind, Edge, EdgeKind
+from memhive_domain.exchange import markdown_files
 from memhive_domain.exchange.formats import ImportFormat, format_of, parse_import
 from memhive_domain.exchange.items import BadImportFile
 from memhive_domain.exchange.kinds import guess_kind
@@ -338,3 +340,23 @@ def test_no_input_fails_a_parser_but_as_a_bad_file(form: ImportFormat, text: str
         parse_import(form, text, path="CLAUDE.md", base=ROOT, workspace_id="ws", now=NOW)
     except BadImportFile as bad:
         assert bad.problems and all(p.field.startswith("line ") for p in bad.problems)
+
+
+_HEADING_LINES = st.builds(
+    lambda marks, rest: "#" * marks + rest,
+    st.integers(min_value=0, max_value=7),
+    st.text(alphabet="# \t\u00a0a\u2003", max_size=20),
+)
+
+
+@given(_HEADING_LINES)
+@example("## Title ##")
+@example("# Title#")
+@example("# ###")
+@example("####### seven")
+def test_a_heading_line_reads_as_the_pattern_did(line: str) -> None:
+    """`_heading` reads a line from its ends; the pattern it replaced (kept here) tried each
+    shortest text against the rest of the line: seconds for a few thousand spaces."""
+    match = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", line)
+
+    assert markdown_files._heading(line) == (match.group(2).strip() if match else None)

@@ -21,7 +21,7 @@ from memhive_domain.scopes import ScopeRef
 from memhive_domain.sources import Source
 from memhive_domain.text import has_visible_content
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_HEADING_MARK = re.compile(r"^#{1,6}(?=\s)")  # the heading's text: _heading
 _BULLET = re.compile(r"^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
@@ -98,9 +98,9 @@ def _step(reader: _Reader, lines: list[str], index: int, base: ScopeRef) -> int:
         return end + 1
     if raw.lstrip().startswith("<!--"):
         return _comment_end(lines, index) + 1
-    if heading := _HEADING.match(raw):
+    if (heading := _heading(raw)) is not None:
         reader.flush(base)
-        reader.heading, reader.ordinal = heading.group(2).strip(), 0
+        reader.heading, reader.ordinal = heading, 0
     elif _RULE.match(raw) or not has_visible_content(raw):  # a blank line, as a reader sees it
         reader.flush(base)
     elif bullet := _BULLET.match(raw):
@@ -108,6 +108,16 @@ def _step(reader: _Reader, lines: list[str], index: int, base: ScopeRef) -> int:
     else:
         _continue(reader, index, [raw.strip()])
     return index + 1
+
+
+def _heading(line: str) -> str | None:
+    """A heading's text, less its marks, spaces and closing marks; None for another line.
+    Read from the ends of the line: a pattern trying each shortest text against the rest
+    took seconds for a line of a few thousand spaces (an import is anyone's file)."""
+    mark = _HEADING_MARK.match(line)
+    if mark is None:
+        return None
+    return line[mark.end() :].strip().rstrip("#").strip()
 
 
 def _bullet(reader: _Reader, index: int, bullet: re.Match, base: ScopeRef) -> None:

@@ -17,6 +17,8 @@ from memhive_domain.markdown_text import (
     truncate_words,
 )
 
+from tests.unit.domain.markdown_lines import heading_lines
+
 BUG_REPORT = """\
 ## Steps to reproduce
 
@@ -115,15 +117,7 @@ def test_truncation_drops_dangling_punctuation_before_the_ellipsis() -> None:
 
 # Each reading below once was one pattern whose time grew with the square (or worse) of
 # what it read; the pattern stays here as the reference the linear reading must equal.
-_HEADING_LINES = st.builds(
-    lambda lead, marks, rest: lead + "#" * marks + rest,
-    st.sampled_from(["", " ", "   ", "    ", "\t"]),
-    st.integers(min_value=1, max_value=7),
-    st.text(alphabet="# \t\u00a0a", max_size=20),
-)
-
-
-@given(_HEADING_LINES)
+@given(heading_lines(["", " ", "   ", "    ", "\t"]))
 @example("## Title ##")
 @example("# a#")
 @example("#  ###")

@@ -31,6 +31,7 @@ from memhive_domain.exchange.memhive_jsonl import (
     revision_line,
 )
 from memhive_domain.kinds import MemoryKind
+from memhive_domain.memory import MAX_BODY_CHARS
 from memhive_domain.revisions import Revision
 from memhive_domain.scopes import ROOT, Scope, ScopeRef, Visibility
 
@@ -214,6 +215,15 @@ def test_each_memory_file_is_tagged_with_where_it_came_from(path: str, tag: str)
 )
 def test_kinds_are_guessed_from_words_and_sections(text, heading, numbered, kind) -> None:
     assert guess_kind(text, heading, numbered=numbered) is kind
+
+
+def test_a_kind_is_guessed_from_as_much_as_a_memory_holds() -> None:
+    """A paragraph longer than a memory makes none (refused); its words past that are not
+    read, so an imported paragraph of "instead of" costs its first 4,000 characters only."""
+    filler = "the cache " * (MAX_BODY_CHARS // 10)
+
+    assert guess_kind(filler + "we decided to drop it") is MemoryKind.FACT
+    assert guess_kind("we decided to drop it " + filler) is MemoryKind.DECISION
 
 
 def test_memory_files_land_at_the_node_asked_for() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from memhive_domain.kinds import MemoryKind
+from memhive_domain.memory import MAX_BODY_CHARS
 
 _DECISION = re.compile(
     r"\b(we (decided|chose|agreed|picked|went with)|decided to|decisions?|chosen because|"
@@ -32,7 +33,11 @@ _PROCEDURE_TEXT = re.compile(
 
 def guess_kind(text: str, heading: str = "", *, numbered: bool = False) -> MemoryKind:
     """decision > preference > procedure > fact: a stated choice is the most useful to keep
-    as one, and an instruction with 'always'/'never' is a rule the team prefers."""
+    as one, and an instruction with 'always'/'never' is a rule the team prefers. Only the
+    first MAX_BODY_CHARS are read (a longer text makes no memory): "instead of .+ because"
+    reads to the end of the line for each "instead of", and an imported paragraph of them
+    is as long as the file."""
+    text, heading = text[:MAX_BODY_CHARS], heading[:MAX_BODY_CHARS]
     if _DECISION.search(text) or _DECISION.search(heading):
         return MemoryKind.DECISION
     if _PREFERENCE.search(text) or re.search(

@@ -12,7 +12,6 @@ from memhive_domain.markdown_text import (
     ELLIPSIS,
     MAX_MARKDOWN_CHARS,
     collapse_whitespace,
-    heading_text,
     plain_text,
     truncate_words,
 )
@@ -125,7 +124,7 @@ def test_a_heading_reads_as_the_pattern_did(line: str) -> None:
     pattern = re.compile(r"^\s{0,3}#{1,6}(?:\s+|$)(.*?)(?:\s+#+)?\s*$")
     match = pattern.match(line)
 
-    assert heading_text(line) == (match.group(1) if match else None)
+    assert markdown_text._heading_text(line) == (match.group(1) if match else None)
 
 
 @given(

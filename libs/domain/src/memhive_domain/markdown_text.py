@@ -17,7 +17,7 @@ ELLIPSIS = "…"
 MAX_MARKDOWN_CHARS = 20_000
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-_HEADING_MARK = re.compile(r"^\s{0,3}#{1,6}(?=\s|$)")  # the text after it: heading_text
+_HEADING_MARK = re.compile(r"^\s{0,3}#{1,6}(?=\s|$)")  # the text after it: _heading_text
 _SETEXT_OR_RULE = re.compile(r"^\s{0,3}(?:=+|-{2,}|(?:[-*_]\s*){3,})\s*$")
 _QUOTE = re.compile(r"^\s{0,3}(?:>\s?)+")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+(?:\[[ xX]\]\s+)?")
@@ -34,7 +34,7 @@ _ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!|>~<])")
 _IMAGE = re.compile(r"!\[([^\[\]]*)\]\([^)]*\)")
 _INLINE_LINK = re.compile(r"\[([^\[\]]*)\]\([^)]*\)")
 _REFERENCE_LINK = re.compile(r"\[([^\[\]]*)\]\[[^\[\]]*\]")
-_CLOSING_PAREN = re.compile(r"(?=\))")
+_CLOSING_PAREN = re.compile(r"\)")
 _AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^<>\s]+)>")  # no "<" in it, as CommonMark
 _HTML_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 _HTML_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
@@ -135,7 +135,7 @@ def _block_text(line: str, next_line: str) -> str | None:
         return ""
     if _TABLE_SEPARATOR.match(line):
         return ""
-    if (heading := heading_text(line)) is not None:
+    if (heading := _heading_text(line)) is not None:
         return _inline(heading)
     if line.lstrip().startswith("|") or _TABLE_SEPARATOR.match(next_line):
         return _table_row(line)
@@ -144,7 +144,7 @@ def _block_text(line: str, next_line: str) -> str | None:
     return None
 
 
-def heading_text(line: str) -> str | None:
+def _heading_text(line: str) -> str | None:
     """An ATX heading's text ("## Title ##" -> "Title"), or None when the line is not one:
     the text after the marks and their spaces, less trailing spaces and a closing run of
     marks that follows a space. Read from the ends of the line, not by a pattern whose
@@ -218,8 +218,8 @@ def _without_comments(text: str) -> str:
 
 def _up_to_last(pattern: re.Pattern[str], closer: re.Pattern[str], width: int, text: str) -> str:
     """`pattern`'s matches replaced by their first group, looked for only up to the last
-    place one can close (`closer`, zero-width, `width` long): an opening with no close after
-    it would otherwise be followed to the end of the text, for each opening."""
+    place one can close (where `closer`'s last match starts, `width` long): an opening with
+    no close after it would otherwise be followed to the end of the text, for each one."""
     last = None
     for match in closer.finditer(text):
         last = match

@@ -80,7 +80,9 @@ _AGO_COUNTS |= {"a few": 3, "few": 3, "a couple of": 2}
 _AGO = re.compile(
     r"\b"
     + _led_by(_AGO_COUNTS, also=r"\d")
-    + r"(?P<count>a|an|one|two|three|four|five|six|a few|a couple of|few|\d{1,2})\s+"
+    + r"(?P<count>"
+    + "|".join(_AGO_COUNTS)
+    + r"|\d{1,2})\s+"
     r"(?P<unit>day|week|weekend|month|year)s?\s+ago\b",
     re.IGNORECASE,
 )
@@ -118,8 +120,9 @@ def times_named(query: str, now: datetime, limit: int | None = None) -> list[Nam
     # characters of dates has ~360 candidates: each checked against every span kept, ~5 ms.
     starts: list[int] = []
     ends: list[int] = []
-    candidates = _candidates(query, now) if limit is None or limit > 0 else iter(())
-    for named in candidates:
+    if limit == 0:
+        return found
+    for named in _candidates(query, now):
         i = bisect_left(starts, named.end)
         if i and ends[i - 1] > named.start:
             continue

@@ -1,0 +1,84 @@
+"""An import's file is read by its route, once the caller is known and the gateway has room
+for it (`query.import_bytes_at_once`, 40 MiB here beside 32 MiB for one file): a caller
+without a token, or past the budget, is answered before a byte of the body is read, and the
+budget comes back however an import ends."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator
+
+from tests.integration.stack.conftest import Stack
+from tests.integration.stack.test_import_export import admin_client
+
+MIB = 1024 * 1024
+HEADER = (json.dumps({"memhive_export": 1, "workspace_id": "w"}) + "\n").encode()
+
+
+async def never_ending(first: bytes, sent: asyncio.Event) -> AsyncIterator[bytes]:
+    """A body that sends its first bytes, then waits for ever (a slow upload)."""
+    yield first
+    sent.set()
+    await asyncio.Event().wait()
+
+
+def declared(size: int) -> dict[str, str]:
+    return {"Content-Length": str(size)}
+
+
+async def test_a_caller_without_a_token_is_refused_before_the_body_is_read(stack: Stack) -> None:
+    sent = asyncio.Event()
+    async with stack.client(None) as stranger:
+        answer = await asyncio.wait_for(
+            stranger.post(
+                "/v1/import?format=memhive",
+                content=never_ending(HEADER, sent),
+                headers=declared(30 * MIB),
+            ),
+            timeout=30,
+        )
+    assert answer.status_code == 401
+
+
+async def test_imports_past_the_budget_wait_their_turn_and_it_comes_back(stack: Stack) -> None:
+    async with await admin_client(stack, f"ws-{uuid.uuid4().hex[:12]}") as client:
+        sent = asyncio.Event()
+        slow = asyncio.create_task(
+            client.post(
+                "/v1/import?format=memhive",
+                content=never_ending(HEADER, sent),
+                headers=declared(32 * MIB),
+            )
+        )
+        await asyncio.wait_for(sent.wait(), timeout=30)  # it holds 32 of the 40 MiB
+
+        nine = b"x" * (9 * MIB)  # not an export: 422 once admitted and read
+        refused = await asyncio.wait_for(
+            client.post("/v1/import?format=memhive", content=nine), timeout=30
+        )
+        assert refused.status_code == 503, refused.text
+        assert refused.headers["retry-after"] == "5"
+        assert "busy with other imports" in refused.json()["detail"]
+        small = await client.post("/v1/import?format=memhive&dry_run=true", content=HEADER)
+        assert small.status_code == 200, small.text  # a small file fits beside it
+
+        slow.cancel()  # the slow upload is cut: its share comes back
+        await asyncio.gather(slow, return_exceptions=True)
+        admitted = await client.post("/v1/import?format=memhive", content=nine)
+        assert admitted.status_code == 422, admitted.text
+
+
+async def test_an_import_growing_past_its_bound_is_413(stack: Stack) -> None:
+    async def chunked() -> AsyncIterator[bytes]:  # no Content-Length: counted as it arrives
+        yield HEADER
+        for _ in range(33):
+            yield b" " * MIB
+
+    async with await admin_client(stack, f"ws-{uuid.uuid4().hex[:12]}") as client:
+        too_large = await client.post("/v1/import?format=memhive", content=chunked())
+        assert too_large.status_code == 413
+        assert too_large.json()["detail"] == "the request body is larger than 33554432 bytes"
+        again = await client.post("/v1/import?format=memhive&dry_run=true", content=HEADER)
+    assert again.status_code == 200, again.text

@@ -18,8 +18,8 @@ from memhive_domain.principals import Principal, Role
 from memhive_cli import exchange
 from memhive_cli.main import main
 from tests.integration.stack.conftest import Stack
-from tests.integration.stack.test_import_budget import HEADER, MIB, never_ending
 from tests.integration.stack.test_import_export import CLAUDE_MD, admin_client
+from tests.integration.stack.test_large_imports import HEADER, MIB, never_ending
 
 ROOT = Path(__file__).resolve().parents[3]
 MEM0_PYTHON = Path(

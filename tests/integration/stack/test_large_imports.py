@@ -1,7 +1,8 @@
-"""An import's file is read by its route, once the caller is known and the gateway has room
-for it (`query.import_bytes_at_once`, 40 MiB here beside 32 MiB for one file): a caller
+"""Large imports. The file is read by its route, once the caller is known and the gateway has
+room for it (`query.import_bytes_at_once`, 40 MiB here beside 32 MiB for one file): a caller
 without a token, or past the budget, is answered before a byte of the body is read, and the
-budget comes back however an import ends."""
+budget comes back however an import ends. And the gateway keeps answering others while a
+large file is parsed and checked."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator
+
+import httpx
 
 from tests.integration.stack.conftest import Stack
 from tests.integration.stack.test_import_export import admin_client
@@ -82,3 +85,37 @@ async def test_an_import_growing_past_its_bound_is_413(stack: Stack) -> None:
         assert too_large.json()["detail"] == "the request body is larger than 33554432 bytes"
         again = await client.post("/v1/import?format=memhive&dry_run=true", content=HEADER)
     assert again.status_code == 200, again.text
+
+
+async def test_the_gateway_answers_others_while_a_large_file_is_planned(
+    stack: Stack, gateway_url: str
+) -> None:
+    """Parsed in a worker thread, checked with the loop turning: requests made meanwhile are
+    answered before the plan's first line (with the plan on the loop, none was)."""
+    bullets = "".join(f"- we chose option {n} for the cache layer\n" for n in range(40_000))
+    answered_during: list[int] = []
+    token = await stack.token(f"ws-{uuid.uuid4().hex[:12]}")
+    headers = {"Authorization": f"Bearer {token}"}
+    # Over HTTP: the in-process transport would wait for the whole answer.
+    async with httpx.AsyncClient(base_url=gateway_url, headers=headers, timeout=120) as client:
+        planned = asyncio.Event()
+
+        async def others() -> None:
+            while not planned.is_set():
+                assert (await client.get("/healthz")).status_code == 200
+                answered_during.append(1)
+
+        async def large() -> None:
+            params = {"path": "CLAUDE.md", "dry_run": "true"}
+            async with client.stream("POST", "/v1/import", params=params, content=bullets) as r:
+                async for line in r.aiter_lines():
+                    assert json.loads(line)["type"] == "plan", line
+                    break
+            planned.set()
+
+        pinging = asyncio.create_task(others())
+        await asyncio.sleep(0.05)
+        answered_during.clear()  # counted from the import's start
+        await large()
+        await pinging
+    assert len(answered_during) >= 20

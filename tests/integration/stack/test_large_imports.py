@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import uuid
 from collections.abc import AsyncIterator
 
@@ -119,3 +120,31 @@ async def test_the_gateway_answers_others_while_a_large_file_is_planned(
         await large()
         await pinging
     assert len(answered_during) >= 20
+
+
+async def test_an_upload_cut_short_gives_its_share_back_quietly(
+    stack: Stack, gateway_url: str, caplog
+) -> None:
+    """Two uploads of 20 MiB each (the whole budget, as declared) cut after their first bytes:
+    nothing logged as an error, and the next import is admitted."""
+    token = await stack.token(f"ws-{uuid.uuid4().hex[:12]}")
+    host, port = gateway_url.removeprefix("http://").split(":")
+    for _ in range(2):
+        _, writer = await asyncio.open_connection(host, int(port))
+        writer.write(
+            f"POST /v1/import?format=memhive HTTP/1.1\r\nHost: memhive\r\n"
+            f"Authorization: Bearer {token}\r\nContent-Length: {20 * MIB}\r\n\r\n".encode()
+            + HEADER
+        )
+        await writer.drain()
+        await asyncio.sleep(0.2)  # the route is reading the body
+        writer.close()
+        await writer.wait_closed()
+    async with stack.client(token) as client:
+        for _ in range(50):
+            answer = await client.post("/v1/import?format=memhive&dry_run=true", content=HEADER)
+            if answer.status_code != 503:
+                break
+            await asyncio.sleep(0.2)
+    assert answer.status_code == 200, answer.text
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]

@@ -17,6 +17,7 @@ from fastapi.responses import Response, StreamingResponse
 from memhive_domain.errors import DomainError, FieldProblem, InvalidInput
 from memhive_domain.exchange.formats import ImportFormat, format_of
 from memhive_ports import BusUnavailable
+from starlette.requests import ClientDisconnect
 
 from memhive_query.openapi import errors
 from memhive_query.request_types import OptionalScopePath
@@ -27,6 +28,7 @@ from memhive_query.use_cases.imports import ImportRequest, ImportRun, ItemOutcom
 router = APIRouter(prefix="/v1", tags=["import and export"], responses=errors(401, 403, 422))
 
 NDJSON = "application/x-ndjson"
+CLIENT_CLOSED_REQUEST = 499  # as nginx logs it; never sent, only seen in access logs
 log = logging.getLogger(__name__)
 ScopePath = Annotated[
     OptionalScopePath | None,
@@ -104,6 +106,9 @@ async def import_file(
         )
         del raw  # the text is what the plan reads
         run = await gw.imports.plan(who, asked)
+    except ClientDisconnect:  # the caller left mid-upload: nothing imported, nobody to answer
+        held.release()
+        return Response(status_code=CLIENT_CLOSED_REQUEST)
     except BaseException:
         held.release()
         raise

@@ -20,6 +20,9 @@ import zipfile
 from pathlib import Path
 
 IMPORT_FORMATS = ("memhive", "mem0", "markdown")
+# A gateway busy with other imports (or its bus for a moment) answers 503 with Retry-After:
+# the import waits its turn this long at most, saying so, before it gives up.
+BUSY_WAIT_S = 30 * 60
 
 
 def register(sub) -> None:
@@ -149,13 +152,37 @@ async def _import_one(http, args, file: Path, dry_run: bool, progress) -> None:
     }
     params |= {k: v for k, v in (("format", args.format), ("scope_path", args.scope_path)) if v}
     content = await asyncio.to_thread(file.read_bytes)
-    async with http.stream("POST", "/v1/import", params=params, content=content) as r:
-        await _refused(r, f"{file}: ", "nothing was imported")
-        async for line in r.aiter_lines():
-            if line.strip() and progress is not None:
-                progress.take(json.loads(line))
+    waited = 0.0
+    while True:
+        async with http.stream("POST", "/v1/import", params=params, content=content) as r:
+            pause = _retry_after(r) if waited < BUSY_WAIT_S else None
+            if pause is None:
+                await _refused(r, f"{file}: ", "nothing was imported")
+                async for line in r.aiter_lines():
+                    if line.strip() and progress is not None:
+                        progress.take(json.loads(line))
+                break
+            await r.aread()
+            print(f"memhive: {file}: {_detail(r)}; trying again in {pause:g} s", file=sys.stderr)
+        await asyncio.sleep(pause)
+        waited += pause
     if progress is not None:
         progress.close()
+
+
+def _retry_after(answer) -> float | None:
+    """Seconds to wait before asking again, when the gateway said so with a 503."""
+    after = answer.headers.get("retry-after", "")
+    if answer.status_code != 503 or not after.isascii() or not after.isdigit():
+        return None
+    return min(float(after), 60.0)
+
+
+def _detail(answer) -> str:
+    try:
+        return str(answer.json().get("detail", answer.status_code))
+    except ValueError:
+        return f"{answer.status_code}: {answer.text[:200]}"
 
 
 def _shown(file: Path) -> str:

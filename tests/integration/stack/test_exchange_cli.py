@@ -8,15 +8,18 @@ import asyncio
 import json
 import os
 import subprocess
+import threading
 import uuid
 from pathlib import Path
 
 import pytest
 from memhive_domain.principals import Principal, Role
 
+from memhive_cli import exchange
 from memhive_cli.main import main
 from tests.integration.stack.conftest import Stack
-from tests.integration.stack.test_import_export import CLAUDE_MD
+from tests.integration.stack.test_import_export import CLAUDE_MD, admin_client
+from tests.integration.stack.test_large_imports import HEADER, MIB, never_ending
 
 ROOT = Path(__file__).resolve().parents[3]
 MEM0_PYTHON = Path(
@@ -125,3 +128,39 @@ async def test_a_file_written_by_the_real_mem0(admin, tmp_path, capsys, stack: S
     assert kept.json()["value"]["created_at"] == food["created_at"]
     code, _, err = await memhive(capsys, "import", str(out), "--scope-path", "product:shop", *admin)
     assert f"{out}: 0 created, 3 skipped" in err  # a second import creates nothing
+
+
+async def test_an_import_waits_its_turn_while_the_gateway_is_busy(
+    stack: Stack, admin, tmp_path, capsys, monkeypatch
+) -> None:
+    """Another import holds the gateway's share for imports: the CLI says so, waits as told
+    (Retry-After), and imports once it is free."""
+    told_to_wait, asked = threading.Event(), exchange._retry_after
+
+    def retry_after(answer):
+        pause = asked(answer)
+        if pause is not None:
+            told_to_wait.set()
+        return pause
+
+    monkeypatch.setattr(exchange, "_retry_after", retry_after)
+    write(tmp_path / "CLAUDE.md", CLAUDE_MD)
+    async with await admin_client(stack, f"ws-{uuid.uuid4().hex[:12]}") as other:
+        uploads = []
+        for size in (32 * MIB, 8 * MIB):  # the whole budget
+            sent = asyncio.Event()
+            body = never_ending(HEADER, sent)
+            headers = {"Content-Length": str(size)}
+            uploads.append(
+                asyncio.create_task(other.post("/v1/import", content=body, headers=headers))
+            )
+            await asyncio.wait_for(sent.wait(), timeout=30)
+        cli = asyncio.create_task(memhive(capsys, "import", str(tmp_path / "CLAUDE.md"), *admin))
+        assert await asyncio.to_thread(told_to_wait.wait, 60)
+        for upload in uploads:
+            upload.cancel()
+        await asyncio.gather(*uploads, return_exceptions=True)
+        code, _, err = await asyncio.wait_for(cli, timeout=60)
+    assert code == 0, err
+    assert "busy with other imports" in err and "trying again in 5 s" in err
+    assert "CLAUDE.md: 5 created, 0 skipped" in err

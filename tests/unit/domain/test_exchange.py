@@ -280,6 +280,26 @@ def test_bad_mem0_entries_are_named_by_line() -> None:
     assert not_json.value.problems[0].field == "line 2"
 
 
+@given(st.lists(st.sampled_from(["a", "b", "a-1", "1"]), min_size=1, max_size=12))
+def test_each_mem0_entry_is_named_by_the_line_of_its_own_id(ids: list[str]) -> None:
+    """Ids may repeat: each entry is still named by the line its own id is on (the file is
+    read in one pass, not searched from its start for each entry)."""
+    entries = [{"memory": f"note {n}", "id": i} for n, i in enumerate(ids)]
+    text = json.dumps({"results": entries}, indent=2)
+    own = [n for n, line in enumerate(text.splitlines(), 1) if line.strip().startswith('"id"')]
+    problems = [p.field for p in _refused_at_each(text, len(ids))]
+    assert problems == [f"line {n}" for n in own]
+
+
+def _refused_at_each(text: str, count: int) -> list:
+    """Every entry refused (its node cannot be made), so each is named by its line."""
+    bad = text.replace('"id"', '"user_id": "a/b", "id"')
+    with pytest.raises(BadImportFile) as refused:
+        parse_get_all(bad, ROOT, NOW)
+    assert len(refused.value.problems) == count
+    return refused.value.problems
+
+
 def test_a_user_node_below_a_team_cannot_be_made() -> None:
     entry = {"id": "x", "memory": "m", "user_id": "alice"}
     with pytest.raises(BadImportFile) as refused:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ByteSize, Field, SecretStr
+from pydantic import BaseModel, ByteSize, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -238,6 +238,19 @@ class QuerySettings(BaseModel):
     # POST /v1/import takes a whole file (every other request: 128 KiB): it is parsed and
     # checked whole before anything is written.
     import_max_bytes: int = Field(32 * 1024 * 1024, ge=128 * 1024, le=1024 * 1024 * 1024)
+    # The files of the imports in flight on one gateway, together (each takes up to ~9x its
+    # size in memory while it runs); one past it is answered 503 with Retry-After. At least
+    # import_max_bytes.
+    import_bytes_at_once: int = Field(40 * 1024 * 1024, ge=128 * 1024, le=8 * 1024 * 1024 * 1024)
+
+    @model_validator(mode="after")
+    def _one_import_fits(self) -> QuerySettings:
+        if self.import_bytes_at_once < self.import_max_bytes:
+            raise ValueError(
+                f"import_bytes_at_once ({self.import_bytes_at_once}) is below import_max_bytes "
+                f"({self.import_max_bytes}): an import of the longest size could never start"
+            )
+        return self
 
 
 class BulletinSettings(BaseModel):

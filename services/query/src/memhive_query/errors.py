@@ -27,6 +27,13 @@ from memhive_query.use_cases.update import ChangeRejected
 from memhive_query.validation_problems import field_problems
 
 
+class BodyTooLarge(Exception):
+    """Raised while a route reads a body that grew past its path's bound (request_guards)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the request body is larger than {limit} bytes")
+
+
 class SafeJSONResponse(JSONResponse):
     """UTF-8 JSON in which any unencodable character becomes '?', instead of a crash."""
 
@@ -49,6 +56,7 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RevisionMismatch, _revision_mismatch)
     app.add_exception_handler(SummaryUnavailable, _status(503))
     app.add_exception_handler(RetryLater, _retry_later)
+    app.add_exception_handler(BodyTooLarge, _status(413))
 
 
 def error_response(

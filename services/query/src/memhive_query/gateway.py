@@ -57,6 +57,7 @@ from memhive_query.use_cases.context import BuildContext
 from memhive_query.use_cases.dead_letters import WorkspaceDeadLetters
 from memhive_query.use_cases.exports import ExportMemories
 from memhive_query.use_cases.identical import IdenticalSaves
+from memhive_query.use_cases.import_budget import ImportBudget
 from memhive_query.use_cases.imports import ImportMemories
 from memhive_query.use_cases.key_values import KeyValues
 from memhive_query.use_cases.link import EdgeCommands, EdgeReader, LinkMemories
@@ -110,6 +111,7 @@ class Gateway:
     update: AuditedUpdate
     kv: AuditedKeyValues
     imports: AuditedImport
+    import_budget: ImportBudget
     export: AuditedExport
     # The product records every use case reads (a save reads its product's): cached, and
     # dropped on any product put by any replica.
@@ -268,6 +270,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
         ),
         kv=AuditedKeyValues(key_values, trail),
         imports=AuditedImport(imports, trail),
+        import_budget=ImportBudget(settings.import_bytes_at_once, settings.import_max_bytes),
         export=AuditedExport(export, trail),
         product_records=product_records,
     )

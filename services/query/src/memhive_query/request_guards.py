@@ -3,7 +3,9 @@ parameters named once.
 
 - A body larger than `max_bytes` is refused with 413 (by Content-Length at once, or when a
   chunked body grows past it), so no route or JSON parser ever holds more. A path named in
-  `larger` has its own bound (an import takes a whole file).
+  `larger` has its own bound (an import takes a whole file), and its body is not read here:
+  its route reads it once the caller is known and has room for it (`import_budget.py`), and
+  `BodyTooLarge` (413) stops it past the bound.
 - A known REST path called with a method it does not support (TRACE, PUT, ...) gets 405 with
   `Allow`. Without this the MCP app, mounted at "/", would answer such calls with 404.
 - A query parameter the document declares single-valued, sent twice, gets 422 naming it:
@@ -26,7 +28,7 @@ from urllib.parse import parse_qsl
 from starlette.routing import compile_path
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from memhive_query.errors import error_response, problems_response
+from memhive_query.errors import BodyTooLarge, error_response, problems_response
 
 MAX_REQUEST_BYTES = 128 * 1024
 
@@ -64,6 +66,8 @@ class RequestGuards:
         declared = dict(scope["headers"]).get(b"content-length", b"")
         if declared.isdigit() and int(declared) > limit:
             return await self._too_large(scope, receive, send, limit)
+        if scope["path"] in self._larger:
+            return await self._app(scope, _counted(receive, limit), send)
         # Read the whole body first (at most the limit), so a chunked body that grows too
         # large is refused here: routes catch errors raised while they read the body.
         body = await self._body_within_limit(receive, limit)
@@ -117,6 +121,22 @@ class RequestGuards:
     async def _too_large(self, scope: Scope, receive: Receive, send: Send, limit: int) -> None:
         detail = f"the request body is larger than {limit} bytes"
         await error_response(413, detail)(scope, receive, send)
+
+
+def _counted(receive: Receive, limit: int) -> Receive:
+    """`receive`, raising BodyTooLarge once the body read so far is longer than `limit`."""
+    size = 0
+
+    async def counted() -> Message:
+        nonlocal size
+        message = await receive()
+        if message["type"] == "http.request":
+            size += len(message.get("body", b""))
+            if size > limit:
+                raise BodyTooLarge(limit)
+        return message
+
+    return counted
 
 
 @dataclass(frozen=True)

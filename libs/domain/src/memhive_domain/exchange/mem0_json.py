@@ -54,9 +54,9 @@ def parse_get_all(text: str, base: ScopeRef, now: datetime) -> ImportFile:
         problems.add(1, 'expected mem0\'s get_all answer: {"results": [...]} or a list')
         problems.raise_if_any()
     items, notes = [], []
+    lines = _EntryLines(text)
     for index, entry in enumerate(results):
-        line = _line_of(text, entry)
-        item = _item(entry, index, line, base, now, problems, notes)
+        item = _item(entry, index, lines.of(entry), base, now, problems, notes)
         if item is not None:
             items.append(item)
     problems.raise_if_any()
@@ -155,10 +155,20 @@ def _expiry(value: object, where: str, found: list[FieldProblem]) -> datetime | 
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _line_of(text: str, entry: Any) -> int:
-    """The line an entry starts on, found by its id (JSON gives no positions)."""
-    if isinstance(entry, dict) and isinstance(entry.get("id"), str):
-        at = text.find(json.dumps(entry["id"]))
-        if at >= 0:
-            return text.count("\n", 0, at) + 1
-    return 1
+class _EntryLines:
+    """The line each entry starts on, found by its id (JSON gives no positions). Entries come
+    in the file's order, so each id is looked for after the last one found: the file is read
+    once, however many entries it has (searching from its start each time took minutes)."""
+
+    def __init__(self, text: str) -> None:
+        self._text, self._at, self._line = text, 0, 1
+
+    def of(self, entry: Any) -> int:
+        """An entry without an id found gets the line the search stands at."""
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            quoted = json.dumps(entry["id"])
+            at = self._text.find(quoted, self._at)
+            if at >= 0:
+                self._line += self._text.count("\n", self._at, at)
+                self._at = at + len(quoted)  # past it: the next entry may have the same id
+        return self._line

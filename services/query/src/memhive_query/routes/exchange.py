@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import weakref
 import zipfile
 from collections.abc import AsyncIterator
 from typing import Annotated, Literal
@@ -16,15 +17,18 @@ from fastapi.responses import Response, StreamingResponse
 from memhive_domain.errors import DomainError, FieldProblem, InvalidInput
 from memhive_domain.exchange.formats import ImportFormat, format_of
 from memhive_ports import BusUnavailable
+from starlette.requests import ClientDisconnect
 
 from memhive_query.openapi import errors
 from memhive_query.request_types import OptionalScopePath
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
+from memhive_query.use_cases.import_budget import HeldBytes
 from memhive_query.use_cases.imports import ImportRequest, ImportRun, ItemOutcome
 
 router = APIRouter(prefix="/v1", tags=["import and export"], responses=errors(401, 403, 422))
 
 NDJSON = "application/x-ndjson"
+CLIENT_CLOSED_REQUEST = 499  # as nginx logs it; never sent, only seen in access logs
 log = logging.getLogger(__name__)
 ScopePath = Annotated[
     OptionalScopePath | None,
@@ -57,7 +61,7 @@ async def export(
     "/import",
     response_class=StreamingResponse,
     responses={200: {"description": "one JSON object per line", "content": {NDJSON: {}}}}
-    | errors(413),
+    | errors(413, 503),
     openapi_extra={
         "requestBody": {
             "required": True,
@@ -85,34 +89,52 @@ async def import_file(
     each bad line; 403 naming an item's node the caller may not write). Then one line per
     item: `{"type": "plan", "total": n}`, `{"type": "item", "line", "status" (created,
     restored, linked, skipped), "memory_id", "kind", "reason", ...}`, then `{"type":
-    "summary"}`. Exact duplicates are skipped, so importing twice creates nothing."""
-    asked = ImportRequest(
-        form=format or format_of(path),
-        text=_text(await request.body()),
-        path=path,
-        scope_path=scope_path,
-        dry_run=dry_run,
-        force=force,
-    )
-    run = await gw.imports.plan(who, asked)
-    outcomes = gw.imports.run(who, run, asked)
-    return StreamingResponse(_report(run, outcomes, dry_run), media_type=NDJSON)
+    "summary"}`. Exact duplicates are skipped, so importing twice creates nothing. 503 with
+    Retry-After, before the file is read, while other imports hold this gateway's share of
+    memory for imports (`MEMHIVE_QUERY__IMPORT_BYTES_AT_ONCE`)."""
+    held = gw.import_budget.take(request.headers.get("content-length"))
+    try:
+        raw = b"".join([chunk async for chunk in request.stream()])  # not kept by the request
+        held.shrink_to(len(raw))
+        asked = ImportRequest(
+            form=format or format_of(path),
+            text=_text(raw),
+            path=path,
+            scope_path=scope_path,
+            dry_run=dry_run,
+            force=force,
+        )
+        del raw  # the text is what the plan reads
+        run = await gw.imports.plan(who, asked)
+    except ClientDisconnect:  # the caller left mid-upload: nothing imported, nobody to answer
+        held.release()
+        return Response(status_code=CLIENT_CLOSED_REQUEST)
+    except BaseException:
+        held.release()
+        raise
+    report = _report(run, gw.imports.run(who, run, asked), dry_run, held)
+    # Given back however the answer ends: in full, cut short, or never sent at all.
+    weakref.finalize(report, held.release)
+    return StreamingResponse(report, media_type=NDJSON)
 
 
 async def _report(
-    run: ImportRun, outcomes: AsyncIterator[ItemOutcome], dry_run: bool
+    run: ImportRun, outcomes: AsyncIterator[ItemOutcome], dry_run: bool, held: HeldBytes
 ) -> AsyncIterator[str]:
-    yield _line({"type": "plan", "total": run.total, "dry_run": dry_run, "notes": run.notes})
-    items = (_line({"type": "item"} | _outcome_json(outcome)) async for outcome in outcomes)
-    async for line in _ending_plainly(items):
-        yield line
-        if line.startswith('{"type":"error"'):
-            return
-    tally = run.tally
-    yield _line(
-        {"type": "summary", "created": tally.created, "skipped": tally.skipped}
-        | {"reasons": tally.reasons, "dry_run": dry_run}
-    )
+    try:
+        yield _line({"type": "plan", "total": run.total, "dry_run": dry_run, "notes": run.notes})
+        items = (_line({"type": "item"} | _outcome_json(outcome)) async for outcome in outcomes)
+        async for line in _ending_plainly(items):
+            yield line
+            if line.startswith('{"type":"error"'):
+                return
+        tally = run.tally
+        yield _line(
+            {"type": "summary", "created": tally.created, "skipped": tally.skipped}
+            | {"reasons": tally.reasons, "dry_run": dry_run}
+        )
+    finally:
+        held.release()
 
 
 async def _ending_plainly(lines: AsyncIterator[str]) -> AsyncIterator[str]:

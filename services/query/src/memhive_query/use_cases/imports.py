@@ -21,6 +21,7 @@ With `dry_run` nothing is written and every outcome says what would happen.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -52,6 +53,9 @@ from memhive_query.use_cases.link import EdgeCommands
 from memhive_query.use_cases.save import SaveMemory
 
 EMBED_BATCH = 32
+# The plan's checks let the event loop turn after this many items (~5 ms of work): a large
+# file is checked between other callers' requests, not instead of them.
+CHECKS_PER_TURN = 64
 KEPT_MEMORY = "memhive_id"
 # Earlier revisions restored with a memory: a command stays far below NATS' 1 MiB payload
 # (63 bodies of at most 4000 characters); older ones are left out (the export keeps them).
@@ -112,12 +116,6 @@ class ImportPorts(Protocol):
     clock: Clock
 
 
-@dataclass(frozen=True, slots=True)
-class _Checked:
-    item: ImportItem
-    memory: Memory
-
-
 class ImportMemories:
     def __init__(
         self,
@@ -141,7 +139,9 @@ class ImportMemories:
         require(principal, Action.IMPORT)
         base = _base_node(principal, request.scope_path)
         now = self._clock.now()
-        parsed = parse_import(
+        # Parsed in a worker thread: tens of MiB take seconds, and the loop serves everyone.
+        parsed = await asyncio.to_thread(
+            parse_import,
             request.form,
             request.text,
             path=request.path or "import",
@@ -149,28 +149,28 @@ class ImportMemories:
             workspace_id=principal.workspace_id,
             now=now,
         )
-        checked = await self._checked_items(principal, parsed, now)
-        return ImportRun(self, principal, request, checked, parsed)
+        await self._check_items(principal, parsed, now)
+        return ImportRun(self, principal, request, parsed)
 
-    async def _checked_items(self, principal: Principal, parsed: ImportFile, now) -> list[_Checked]:
+    async def _check_items(self, principal: Principal, parsed: ImportFile, now) -> None:
         """Each item as the memory it would be, checked like a save, every problem named by
-        its line; and the caller may write at every node (403 naming the first it may not)."""
+        its line; and the caller may write at every node (403 naming the first it may not).
+        The memories are not kept: the run makes each again when it comes to it, so a large
+        file holds only its items meanwhile (half the memory)."""
         problems = LineProblems("import")
-        checked: list[_Checked] = []
-        for item in parsed.items:
+        for index, item in enumerate(parsed.items, 1):
+            if index % CHECKS_PER_TURN == 0:
+                await asyncio.sleep(0)
             try:
-                memory = await self._memory_of(principal, item)
+                memory = await self.memory_of(principal, item)
                 _check_kept(principal, memory, item, now)
             except InvalidInput as invalid:
                 problems.add(item.line, invalid.problems)
-                continue
             except NotAllowed as refused:
                 raise NotAllowed(f"line {item.line}: {refused}; nothing was imported") from None
-            checked.append(_Checked(item, memory))
         problems.raise_if_any()
-        return checked
 
-    async def _memory_of(self, principal: Principal, item: ImportItem) -> Memory:
+    async def memory_of(self, principal: Principal, item: ImportItem) -> Memory:
         if item.restored is None:
             return await self._save.checked_memory(principal, item.draft, verb="import")
         memory = replace(item.restored, workspace_id=principal.workspace_id)
@@ -250,29 +250,30 @@ class ImportMemories:
 class ImportRun:
     """The decisions of one import, in file order; iterate it to run it."""
 
-    def __init__(self, imports, principal, request, checked, parsed: ImportFile) -> None:
+    def __init__(self, imports, principal, request, parsed: ImportFile) -> None:
         self._imports: ImportMemories = imports
         self._principal, self._request = principal, request
-        self._checked: list[_Checked] = checked
         self._parsed = parsed
         self.tally = ImportTally()
 
     @property
     def total(self) -> int:
-        return len(self._checked) + len(self._parsed.edges)
+        return len(self._parsed.items) + len(self._parsed.edges)
 
     @property
     def notes(self) -> tuple[str, ...]:
         return self._parsed.notes
 
     async def __aiter__(self) -> AsyncIterator[ItemOutcome]:
-        from_file = {c.memory.id for c in self._checked if self._restoring}
+        items = self._parsed.items
+        from_file = {i.restored.id for i in items if i.restored is not None}
         planned: dict[tuple[str, str], int] = {}
-        for start in range(0, len(self._checked), EMBED_BATCH):  # a batch's vectors in hand
-            batch = self._checked[start : start + EMBED_BATCH]
-            vectors = await self._imports.vectors([c.memory for c in batch])
-            for checked, vector in zip(batch, vectors, strict=True):
-                outcome = await self._one(checked, vector, from_file, planned)
+        for start in range(0, len(items), EMBED_BATCH):  # a batch's vectors in hand
+            batch = items[start : start + EMBED_BATCH]
+            memories = [await self._imports.memory_of(self._principal, i) for i in batch]
+            vectors = await self._imports.vectors(memories)
+            for item, memory, vector in zip(batch, memories, vectors, strict=True):
+                outcome = await self._one(item, memory, vector, from_file, planned)
                 self.tally.count(outcome)
                 yield outcome
         for edge in self._parsed.edges:
@@ -284,8 +285,9 @@ class ImportRun:
     def _restoring(self) -> bool:
         return self._request.form is ImportFormat.MEMHIVE
 
-    async def _one(self, checked: _Checked, vector, from_file, planned) -> ItemOutcome:
-        item, memory = checked.item, checked.memory
+    async def _one(
+        self, item: ImportItem, memory: Memory, vector, from_file, planned
+    ) -> ItemOutcome:
         key = (memory.scope_ref.key, memory.body)
         if key in planned:
             return self._skipped(item, memory, f"duplicate: the same text as line {planned[key]}")

@@ -245,6 +245,60 @@ async def test_claude_md_becomes_memories_and_a_changed_line_supersedes(stack: S
     assert hits[0] == new["memory_id"] and first[1]["memory_id"] not in hits
 
 
+SIBLINGS_MD = """# Testing
+
+- Always run the unit tests with pytest before pushing a branch
+- Always run the unit tests with pytest before you push a branch
+- Deploys go out on Tuesdays
+"""
+
+
+async def test_near_duplicate_lines_of_one_file_are_siblings_not_successors(stack: Stack) -> None:
+    """Two look-alike lines of one file lived side by side there: both are imported, neither
+    supersedes the other (the dry run says the same), and when one of them changes later,
+    the new version supersedes only its own earlier version."""
+    async with await admin_client(stack, f"ws-{uuid.uuid4().hex[:12]}") as client:
+        planned = by_type(
+            await imported(client, SIBLINGS_MD, path="CLAUDE.md", dry_run="true"), "item"
+        )
+        first = by_type(await imported(client, SIBLINGS_MD, path="CLAUDE.md"), "item")
+        changed = SIBLINGS_MD.replace("before you push", "before you push any")
+        third = by_type(await imported(client, changed, path="CLAUDE.md"), "item")
+    for report in (planned, first):
+        assert [(i["line"], i["status"], i["supersedes"]) for i in report] == [
+            (3, "created", []),
+            (4, "created", []),
+            (5, "created", []),
+        ]
+    assert [(i["line"], i["status"], i["supersedes"]) for i in third] == [
+        (3, "skipped", []),
+        (4, "created", [first[1]["memory_id"]]),
+        (5, "skipped", []),
+    ]
+
+
+async def test_look_alike_memories_of_one_mem0_file_are_all_imported(stack: Stack) -> None:
+    entries = [
+        {"id": "m-1", "memory": "Prefers vegetarian food at team dinners"},
+        {"id": "m-2", "memory": "Prefers vegetarian food at the team dinners"},
+    ]
+    async with await admin_client(stack, f"ws-{uuid.uuid4().hex[:12]}") as client:
+        items = by_type(await imported(client, json.dumps(entries), format="mem0"), "item")
+    assert [(i["status"], i["reason"]) for i in items] == [("created", ""), ("created", "")]
+
+
+async def test_a_memory_the_file_still_holds_is_not_superseded(stack: Stack) -> None:
+    """mem0 moved a text from one memory to another: what the last import made of the second
+    is still in the file (as the first), so the second's new text supersedes nothing."""
+    entries = [{"id": "m-1", "memory": "Uses Postgres 16"}, {"id": "m-2", "memory": "Hosts on AWS"}]
+    moved = [{"id": "m-1", "memory": "Hosts on AWS"}, {"id": "m-2", "memory": "Deploys weekly"}]
+    async with await admin_client(stack, f"ws-{uuid.uuid4().hex[:12]}") as client:
+        first = by_type(await imported(client, json.dumps(entries), format="mem0"), "item")
+        then = by_type(await imported(client, json.dumps(moved), format="mem0"), "item")
+    assert [(i["status"], i["supersedes"]) for i in then] == [("skipped", []), ("created", [])]
+    assert then[0]["reason"] == f"already here: memory {first[1]['memory_id']}"
+
+
 MEM0_JSON = {
     "results": [
         {

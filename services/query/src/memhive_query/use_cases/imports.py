@@ -10,7 +10,8 @@ memory files) through the save's own rules.
    skipped unless `force`, except one that came from the same place (same file and heading,
    same mem0 id): the new item supersedes it (`updates` edge), the way a changed line of
    CLAUDE.md replaces what the last import made of it. Items from one file never conflict
-   with each other as near-duplicates: they lived side by side where they came from.
+   with each other as near-duplicates: they lived side by side where they came from; nor
+   is a memory the file still holds (as any of its items) superseded by another item.
 3. memhive's export is restored as it was: same ids, authors, times, revisions, curation;
    then its edges, each with its own author and time. A memory whose id is already here
    is skipped.
@@ -149,15 +150,17 @@ class ImportMemories:
             workspace_id=principal.workspace_id,
             now=now,
         )
-        await self._check_items(principal, parsed, now)
-        return ImportRun(self, principal, request, parsed)
+        held = await self._check_items(principal, parsed, now)
+        return ImportRun(self, principal, request, parsed, held)
 
-    async def _check_items(self, principal: Principal, parsed: ImportFile, now) -> None:
+    async def _check_items(self, principal: Principal, parsed: ImportFile, now) -> set[int]:
         """Each item as the memory it would be, checked like a save, every problem named by
         its line; and the caller may write at every node (403 naming the first it may not).
         The memories are not kept: the run makes each again when it comes to it, so a large
-        file holds only its items meanwhile (half the memory)."""
+        file holds only its items meanwhile (half the memory). Returns what the file holds
+        (`_held`, one number an item)."""
         problems = LineProblems("import")
+        held: set[int] = set()
         for index, item in enumerate(parsed.items, 1):
             if index % CHECKS_PER_TURN == 0:
                 await asyncio.sleep(0)
@@ -168,7 +171,10 @@ class ImportMemories:
                 problems.add(item.line, invalid.problems)
             except NotAllowed as refused:
                 raise NotAllowed(f"line {item.line}: {refused}; nothing was imported") from None
+            else:
+                held.add(_held(memory))
         problems.raise_if_any()
+        return held
 
     async def memory_of(self, principal: Principal, item: ImportItem) -> Memory:
         if item.restored is None:
@@ -250,10 +256,10 @@ class ImportMemories:
 class ImportRun:
     """The decisions of one import, in file order; iterate it to run it."""
 
-    def __init__(self, imports, principal, request, parsed: ImportFile) -> None:
+    def __init__(self, imports, principal, request, parsed: ImportFile, held: set[int]) -> None:
         self._imports: ImportMemories = imports
         self._principal, self._request = principal, request
-        self._parsed = parsed
+        self._parsed, self._held = parsed, held
         self.tally = ImportTally()
 
     @property
@@ -300,6 +306,9 @@ class ImportRun:
         ]
         if (same := next((s for s in similar if s.memory.body == memory.body), None)) is not None:
             return self._skipped(item, memory, f"already here: memory {same.memory.id}")
+        # A memory this file still holds, as another item, is its sibling: neither a
+        # near-duplicate of this item nor superseded by it.
+        similar = [s for s in similar if _held(s.memory) not in self._held]
         stale = [] if self._restoring else await self._superseded(item, memory, similar)
         near = [s for s in similar if s.memory not in stale]
         if near and not self._request.force:
@@ -314,7 +323,8 @@ class ImportRun:
         """What an earlier import of the same source made of this item, when it changed."""
         stale = [s.memory for s in similar if _same_origin(s.memory, memory)]
         earlier = await self._imports.earlier(self._principal, memory, item)
-        if earlier is not None and earlier.body != memory.body and earlier not in stale:
+        changed = earlier is not None and earlier.body != memory.body
+        if changed and earlier not in stale and _held(earlier) not in self._held:
             stale.append(earlier)  # the source changed it since the last import
         return stale
 
@@ -389,6 +399,11 @@ def _edge_outcome(edge: ImportEdge, status: Status, dry: bool, reason: str = "")
         source_ref=f"{e.src_id}->{e.dst_id}",
         reason=reason,
     )
+
+
+def _held(memory: Memory) -> int:
+    """A memory's node and text as one number: what a file holding it is asked."""
+    return hash((memory.scope_ref.key, memory.body))
 
 
 def _same_origin(existing: Memory, new: Memory) -> bool:

@@ -26,6 +26,7 @@ import asyncio
 import re
 import uuid
 from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
@@ -54,6 +55,10 @@ from memhive_query.use_cases.link import EdgeCommands
 from memhive_query.use_cases.save import SaveMemory
 
 EMBED_BATCH = 32
+# Items of a batch decided and written at once, their outcomes still reported in file order:
+# items of one file never wait on each other (siblings, see _one), so an import need not
+# wait for each item to be indexed before the next.
+IN_FLIGHT = 8
 # The plan's checks let the event loop turn after this many items (~5 ms of work): a large
 # file is checked between other callers' requests, not instead of them.
 CHECKS_PER_TURN = 64
@@ -274,29 +279,65 @@ class ImportRun:
         items = self._parsed.items
         from_file = {i.restored.id for i in items if i.restored is not None}
         planned: dict[tuple[str, str], int] = {}
-        for start in range(0, len(items), EMBED_BATCH):  # a batch's vectors in hand
-            batch = items[start : start + EMBED_BATCH]
-            memories = [await self._imports.memory_of(self._principal, i) for i in batch]
-            vectors = await self._imports.vectors(memories)
-            for item, memory, vector in zip(batch, memories, vectors, strict=True):
-                outcome = await self._one(item, memory, vector, from_file, planned)
-                self.tally.count(outcome)
-                yield outcome
+        batches = [items[i : i + EMBED_BATCH] for i in range(0, len(items), EMBED_BATCH)]
+        ahead = asyncio.create_task(self._prepared(batches[0])) if batches else None
+        try:
+            for index, batch in enumerate(batches):  # a batch's vectors in hand
+                assert ahead is not None  # narrowed: prepared one batch ahead
+                memories, vectors = await ahead
+                # The next batch is embedded while this one is written.
+                later = batches[index + 1] if index + 1 < len(batches) else None
+                ahead = None if later is None else asyncio.create_task(self._prepared(later))
+                decided = zip(batch, memories, vectors, strict=True)
+                # Closed with the run, so what is in flight stops with it.
+                async with aclosing(self._decided(decided, from_file, planned)) as outcomes:
+                    async for outcome in outcomes:
+                        self.tally.count(outcome)
+                        yield outcome
+        finally:
+            if ahead is not None:
+                ahead.cancel()
+                await asyncio.gather(ahead, return_exceptions=True)
         for edge in self._parsed.edges:
             outcome = await self._edge(edge, from_file)
             self.tally.count(outcome)
             yield outcome
 
+    async def _prepared(self, batch: Sequence[ImportItem]) -> tuple[list[Memory], list]:
+        memories = [await self._imports.memory_of(self._principal, i) for i in batch]
+        return memories, await self._imports.vectors(memories)
+
     @property
     def _restoring(self) -> bool:
         return self._request.form is ImportFormat.MEMHIVE
 
-    async def _one(
-        self, item: ImportItem, memory: Memory, vector, from_file, planned
-    ) -> ItemOutcome:
-        key = (memory.scope_ref.key, memory.body)
-        if key in planned:
-            return self._skipped(item, memory, f"duplicate: the same text as line {planned[key]}")
+    async def _decided(self, batch, from_file, planned) -> AsyncIterator[ItemOutcome]:
+        """A batch's items decided and written IN_FLIGHT at a time; their outcomes in file
+        order. An item whose text an earlier item of the file has is a duplicate of it."""
+        room = asyncio.Semaphore(IN_FLIGHT)
+
+        async def one(item: ImportItem, memory: Memory, vector) -> ItemOutcome:
+            async with room:
+                return await self._one(item, memory, vector, from_file)
+
+        pending: list[ItemOutcome | asyncio.Task[ItemOutcome]] = []
+        for item, memory, vector in batch:
+            first = planned.setdefault((memory.scope_ref.key, memory.body), item.line)
+            if first != item.line:
+                why = f"duplicate: the same text as line {first}"
+                pending.append(self._skipped(item, memory, why))
+            else:
+                pending.append(asyncio.create_task(one(item, memory, vector)))
+        tasks = [p for p in pending if isinstance(p, asyncio.Task)]
+        try:
+            for outcome in pending:
+                yield outcome if isinstance(outcome, ItemOutcome) else await outcome
+        finally:  # cut short (a failure, the caller gone): the rest is not written
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _one(self, item: ImportItem, memory: Memory, vector, from_file) -> ItemOutcome:
         if self._restoring and (gone := await self._taken(memory)) is not None:
             return self._skipped(item, memory, gone)
         similar = [
@@ -316,7 +357,6 @@ class ImportRun:
             return self._skipped(
                 item, memory, f"near-duplicate: of {ids} (import with force to keep both)"
             )
-        planned[key] = item.line
         return await self._write(item, memory, vector, stale)
 
     async def _superseded(self, item, memory: Memory, similar: list[Similar]) -> list[Memory]:

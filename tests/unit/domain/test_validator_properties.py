@@ -13,7 +13,14 @@ from memhive_domain.edges import MAX_RATIONALE_CHARS, EdgeDraft, propose_edge
 from memhive_domain.errors import InvalidInput
 from memhive_domain.ids import content_id
 from memhive_domain.listing import ListPosition, decode_cursor, encode_cursor
-from memhive_domain.memory import MAX_BODY_CHARS, MAX_TAGS, TAG_PATTERN, MemoryDraft, create_memory
+from memhive_domain.memory import (
+    MAX_BODY_CHARS,
+    MAX_TAGS,
+    TAG_PATTERN,
+    Memory,
+    MemoryDraft,
+    create_memory,
+)
 from memhive_domain.principals import Principal
 from memhive_domain.recall import MAX_QUERY_CHARS, SelectionRequest, plan_recall
 from memhive_domain.text import has_visible_content, is_encodable
@@ -44,6 +51,13 @@ FIELDS = {
 }  # fmt: skip
 
 
+def _made(draft: MemoryDraft, **options) -> Memory | list:
+    try:
+        return create_memory(draft, memory_id="m", principal=WHO, now=NOW, **options)
+    except InvalidInput as problem:
+        return problem.problems
+
+
 def _named(problem: InvalidInput, allowed: set[str]) -> None:
     assert problem.problems and {p.field for p in problem.problems} <= allowed
     str(problem).encode("utf-8", "replace")  # the message itself can always be rendered
@@ -71,11 +85,14 @@ def test_a_draft_becomes_a_valid_memory_or_named_problems(
         expires_at=expires_at,
         occurred_at=occurred_at,
     )
+    checked = _made(draft, read_mentions=False)  # a check alone (an import's plan)
     try:
         memory = create_memory(draft, memory_id="m", principal=WHO, now=NOW)
     except InvalidInput as problem:
         _named(problem, FIELDS)
+        assert checked == problem.problems  # decided the same
         return
+    assert checked == memory and checked.mentions is None and checked.names == memory.names
     assert is_encodable(memory.body) and has_visible_content(memory.body)
     assert len(memory.body) <= MAX_BODY_CHARS and memory.body == memory.body.strip()
     assert len(memory.tags) <= MAX_TAGS and all(TAG_PATTERN.match(t) for t in memory.tags)

@@ -170,7 +170,7 @@ class ImportMemories:
             if index % CHECKS_PER_TURN == 0:
                 await asyncio.sleep(0)
             try:
-                memory = await self.memory_of(principal, item)
+                memory = await self.memory_of(principal, item, read_mentions=False)
                 _check_kept(principal, memory, item, now)
             except InvalidInput as invalid:
                 problems.add(item.line, invalid.problems)
@@ -181,9 +181,14 @@ class ImportMemories:
         problems.raise_if_any()
         return held
 
-    async def memory_of(self, principal: Principal, item: ImportItem) -> Memory:
+    async def memory_of(
+        self, principal: Principal, item: ImportItem, *, read_mentions: bool = True
+    ) -> Memory:
+        """`read_mentions` False: for the plan's check, which keeps nothing of it."""
         if item.restored is None:
-            return await self._save.checked_memory(principal, item.draft, verb="import")
+            return await self._save.checked_memory(
+                principal, item.draft, verb="import", read_mentions=read_mentions
+            )
         memory = replace(item.restored, workspace_id=principal.workspace_id)
         if not can_write(principal, memory.scope_ref):
             raise NotAllowed(f"cannot import: {write_refusal(principal, memory.scope_ref)}")

@@ -130,20 +130,32 @@ class SaveMemory:
         return self._conflicts.covered(principal, memory, check)
 
     async def checked_memory(
-        self, principal: Principal, draft: MemoryDraft, verb: str = "save"
+        self,
+        principal: Principal,
+        draft: MemoryDraft,
+        verb: str = "save",
+        *,
+        read_mentions: bool = True,
     ) -> Memory:
         """The memory a draft makes, checked (InvalidInput), where the caller may write
-        (NotAllowed), its visibility inherited from its product's record when it gives none."""
-        memory = self._drafted(principal, draft, verb)
+        (NotAllowed), its visibility inherited from its product's record when it gives none.
+        `read_mentions` False: only the check is wanted (`create_memory`)."""
+        memory = self._drafted(principal, draft, verb, read_mentions)
         return await self._with_product_visibility(principal, draft, memory)
 
-    def _drafted(self, principal: Principal, draft: MemoryDraft, verb: str) -> Memory:
+    def _drafted(
+        self, principal: Principal, draft: MemoryDraft, verb: str, read_mentions: bool = True
+    ) -> Memory:
         """Checked before anything is read: a memory that would inherit its product's
         visibility has, until the record is read, a product without a record's (private)."""
         require(principal, Action.SAVE)
         now = self._clock.now()
         memory = create_memory(
-            draft, memory_id=uuid7(int(now.timestamp() * 1000)), principal=principal, now=now
+            draft,
+            memory_id=uuid7(int(now.timestamp() * 1000)),
+            principal=principal,
+            now=now,
+            read_mentions=read_mentions,
         )
         if not can_write(principal, memory.scope_ref):
             raise NotAllowed(f"cannot {verb}: {write_refusal(principal, memory.scope_ref)}")

@@ -179,10 +179,18 @@ def _retry_after(answer) -> float | None:
 
 
 def _detail(answer) -> str:
+    """The gateway's sentence for a refusal (its status and text when the body is not JSON)."""
     try:
         return str(answer.json().get("detail", answer.status_code))
     except ValueError:
         return f"{answer.status_code}: {answer.text[:200]}"
+
+
+def _problems(answer) -> list[dict]:
+    try:
+        return answer.json().get("problems") or []
+    except ValueError:
+        return []
 
 
 def _shown(file: Path) -> str:
@@ -197,12 +205,7 @@ async def _refused(answer, prefix: str = "", consequence: str = "refused") -> No
     if answer.status_code < 400:
         return
     await answer.aread()
-    try:
-        body = answer.json()
-    except ValueError:
-        raise Refused(f"{prefix}{answer.status_code}: {answer.text[:200]}") from None
-    problems = body.get("problems") or []
-    if problems:
+    if problems := _problems(answer):
         lines = "\n".join(f"  {p['field']}: {p['message']}" for p in problems)
         raise Refused(f"{prefix}{consequence}:\n{lines}")
-    raise Refused(f"{prefix}{body.get('detail', answer.status_code)}")
+    raise Refused(f"{prefix}{_detail(answer)}")

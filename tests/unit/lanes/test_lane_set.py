@@ -174,6 +174,34 @@ async def test_the_background_view_runs_its_passes_as_background_ones() -> None:
     assert (vector, vector.encoder) == (VECTORS["old"], "old")
 
 
+class ReaderFakeEmbedder(FakeEmbedder):
+    """Notes which passes came as a reader's."""
+
+    def __init__(self, model_name: str) -> None:
+        super().__init__(model_name, VECTORS[model_name])
+        self.readers: list[str] = []
+
+    async def embed_for_reader(self, texts):
+        self.readers += texts
+        return [list(self.vector) for _ in texts]
+
+
+async def test_the_reader_view_runs_its_passes_as_a_readers() -> None:
+    fake = ReaderFakeEmbedder("old")
+    lanes = LaneSet(LaneGeneration(GenerationSpec(0, "old"), fake, FakeLane(), FakeLane()))
+    [vector] = await SwappableEmbedder(lanes, reader=True).embed(["a recall's query"])
+    await SwappableEmbedder(lanes).embed(["a save's body"])
+    assert fake.readers == ["a recall's query"]
+    assert fake.texts == ["a save's body"]
+    assert (vector, vector.encoder) == (VECTORS["old"], "old")
+
+
+async def test_a_reader_view_of_an_embedder_without_turns_embeds_as_usual() -> None:
+    lanes = LaneSet(generation(0))
+    [vector] = await SwappableEmbedder(lanes, reader=True).embed(["a recall's query"])
+    assert vector.encoder == lanes.current.embedder.model_name
+
+
 async def test_only_one_build_at_a_time_and_abandoning_clears_it() -> None:
     lanes = LaneSet(generation(0))
     first = generation(1)

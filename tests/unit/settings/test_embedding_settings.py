@@ -87,3 +87,11 @@ def test_the_backlog_runs_at_the_lowest_priority_unless_told_otherwise() -> None
     for out_of_range in (-1, 20):
         with pytest.raises(ValidationError, match="background_niceness"):
             EmbeddingSettings(background_niceness=out_of_range)
+
+
+def test_callers_passes_run_below_the_event_loop_unless_told_otherwise() -> None:
+    assert EmbeddingSettings().callers_niceness == 10
+    assert EmbeddingSettings(callers_niceness=0).callers_niceness == 0
+    for out_of_range in (-1, 20):
+        with pytest.raises(ValidationError, match="callers_niceness"):
+            EmbeddingSettings(callers_niceness=out_of_range)

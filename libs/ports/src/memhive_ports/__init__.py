@@ -3,7 +3,7 @@ fakes in tests/fakes.py implement them for unit tests."""
 
 from memhive_ports.audit import AuditLog, AuditPage
 from memhive_ports.clock import Clock
-from memhive_ports.embedder import BackgroundEmbedder, Embedder, EncodedVector
+from memhive_ports.embedder import BackgroundEmbedder, Embedder, EncodedVector, ReaderEmbedder
 from memhive_ports.faults import BusUnavailable, InsufficientStorage, RetryLater
 from memhive_ports.health import HealthProbe, ServiceProcesses
 from memhive_ports.identity import (
@@ -60,6 +60,7 @@ __all__ = [
     "MemoryStore",
     "Poison",
     "QueryTerms",
+    "ReaderEmbedder",
     "Reranker",
     "RetryLater",
     "TermWeights",

@@ -38,6 +38,17 @@ class BackgroundEmbedder(Protocol):
         ...
 
 
+@runtime_checkable
+class ReaderEmbedder(Protocol):
+    """An embedder whose callers' passes take turns, and a reader's (a recall, which an
+    agent waits on to go on) goes before the writers' waiting (saves, updates, imports):
+    a burst of saves never holds a recall up for longer than a pass or two."""
+
+    async def embed_for_reader(self, texts: Sequence[str]) -> list[list[float]]:
+        """As `embed`."""
+        ...
+
+
 class EncodedVector(list[float]):
     """A vector that names the encoder it came from (an Embedder's `model_name`) and keeps
     the text it encodes, when known. Lanes that swap generations read both: a vector never

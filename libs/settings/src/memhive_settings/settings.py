@@ -153,6 +153,17 @@ class EmbeddingSettings(BaseModel):
         description="nice value of the thread that embeds the backlog (passes nobody waits "
         "on); 0 = the process's own priority",
     )
+    # Callers' passes (a recall's, a save's waiting for `indexed`) run on threads of this
+    # nice value, so that on busy cores the event loop, which answers every caller, goes
+    # first: beside 64 clients saving, a recall's p50 ~140 -> ~80 ms, the saves' rate
+    # unchanged (docs/benchmarks.md, "Recalls beside a burst of saves"). Linux only.
+    callers_niceness: int = Field(
+        10,
+        ge=0,
+        le=19,
+        description="nice value of the threads that run callers' encoder passes (a recall's, "
+        "a save's waiting for indexed); 0 = the process's own priority",
+    )
 
 
 class IngestSettings(BaseModel):

@@ -220,7 +220,7 @@ async def build_gateway(infra: Infrastructure) -> Gateway:
             infra.store,
             vector,
             lexical,
-            infra.embedder,
+            infra.reader_embedder,  # a recall's pass before the saves' waiting
             infra.publisher,
             infra.clock,
             lane_weights={

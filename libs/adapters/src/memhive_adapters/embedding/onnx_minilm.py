@@ -23,6 +23,7 @@ from memhive_adapters.embedding.int8_graph import SEVEN_BIT, UINT8, open_int8_se
 from memhive_adapters.embedding.minilm import bundled_model_dir
 from memhive_adapters.embedding.mpnet_parts import mpnet_model_dir
 from memhive_adapters.embedding.onnx_graph_cache import open_graph_session
+from memhive_adapters.embedding.pass_queue import Caller, PassQueue
 from memhive_adapters.embedding.thread_priority import lower_this_thread
 from memhive_adapters.embedding.word_pieces import (
     load_word_piece_tokenizer,
@@ -104,7 +105,9 @@ class OnnxMiniLmEmbedder:
 
     `threads`: onnxruntime threads per forward pass, 0 for its default (every core).
     The pass runs in a worker thread; concurrent callers' passes run side by side, as many
-    at a time as the cores hold (`passes_side_by_side`), and the others wait their turn.
+    at a time as the cores hold (`passes_side_by_side`), on threads of their own; the
+    others wait their turn, a reader's (`embed_for_reader`: a recall) before a writer's
+    (`embed`; pass_queue.py).
 
     `lone_threads` (more than `threads`): a caller's pass of one text that starts while no
     other pass runs (a sequential save's or a recall's, which the caller waits on) runs on
@@ -117,7 +120,10 @@ class OnnxMiniLmEmbedder:
     `background_niceness`: that worker's nice value (Linux), so that on busy cores its
     passes yield to the gateway's answers and to callers' passes instead of sharing the
     cores with them (docs/benchmarks.md, "The backlog yields"); 0 = the process's own.
-    With more than one thread per pass, onnxruntime's pool threads keep their priority.
+    `callers_niceness`: the same for the callers' passes' threads, so that on busy cores
+    the event loop goes before them (docs/benchmarks.md, "Recalls beside a burst of
+    saves"). With more than one thread per pass, onnxruntime's pool threads keep their
+    priority.
     """
 
     def __init__(
@@ -128,6 +134,7 @@ class OnnxMiniLmEmbedder:
         variant: MiniLmVariant = FP32,
         lone_threads: int | None = None,
         background_niceness: int = 0,
+        callers_niceness: int = 0,
     ) -> None:
         directory = model_dir or variant.model_dir(cache_dir)
         self._variant = variant
@@ -139,7 +146,9 @@ class OnnxMiniLmEmbedder:
         self._running = PassesRunning()
         self._tokenizer = load_word_piece_tokenizer(directory)
         self._dimensions = int(self._session.get_outputs()[0].shape[-1])
-        self._turns = threading.BoundedSemaphore(passes_side_by_side(threads))
+        side_by_side = passes_side_by_side(threads)
+        self._callers = PassQueue(side_by_side, callers_niceness)  # whose pass goes next
+        self._turns = threading.BoundedSemaphore(side_by_side)  # with `embed_sync`'s too
         self._background: ThreadPoolExecutor | None = None
         self._background_niceness = background_niceness
 
@@ -152,9 +161,17 @@ class OnnxMiniLmEmbedder:
         return self._dimensions
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return await self._passed(texts, Caller.WRITER)
+
+    async def embed_for_reader(self, texts: Sequence[str]) -> list[list[float]]:
+        """As `embed`, its turn before the writers' waiting (ReaderEmbedder)."""
+        return await self._passed(texts, Caller.READER)
+
+    async def _passed(self, texts: Sequence[str], caller: Caller) -> list[list[float]]:
         if not texts:
             return []
-        return (await asyncio.to_thread(self._callers_pass, texts)).tolist()
+        passing = self._callers.submit(caller, partial(self._callers_pass, texts))
+        return (await asyncio.wrap_future(passing)).tolist()
 
     async def embed_in_background(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
@@ -177,7 +194,7 @@ class OnnxMiniLmEmbedder:
             return self._encode(ids, self._session)
 
     def _callers_pass(self, texts: Sequence[str]) -> np.ndarray:
-        ids = token_ids(self._tokenizer, texts)
+        ids = token_ids_on_this_thread(self._tokenizer, texts)  # a nicer thread: see there
         with self._turns, self._running.entered() as alone:
             lone = alone and len(ids) == 1 and self._lone_session is not None
             return self._encode(ids, self._lone_session if lone else self._session)

@@ -153,6 +153,14 @@ class Infrastructure:
         return SwappableEmbedder(self.lane_set)
 
     @cached_property
+    def reader_embedder(self) -> Embedder:
+        """The embedder for a reader's passes (a recall's), which go before the passes of
+        writers waiting (saves, updates, imports)."""
+        if self._lane_owner is not None:
+            return self._lane_owner.reader_embedder
+        return SwappableEmbedder(self.lane_set, reader=True)
+
+    @cached_property
     def background_embedder(self) -> Embedder:
         """The embedder for passes nobody waits on (embed's indexing), run apart from the
         callers' passes (a recall's), which never queue behind them."""

@@ -97,6 +97,7 @@ def _local_embedder(settings: MemhiveSettings, encoder: str) -> Embedder:
         variant=variant,
         lone_threads=lone,
         background_niceness=settings.embedding.background_niceness,
+        callers_niceness=settings.embedding.callers_niceness,
     )
 
 

@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Mapping, Sequence
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
-from memhive_ports import BackgroundEmbedder, DocumentTerms, EncodedVector
+from memhive_ports import BackgroundEmbedder, DocumentTerms, EncodedVector, ReaderEmbedder
 from memhive_ports.lanes import LaneHit
 
 from memhive_adapters.runtime.encoder_match import items_in_encoder, query_in_encoder
@@ -131,10 +131,11 @@ class SwappableLexicalIndex:
 class SwappableEmbedder:
     """The current generation's embedder: queries are embedded like the vectors they meet.
     `background`: its passes are nobody's wait (embed's indexing), run apart from the
-    callers' where the embedder can (BackgroundEmbedder)."""
+    callers' where the embedder can (BackgroundEmbedder). `reader`: its passes are a
+    reader's (a recall's), which go before writers' where the embedder can (ReaderEmbedder)."""
 
-    def __init__(self, lanes: LaneSet, *, background: bool = False) -> None:
-        self._lanes, self._background = lanes, background
+    def __init__(self, lanes: LaneSet, *, background: bool = False, reader: bool = False) -> None:
+        self._lanes, self._background, self._reader = lanes, background, reader
 
     @property
     def model_name(self) -> str:
@@ -150,6 +151,8 @@ class SwappableEmbedder:
         embedder = self._lanes.current.embedder
         if self._background and isinstance(embedder, BackgroundEmbedder):
             vectors = await embedder.embed_in_background(texts)
+        elif self._reader and isinstance(embedder, ReaderEmbedder):
+            vectors = await embedder.embed_for_reader(texts)
         else:
             vectors = await embedder.embed(texts)
         return [

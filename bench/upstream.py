@@ -88,7 +88,8 @@ def burst(ws: str, tag: str, count: int) -> tuple[list[tuple[str, object]], int]
 
 
 class IndexedWatch:
-    """Counts MemoryIndexed (or MemorySaved) announcements by memory id, as they happen."""
+    """Counts MemoryIndexed (or MemorySaved) announcements by memory id, as they happen;
+    a MemoriesIndexed counts each memory it holds."""
 
     def __init__(self, message_type=events_pb2.MemoryIndexed) -> None:
         self.seen: dict[str, float] = {}
@@ -96,8 +97,13 @@ class IndexedWatch:
         self._type = message_type
 
     async def on_message(self, msg) -> None:
-        event = self._type.FromString(msg.data)
-        self.seen.setdefault(event.memory.id, time.perf_counter())
+        if msg.subject.startswith(f"{subjects.MEMORIES_INDEXED}."):
+            events = events_pb2.MemoriesIndexed.FromString(msg.data).indexed
+        else:
+            events = [self._type.FromString(msg.data)]
+        now = time.perf_counter()
+        for event in events:
+            self.seen.setdefault(event.memory.id, now)
         self.changed.set()
 
     async def until(self, predicate, timeout_s: float = 900) -> None:
@@ -169,7 +175,11 @@ async def run(stack: RunningStack) -> str:
     watch, saved = IndexedWatch(), IndexedWatch(events_pb2.MemorySaved)
     subs = [
         await nc.subscribe(subjects.for_workspace(subject, ws), cb=w.on_message)
-        for subject, w in ((subjects.MEMORY_INDEXED, watch), (subjects.MEMORY_SAVED, saved))
+        for subject, w in (
+            (subjects.MEMORY_INDEXED, watch),
+            (subjects.MEMORIES_INDEXED, watch),
+            (subjects.MEMORY_SAVED, saved),
+        )
     ]
     try:
         js = nc.jetstream()

@@ -12,7 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Generic, TypeVar
 
 from google.protobuf.message import Message
-from memhive.v1 import edges_pb2
+from memhive.v1 import edges_pb2, events_pb2
 from memhive_domain.activity import ActivityEvent, ActivityKind, ActivityPosition
 from memhive_domain.audit import AuditEntry, AuditQuery
 from memhive_domain.bulletin import Bulletin
@@ -118,6 +118,16 @@ class FakePublisher:
         if self.failure is not None:
             raise self.failure
         self.sent.append((subject, message, msg_id))
+
+    def events(self) -> list[Message]:
+        """What was sent, in order, each MemoriesIndexed as the MemoryIndexed it holds."""
+        return [
+            event
+            for _, message, _ in self.sent
+            for event in (
+                message.indexed if isinstance(message, events_pb2.MemoriesIndexed) else [message]
+            )
+        ]
 
 
 @dataclass

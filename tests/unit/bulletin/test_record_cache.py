@@ -280,6 +280,28 @@ async def test_a_new_memorys_indexed_copy_is_its_record_and_costs_no_read() -> N
     assert store.reads == [] and records.reads == 0
 
 
+def indexed_together(*memories: Memory) -> Msg:
+    event = events_pb2.MemoriesIndexed(
+        event_id="t",
+        indexed=[events_pb2.MemoryIndexed(event_id=m.id, memory=memory_to_pb(m)) for m in memories],
+    )
+    workspace = subjects.for_workspace(subjects.MEMORIES_INDEXED, memories[0].workspace_id)
+    return Msg(workspace, encode(event))
+
+
+async def test_memories_indexed_together_are_each_kept_and_their_scopes_marked_once() -> None:
+    a, b = memory(1), memory(2)
+    c = replace(memory(3), product_id="other-product")
+    store = seeded(a, b, c)
+    records, scopes = started_before(store, days_ago=20), MarkedScopes()
+    handle = ScopeChangeSubscriber(scopes, records).handle_batch  # type: ignore[arg-type]
+    await handle([indexed_together(a, b, c)])
+    held = await records.get_many("ws", [a.id, b.id, c.id])
+    assert {m: r.memory for m, r in held.items()} == {a.id: a, b.id: b, c.id: c}
+    assert store.reads == [] and records.reads == 0  # each copy is its record, as alone
+    assert scopes.marked == [("ws", a.scope_ref), ("ws", c.scope_ref)]
+
+
 async def test_a_memory_linked_before_its_indexed_event_is_read_for_its_edges() -> None:
     """MemoriesLinked may come first (a save that links before embed indexes it): the
     announced copy, without edges, would render a stale supersession."""

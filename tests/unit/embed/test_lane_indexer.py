@@ -6,14 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from memhive.v1 import events_pb2
 from memhive.v1 import memory_pb2 as pb
 from memhive_adapters.lexical.group_commit import completed
+from memhive_contracts import subjects
 from memhive_domain.memory import Memory, MemoryDraft, create_memory
 from memhive_domain.principals import Principal
-from memhive_embed.indexer import IndexRequest, LaneIndexer
+from memhive_embed.indexer import IndexRequest, LaneIndexer, indexed_together
 from memhive_ports import BusUnavailable, DocumentTerms
 
 from tests.fakes import FakeEmbedder, FakePublisher, FakeStore, FakeTermWeights, FixedClock
@@ -135,7 +140,7 @@ async def test_a_save_checked_with_its_vector_announces_the_check_only_with_that
             dataclasses.replace(request(checked[2]), embedding=own),
         ]
     )
-    announced = {e.memory.id: e for _, e, _ in publisher.sent}
+    announced = {e.memory.id: e for e in publisher.events()}
     assert announced["m1"].near_duplicate_check == 0.85
     assert [n.memory_id for n in announced["m1"].near_duplicates] == ["n"]
     for unchecked in ("m2", "m3"):
@@ -192,25 +197,82 @@ def announcing(store: FakeStore, publisher: AcknowledgedTogether) -> LaneIndexer
     return LaneIndexer(store, lanes, lanes, FakeEmbedder(), publisher, FixedClock(NOW))
 
 
-async def test_a_batch_is_announced_side_by_side_in_its_order():
-    """Each MemoryIndexed waits for its acknowledgement beside the others, not in turn: a
+def in_workspace(m: Memory, workspace_id: str) -> Memory:
+    return dataclasses.replace(m, workspace_id=workspace_id)
+
+
+def workspaces_request(m: Memory) -> IndexRequest:
+    return IndexRequest(f"e-{m.id}-{m.revision}", m.workspace_id, m.id, m.revision, None, m)
+
+
+async def test_each_workspaces_announcement_goes_side_by_side_with_the_others():
+    """Each announcement waits for its acknowledgement beside the others, not in turn: a
     batch of 64 in turn waited 64 round trips behind the event loop's other work."""
-    saved = [memory(f"m{n}") for n in range(5)]
+    saved = [in_workspace(memory(f"m{n}"), f"ws{n}") for n in range(5)]
     store = FakeStore()
     for m in saved:
         store.put(m)
     publisher = AcknowledgedTogether(expected=len(saved))
-    await asyncio.wait_for(announcing(store, publisher).index([request(m) for m in saved]), 2)
+    index = announcing(store, publisher)
+    await asyncio.wait_for(index.index([workspaces_request(m) for m in saved]), 2)
     assert publisher.sent == [f"e-m{n}-1:indexed" for n in range(5)]
     assert sorted(publisher.acknowledged) == sorted(publisher.sent)
 
 
 async def test_a_failed_announcement_fails_the_batch_once_the_others_are_acknowledged():
-    saved = [memory(f"m{n}") for n in range(3)]
+    saved = [in_workspace(memory(f"m{n}"), f"ws{n}") for n in range(3)]
     store = FakeStore()
     for m in saved:
         store.put(m)
     publisher = AcknowledgedTogether(expected=3, fail_on="e-m0-1:indexed")
+    index = announcing(store, publisher)
     with pytest.raises(BusUnavailable):
-        await asyncio.wait_for(announcing(store, publisher).index([request(m) for m in saved]), 2)
+        await asyncio.wait_for(index.index([workspaces_request(m) for m in saved]), 2)
     assert sorted(publisher.acknowledged) == ["e-m1-1:indexed", "e-m2-1:indexed"]
+
+
+async def test_a_workspaces_memories_are_announced_together_each_as_itself():
+    """One MemoriesIndexed for a workspace's memories of a batch, in order (each consumer
+    then takes one delivery for them); a lone memory, and what is gone, on their own."""
+    store, lanes, publisher = FakeStore(), RecordingLanes(), FakePublisher()
+    index = LaneIndexer(
+        store, lanes, lanes, FakeEmbedder(), publisher, FixedClock(NOW), trust_events=True
+    )
+    ours = [memory(f"m{n}") for n in range(3)]
+    theirs = in_workspace(memory("t1"), "ws-other")
+    gone = memory("m9", forgotten=True)
+    batch = [request(ours[0]), workspaces_request(theirs), request(ours[1])]
+    await index.index([*batch, request(gone), request(ours[2])])
+    by_subject = [(subject, type(message).__name__) for subject, message, _ in publisher.sent]
+    assert by_subject == [
+        (subjects.for_workspace(subjects.MEMORY_UNINDEXED, "ws"), "MemoryUnindexed"),
+        (subjects.for_workspace(subjects.MEMORIES_INDEXED, "ws"), "MemoriesIndexed"),
+        (subjects.for_workspace(subjects.MEMORY_INDEXED, "ws-other"), "MemoryIndexed"),
+    ]
+    together = publisher.sent[1][1]
+    assert [e.memory.id for e in together.indexed] == ["m0", "m1", "m2"]
+    assert [e.event_id for e in together.indexed] == [f"e-m{n}-1:indexed" for n in range(3)]
+    assert all(len(e.embedding.values) == 3 for e in together.indexed)
+    # The same batch again announces the same message, which the bus drops as a duplicate.
+    again = FakePublisher()
+    index._publisher = again
+    await index.index([*batch, request(gone), request(ours[2])])
+    assert [msg_id for *_, msg_id in again.sent] == [msg_id for *_, msg_id in publisher.sent]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(min_value=0, max_value=400), max_size=40), st.integers(200, 2000))
+def test_events_go_together_in_order_each_group_within_its_bound(
+    bodies: list[int], max_bytes: int
+) -> None:
+    events = [
+        events_pb2.MemoryIndexed(event_id=f"e{n}", memory=pb.Memory(id=f"m{n}", body="x" * size))
+        for n, size in enumerate(bodies)
+    ]
+    groups = indexed_together(events, max_bytes)
+    assert [e.event_id for group in groups for e in group] == [e.event_id for e in events]
+    for group in groups:
+        assert group
+        assert len(group) == 1 or sum(e.ByteSize() for e in group) <= max_bytes
+    for earlier, later in itertools.pairwise(groups):  # a group is cut only where it must be
+        assert sum(e.ByteSize() for e in earlier) + later[0].ByteSize() > max_bytes

@@ -55,7 +55,7 @@ class Rig:
     first: VectorsFirst
 
     def announced(self) -> list[str]:
-        return [msg_id for _, _, msg_id in self.publisher.sent]
+        return [event.event_id for event in self.publisher.events()]
 
 
 def rig(*, queued_max: int = 512, chunk: int = 64) -> Rig:

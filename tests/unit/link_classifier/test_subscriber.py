@@ -54,6 +54,68 @@ async def test_each_event_becomes_one_request_with_its_vector() -> None:
     assert request.scope == ScopeRef(Scope.PRODUCT, "app")  # its neighbours are looked for there
 
 
+async def test_memories_indexed_together_become_one_request_each_in_order() -> None:
+    events = [
+        events_pb2.MemoryIndexed(
+            event_id=f"e-{n}",
+            memory=memory_to_pb(memory(f"m-{n}", f"Trains leave on day {n}")),
+            embedding=pb.Embedding(model="minilm", values=[float(n), 1.0]),
+        )
+        for n in range(3)
+    ]
+    together = encode(events_pb2.MemoriesIndexed(event_id="t", indexed=events))
+    link = Recorder()
+
+    subject = "memhive.evt.memory.indexed_batch.ws-1"
+    await MemoryIndexedSubscriber(link).handle_batch([Msg(subject, together)])
+
+    assert [(r.event_id, r.memory_id, r.workspace_id) for r in link.seen] == [
+        (f"e-{n}", f"m-{n}", "ws-1") for n in range(3)
+    ]
+    assert [list(r.vector) for r in link.seen] == [[float(n), 1.0] for n in range(3)]
+
+
+class SideBySide:
+    """Notes each group linked side by side; fails the one holding `failing`."""
+
+    def __init__(self, failing: str | None = None) -> None:
+        self.groups: list[list[str]] = []
+        self._failing = failing
+
+    async def side_by_side(self, batch) -> None:
+        self.groups.append([i.memory_id for i in batch])
+        if self._failing in self.groups[-1]:
+            raise RuntimeError("the lane fell over")
+
+
+def together(*memory_ids: str) -> Msg:
+    events = [
+        events_pb2.MemoryIndexed(
+            event_id=f"e-{m}",
+            memory=memory_to_pb(memory(m, f"memory {m}")),
+            embedding=pb.Embedding(model="minilm", values=[1.0, 0.0]),
+        )
+        for m in memory_ids
+    ]
+    event = events_pb2.MemoriesIndexed(event_id="t", indexed=events)
+    return Msg("memhive.evt.memory.indexed_batch.ws-1", encode(event))
+
+
+async def test_memories_of_several_messages_are_linked_in_groups_of_at_most_at_once() -> None:
+    link = SideBySide()
+    handle = MemoryIndexedSubscriber(link, side_by_side=True, at_once=3).handle_batch  # type: ignore[arg-type]
+    await handle([together("a", "b"), together("c", "d", "e"), Msg(SUBJECT, indexed_event([1.0]))])
+    assert link.groups == [["a", "b", "c"], ["d", "e", "m-1"]]
+
+
+async def test_a_group_that_fails_leaves_the_others_linked_then_fails_the_batch() -> None:
+    link = SideBySide(failing="b")
+    handle = MemoryIndexedSubscriber(link, side_by_side=True, at_once=2).handle_batch  # type: ignore[arg-type]
+    with pytest.raises(RuntimeError, match="fell over"):
+        await handle([together("a", "b", "c", "d", "e")])
+    assert link.groups == [["a", "b"], ["c", "d"], ["e"]]
+
+
 @pytest.mark.parametrize(
     ("msg", "error"),
     [

@@ -68,6 +68,22 @@ async def test_a_one_shot_waiter_gets_the_first_event_and_is_gone() -> None:
     assert waiter._waiting == {}  # noqa: SLF001
 
 
+async def test_memories_indexed_together_each_reach_their_own_waiter() -> None:
+    waiter = EventWaiter(nc=None)
+    others = [f"0199a8a0-0000-7000-8000-00000000000{n}" for n in (2, 3)]
+    futures = {m: waiter.expect(m, "indexed") for m in (MEMORY, *others)}
+    together = events_pb2.MemoriesIndexed(event_id="batch")
+    for memory_id in (MEMORY, *others):
+        together.indexed.add(event_id=f"{memory_id}:indexed").memory.id = memory_id
+    msg = Msg(subjects.for_workspace(subjects.MEMORIES_INDEXED, "ws"), encode(together))
+    await waiter._on_event(msg)  # noqa: SLF001 - NATS callback
+    for memory_id, future in futures.items():
+        event = await waiter.event(future, 1.0)
+        assert isinstance(event, events_pb2.MemoryIndexed)
+        assert (event.event_id, event.memory.id) == (f"{memory_id}:indexed", memory_id)
+    assert waiter._waiting == {}  # noqa: SLF001
+
+
 async def test_a_wait_ends_as_soon_as_the_bus_stalls() -> None:
     """No event can come from a stalled bus; the command is durable, so the caller hears
     'accepted' now instead of after the whole wait."""

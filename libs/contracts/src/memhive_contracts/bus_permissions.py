@@ -190,7 +190,9 @@ SERVICES: dict[str, BusPermissions] = {
     EMBED: _service(
         EMBED,
         (
-            *_each_workspace(subjects.MEMORY_INDEXED, subjects.MEMORY_UNINDEXED),
+            *_each_workspace(
+                subjects.MEMORY_INDEXED, subjects.MEMORIES_INDEXED, subjects.MEMORY_UNINDEXED
+            ),
             f"{subjects.REINDEX_PROGRESS}.*",
             *_DEAD_LETTERS,
             *_kv_read(streams.MEMORIES_BUCKET),

@@ -9,6 +9,8 @@ UPDATE_MEMORY = "memhive.cmd.memory.update"
 PURGE_MEMORY = "memhive.cmd.memory.purge"
 MEMORY_SAVED = "memhive.evt.memory.saved"
 MEMORY_INDEXED = "memhive.evt.memory.indexed"
+# Several memories indexed together (MemoriesIndexed): one message for a batch of embed's.
+MEMORIES_INDEXED = "memhive.evt.memory.indexed_batch"
 MEMORY_FORGOTTEN = "memhive.evt.memory.forgotten"
 MEMORY_UNINDEXED = "memhive.evt.memory.unindexed"
 MEMORY_PURGED = "memhive.evt.memory.purged"

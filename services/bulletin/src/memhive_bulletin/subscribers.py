@@ -1,9 +1,10 @@
 """Thin subscriber: which scopes each memory event changed, handed to the scheduler, and
 which records it changed, dropped from the bulletin's copies first.
 
-It follows MemoryIndexed, not MemorySaved: the bulletin reads a scope's ids from the
-lexical lane, so a scope is complete only once its new memory is indexed there, and every
-MemorySaved is followed by a MemoryIndexed (or, forgotten meanwhile, a MemoryForgotten).
+It follows MemoryIndexed (alone, or several in a MemoriesIndexed), not MemorySaved: the
+bulletin reads a scope's ids from the lexical lane, so a scope is complete only once its
+new memory is indexed there, and every MemorySaved is followed by a MemoryIndexed (or,
+forgotten meanwhile, a MemoryForgotten).
 One delivery per save instead of two. A MemorySaved delivered by a durable still
 subscribed to it is handled the same way, except that its copy is never kept.
 """
@@ -31,7 +32,12 @@ MEMORY_EVENTS = {
     subjects.MEMORY_INDEXED: events_pb2.MemoryIndexed,
     subjects.MEMORY_FORGOTTEN: events_pb2.MemoryForgotten,
 }
-EVENT_SUBJECTS = (subjects.MEMORY_INDEXED, subjects.MEMORY_FORGOTTEN, subjects.MEMORIES_LINKED)
+EVENT_SUBJECTS = (
+    subjects.MEMORY_INDEXED,
+    subjects.MEMORIES_INDEXED,
+    subjects.MEMORY_FORGOTTEN,
+    subjects.MEMORIES_LINKED,
+)
 
 
 class ScopeChangeSubscriber:
@@ -57,6 +63,12 @@ class ScopeChangeSubscriber:
             else:
                 self._records.drop(memory.workspace_id, [memory.id])
             return [(memory.workspace_id, memory.scope_ref)]
+        if prefix == subjects.MEMORIES_INDEXED:
+            together = decode(msg.data, events_pb2.MemoriesIndexed).indexed
+            memories = [memory_from_pb(event.memory) for event in together]
+            for memory in memories:
+                self._records.keep_announced(memory)  # as for a lone MemoryIndexed
+            return list(dict.fromkeys((m.workspace_id, m.scope_ref) for m in memories))
         if prefix == subjects.MEMORIES_LINKED:
             return await self._linked_scopes(
                 workspace_id, decode(msg.data, edges_pb2.MemoriesLinked)

@@ -17,6 +17,7 @@ writers (Qdrant server, OpenSearch) still read the record.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -186,23 +187,73 @@ class LaneIndexer:
     async def _announce(
         self, requests: Sequence[IndexRequest], latest: dict[str, Memory], vectors
     ) -> None:
+        """MemoryUnindexed for each memory gone; the memories indexed, one MemoriesIndexed per
+        workspace (a lone one as its MemoryIndexed): each consumer then takes one delivery
+        and one ack for the batch instead of one per memory."""
         now = to_timestamp(self._clock.now())
         publishing = []
+        indexed: dict[str, list[events_pb2.MemoryIndexed]] = {}
         for r in requests:
             memory = latest.get(r.memory_id)
             if memory is None:
                 continue
             event_id = f"{r.event_id}:{'unindexed' if memory.forgotten else 'indexed'}"
             subject, event = _lane_event(event_id, memory, vectors, self._embedder.model_name, now)
+            if memory.forgotten:
+                publishing.append(self._publisher.publish(subject, event, msg_id=event_id))
+                continue
             if self._checked_vector(r, memory):
                 event.near_duplicate_check = r.near_duplicate_check
                 event.near_duplicates.extend(r.near_duplicates)
-            publishing.append(self._publisher.publish(subject, event, msg_id=event_id))
+            indexed.setdefault(memory.workspace_id, []).append(event)
+        for workspace_id, events in indexed.items():
+            for together in indexed_together(events):
+                subject, event, event_id = _indexed_event(workspace_id, together)
+                publishing.append(self._publisher.publish(subject, event, msg_id=event_id))
         # Side by side: one after the other, a batch of 64 waited for 64 acknowledgements in
         # turn, each behind whatever else the event loop had to do (docs/benchmarks.md).
         outcomes = await asyncio.gather(*publishing, return_exceptions=True)
         if failed := next((o for o in outcomes if isinstance(o, BaseException)), None):
             raise failed
+
+
+# A MemoriesIndexed stays far below the bus's payload limit (1 MiB by default), whatever
+# the batch: a memory's event is ~3 KB with its vector, ~20 KB with the longest body.
+MAX_TOGETHER_BYTES = 256 * 1024
+
+
+def indexed_together(
+    events: Sequence[events_pb2.MemoryIndexed], max_bytes: int = MAX_TOGETHER_BYTES
+) -> list[list[events_pb2.MemoryIndexed]]:
+    """One workspace's events in order, in groups of at most `max_bytes` (a group holds one
+    event at least, whatever its size)."""
+    groups: list[list[events_pb2.MemoryIndexed]] = []
+    size = max_bytes
+    for event in events:
+        length = event.ByteSize()
+        if groups and size + length <= max_bytes:
+            groups[-1].append(event)
+            size += length
+        else:
+            groups.append([event])
+            size = length
+    return groups
+
+
+def _indexed_event(workspace_id: str, events: Sequence[events_pb2.MemoryIndexed]):
+    """(subject, event, event id) announcing `events`: a lone one as itself. Several
+    together take a digest of their ids, so the same batch delivered again announces the
+    same message, which the bus then drops."""
+    if len(events) == 1:
+        return (
+            subjects.for_workspace(subjects.MEMORY_INDEXED, workspace_id),
+            events[0],
+            events[0].event_id,
+        )
+    digest = hashlib.sha256("\n".join(e.event_id for e in events).encode()).hexdigest()[:32]
+    event_id = f"indexed-{digest}"
+    together = events_pb2.MemoriesIndexed(event_id=event_id, indexed=events)
+    return subjects.for_workspace(subjects.MEMORIES_INDEXED, workspace_id), together, event_id
 
 
 def _lane_event(event_id: str, memory: Memory, vectors, current_model: str, now):

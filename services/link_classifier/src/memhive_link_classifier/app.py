@@ -53,7 +53,7 @@ async def create_link_classifier(
         # Without an LLM only near-duplicates can be linked: the others are never read.
         min_similarity=None if settings.llm.model else near_duplicate_threshold(settings),
     )
-    indexed = subjects.MEMORY_INDEXED
+    batch_size = settings.link_classifier.batch_for(settings.llm.model)
     return PullConsumer(
         infra.js,
         stream=streams.LOG_STREAM,
@@ -62,11 +62,12 @@ async def create_link_classifier(
             subjects.for_workspace(indexed, workspace_id)
             if workspace_id
             else subjects.any_workspace(indexed)
+            for indexed in (subjects.MEMORY_INDEXED, subjects.MEMORIES_INDEXED)
         ],
         handle_batch=MemoryIndexedSubscriber(
-            link, side_by_side=not settings.llm.model
+            link, side_by_side=not settings.llm.model, at_once=batch_size
         ).handle_batch,
-        batch_size=settings.link_classifier.batch_for(settings.llm.model),
+        batch_size=batch_size,
         max_deliveries=settings.link_classifier.max_deliveries,
     )
 

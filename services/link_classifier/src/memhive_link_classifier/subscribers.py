@@ -1,4 +1,5 @@
-"""Thin subscriber: decode MemoryIndexed events and link each new memory in turn."""
+"""Thin subscriber: decode MemoryIndexed events (alone, or several in a MemoriesIndexed)
+and link each new memory in turn."""
 
 from __future__ import annotations
 
@@ -15,30 +16,49 @@ from memhive_link_classifier.linking import IndexedMemory, LinkNewMemory
 
 
 class MemoryIndexedSubscriber:
-    def __init__(self, link: LinkNewMemory, *, side_by_side: bool = False) -> None:
-        """side_by_side: link a batch's memories at once (no LLM: nothing spent in order)."""
-        self._link, self._side_by_side = link, side_by_side
+    def __init__(
+        self, link: LinkNewMemory, *, side_by_side: bool = False, at_once: int = 64
+    ) -> None:
+        """side_by_side: link a batch's memories at once (no LLM: nothing spent in order), at
+        most `at_once` together: a message may hold a whole batch of embed's, and larger
+        groups linked as one read more records at once and propose more edges."""
+        self._link, self._side_by_side, self._at_once = link, side_by_side, at_once
 
     async def handle_batch(self, msgs: Sequence[Msg]) -> None:
-        batch = [_indexed(msg) for msg in msgs]
+        batch = [indexed for msg in msgs for indexed in _indexed(msg)]
         if self._side_by_side and len(batch) > 1:
-            await self._link.side_by_side(batch)
+            failures = []
+            for start in range(0, len(batch), self._at_once):
+                try:
+                    await self._link.side_by_side(batch[start : start + self._at_once])
+                except Exception as exc:  # the others linked all the same, as side_by_side does
+                    failures.append(exc)
+            if failures:
+                raise failures[0]
             return
         # One at a time: each may be an LLM call, and the spend guard counts them in order.
         for indexed in batch:
             await self._link(indexed)
 
 
-def _indexed(msg: Msg) -> IndexedMemory:
-    if not msg.subject.startswith(f"{subjects.MEMORY_INDEXED}."):
+def _indexed(msg: Msg) -> list[IndexedMemory]:
+    prefix, workspace_id = msg.subject.rsplit(".", 1)
+    if prefix == subjects.MEMORY_INDEXED:
+        events = [decode(msg.data, events_pb2.MemoryIndexed)]
+    elif prefix == subjects.MEMORIES_INDEXED:
+        events = list(decode(msg.data, events_pb2.MemoriesIndexed).indexed)
+    else:
         raise Poison(f"the link classifier does not handle {msg.subject}")
-    event = decode(msg.data, events_pb2.MemoryIndexed)
+    return [_indexed_memory(event, workspace_id) for event in events]
+
+
+def _indexed_memory(event: events_pb2.MemoryIndexed, workspace_id: str) -> IndexedMemory:
     if not event.embedding.values:
         raise Poison("MemoryIndexed without an embedding: nothing to find neighbours with")
     memory = memory_from_pb(event.memory)
     return IndexedMemory(
         event_id=event.event_id,
-        workspace_id=subjects.workspace_of(msg.subject),
+        workspace_id=workspace_id,
         memory_id=memory.id,
         revision=memory.revision,
         vector=list(event.embedding.values),

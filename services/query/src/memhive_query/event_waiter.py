@@ -113,13 +113,21 @@ class EventWaiter:
 
     async def _on_event(self, msg: Msg) -> None:
         prefix = msg.subject.rsplit(".", 1)[0]
-        if prefix not in EVENTS:
+        if prefix not in EVENTS and prefix != subjects.MEMORIES_INDEXED:
             return
-        stage, event_type = EVENTS[prefix]
         try:
+            if prefix == subjects.MEMORIES_INDEXED:  # each memory's own MemoryIndexed
+                together = decode(msg.data, events_pb2.MemoriesIndexed).indexed
+                for event in together:
+                    self._reached(event, "indexed")
+                return
+            stage, event_type = EVENTS[prefix]
             event = decode(msg.data, event_type)
         except UndecodableMessage:
             return  # not ours to judge: the consumers dead-letter it
+        self._reached(event, stage)
+
+    def _reached(self, event, stage: str) -> None:
         key = (_waited_on(event), stage)
         for future in self._waiting.pop(key, []):
             if not future.done():

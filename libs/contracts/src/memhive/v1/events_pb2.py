@@ -26,7 +26,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from memhive.v1 import memory_pb2 as memhive_dot_v1_dot_memory__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17memhive/v1/events.proto\x12\nmemhive.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17memhive/v1/memory.proto\"\xb4\x02\n\x0bMemorySaved\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\"\n\x06memory\x18\x03 \x01(\x0b\x32\x12.memhive.v1.Memory\x12(\n\tembedding\x18\x04 \x01(\x0b\x32\x15.memhive.v1.Embedding\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0crequested_by\x18\x06 \x01(\t\x12!\n\x14near_duplicate_check\x18\x07 \x01(\x01H\x00\x88\x01\x01\x12.\n\x0fnear_duplicates\x18\x08 \x03(\x0b\x32\x15.memhive.v1.NeighbourB\x17\n\x15_near_duplicate_check\"\x8c\x02\n\rMemoryIndexed\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\"\n\x06memory\x18\x02 \x01(\x0b\x32\x12.memhive.v1.Memory\x12(\n\tembedding\x18\x03 \x01(\x0b\x32\x15.memhive.v1.Embedding\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12!\n\x14near_duplicate_check\x18\x05 \x01(\x01H\x00\x88\x01\x01\x12.\n\x0fnear_duplicates\x18\x06 \x03(\x0b\x32\x15.memhive.v1.NeighbourB\x17\n\x15_near_duplicate_check\"\xb2\x01\n\x0fMemoryForgotten\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\"\n\x06memory\x18\x03 \x01(\x0b\x32\x12.memhive.v1.Memory\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0crequested_by\x18\x06 \x01(\t\"\x8e\x01\n\x0cMemoryPurged\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x03 \x01(\t\x12\x11\n\tmemory_id\x18\x04 \x01(\t\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"}\n\x0fMemoryUnindexed\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x11\n\tmemory_id\x18\x03 \x01(\t\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xa4\x01\n\x10MemoriesRecalled\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x14\n\x0cprincipal_id\x18\x03 \x01(\t\x12\r\n\x05query\x18\x04 \x01(\t\x12\x12\n\nmemory_ids\x18\x05 \x03(\t\x12/\n\x0boccurred_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestampb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17memhive/v1/events.proto\x12\nmemhive.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17memhive/v1/memory.proto\"\xb4\x02\n\x0bMemorySaved\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\"\n\x06memory\x18\x03 \x01(\x0b\x32\x12.memhive.v1.Memory\x12(\n\tembedding\x18\x04 \x01(\x0b\x32\x15.memhive.v1.Embedding\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0crequested_by\x18\x06 \x01(\t\x12!\n\x14near_duplicate_check\x18\x07 \x01(\x01H\x00\x88\x01\x01\x12.\n\x0fnear_duplicates\x18\x08 \x03(\x0b\x32\x15.memhive.v1.NeighbourB\x17\n\x15_near_duplicate_check\"\x8c\x02\n\rMemoryIndexed\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\"\n\x06memory\x18\x02 \x01(\x0b\x32\x12.memhive.v1.Memory\x12(\n\tembedding\x18\x03 \x01(\x0b\x32\x15.memhive.v1.Embedding\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12!\n\x14near_duplicate_check\x18\x05 \x01(\x01H\x00\x88\x01\x01\x12.\n\x0fnear_duplicates\x18\x06 \x03(\x0b\x32\x15.memhive.v1.NeighbourB\x17\n\x15_near_duplicate_check\"O\n\x0fMemoriesIndexed\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12*\n\x07indexed\x18\x02 \x03(\x0b\x32\x19.memhive.v1.MemoryIndexed\"\xb2\x01\n\x0fMemoryForgotten\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\"\n\x06memory\x18\x03 \x01(\x0b\x32\x12.memhive.v1.Memory\x12\x0e\n\x06reason\x18\x04 \x01(\t\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0crequested_by\x18\x06 \x01(\t\"\x8e\x01\n\x0cMemoryPurged\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x03 \x01(\t\x12\x11\n\tmemory_id\x18\x04 \x01(\t\x12/\n\x0boccurred_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"}\n\x0fMemoryUnindexed\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x11\n\tmemory_id\x18\x03 \x01(\t\x12/\n\x0boccurred_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xa4\x01\n\x10MemoriesRecalled\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12\x14\n\x0cworkspace_id\x18\x02 \x01(\t\x12\x14\n\x0cprincipal_id\x18\x03 \x01(\t\x12\r\n\x05query\x18\x04 \x01(\t\x12\x12\n\nmemory_ids\x18\x05 \x03(\t\x12/\n\x0boccurred_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestampb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,12 +37,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_MEMORYSAVED']._serialized_end=406
   _globals['_MEMORYINDEXED']._serialized_start=409
   _globals['_MEMORYINDEXED']._serialized_end=677
-  _globals['_MEMORYFORGOTTEN']._serialized_start=680
-  _globals['_MEMORYFORGOTTEN']._serialized_end=858
-  _globals['_MEMORYPURGED']._serialized_start=861
-  _globals['_MEMORYPURGED']._serialized_end=1003
-  _globals['_MEMORYUNINDEXED']._serialized_start=1005
-  _globals['_MEMORYUNINDEXED']._serialized_end=1130
-  _globals['_MEMORIESRECALLED']._serialized_start=1133
-  _globals['_MEMORIESRECALLED']._serialized_end=1297
+  _globals['_MEMORIESINDEXED']._serialized_start=679
+  _globals['_MEMORIESINDEXED']._serialized_end=758
+  _globals['_MEMORYFORGOTTEN']._serialized_start=761
+  _globals['_MEMORYFORGOTTEN']._serialized_end=939
+  _globals['_MEMORYPURGED']._serialized_start=942
+  _globals['_MEMORYPURGED']._serialized_end=1084
+  _globals['_MEMORYUNINDEXED']._serialized_start=1086
+  _globals['_MEMORYUNINDEXED']._serialized_end=1211
+  _globals['_MEMORIESRECALLED']._serialized_start=1214
+  _globals['_MEMORIESRECALLED']._serialized_end=1378
 # @@protoc_insertion_point(module_scope)

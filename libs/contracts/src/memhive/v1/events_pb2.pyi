@@ -46,6 +46,14 @@ class MemoryIndexed(_message.Message):
     near_duplicates: _containers.RepeatedCompositeFieldContainer[_memory_pb2.Neighbour]
     def __init__(self, event_id: _Optional[str] = ..., memory: _Optional[_Union[_memory_pb2.Memory, _Mapping]] = ..., embedding: _Optional[_Union[_memory_pb2.Embedding, _Mapping]] = ..., occurred_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., near_duplicate_check: _Optional[float] = ..., near_duplicates: _Optional[_Iterable[_Union[_memory_pb2.Neighbour, _Mapping]]] = ...) -> None: ...
 
+class MemoriesIndexed(_message.Message):
+    __slots__ = ("event_id", "indexed")
+    EVENT_ID_FIELD_NUMBER: _ClassVar[int]
+    INDEXED_FIELD_NUMBER: _ClassVar[int]
+    event_id: str
+    indexed: _containers.RepeatedCompositeFieldContainer[MemoryIndexed]
+    def __init__(self, event_id: _Optional[str] = ..., indexed: _Optional[_Iterable[_Union[MemoryIndexed, _Mapping]]] = ...) -> None: ...
+
 class MemoryForgotten(_message.Message):
     __slots__ = ("event_id", "command_id", "memory", "reason", "occurred_at", "requested_by")
     EVENT_ID_FIELD_NUMBER: _ClassVar[int]

@@ -152,46 +152,34 @@ async def test_the_embedder_follows_the_current_generation() -> None:
     assert embedder.model_name == "new" and (await embedder.embed(["ab"]))[0] == VECTORS["new"]
 
 
-class BackgroundFakeEmbedder(FakeEmbedder):
-    """Notes which passes came as background ones."""
+class RoutedFakeEmbedder(FakeEmbedder):
+    """Notes which passes came as background ones, which as a reader's (the rest, as
+    FakeEmbedder does, in `texts`)."""
 
     def __init__(self, model_name: str) -> None:
         super().__init__(model_name, VECTORS[model_name])
-        self.background: list[str] = []
+        self.routed: dict[str, list[str]] = {"background": [], "reader": []}
 
     async def embed_in_background(self, texts):
-        self.background += texts
-        return [list(self.vector) for _ in texts]
-
-
-async def test_the_background_view_runs_its_passes_as_background_ones() -> None:
-    fake = BackgroundFakeEmbedder("old")
-    lanes = LaneSet(LaneGeneration(GenerationSpec(0, "old"), fake, FakeLane(), FakeLane()))
-    [vector] = await SwappableEmbedder(lanes, background=True).embed(["from the backlog"])
-    await SwappableEmbedder(lanes).embed(["a recall's query"])
-    assert fake.background == ["from the backlog"]
-    assert fake.texts == ["a recall's query"]
-    assert (vector, vector.encoder) == (VECTORS["old"], "old")
-
-
-class ReaderFakeEmbedder(FakeEmbedder):
-    """Notes which passes came as a reader's."""
-
-    def __init__(self, model_name: str) -> None:
-        super().__init__(model_name, VECTORS[model_name])
-        self.readers: list[str] = []
+        return self._noted("background", texts)
 
     async def embed_for_reader(self, texts):
-        self.readers += texts
+        return self._noted("reader", texts)
+
+    def _noted(self, route: str, texts):
+        self.routed[route] += texts
         return [list(self.vector) for _ in texts]
 
 
-async def test_the_reader_view_runs_its_passes_as_a_readers() -> None:
-    fake = ReaderFakeEmbedder("old")
+@pytest.mark.parametrize("route", ["background", "reader"])
+async def test_a_view_runs_its_passes_its_own_way_and_the_callers_view_as_usual(
+    route: str,
+) -> None:
+    fake = RoutedFakeEmbedder("old")
     lanes = LaneSet(LaneGeneration(GenerationSpec(0, "old"), fake, FakeLane(), FakeLane()))
-    [vector] = await SwappableEmbedder(lanes, reader=True).embed(["a recall's query"])
+    [vector] = await SwappableEmbedder(lanes, **{route: True}).embed(["its own text"])
     await SwappableEmbedder(lanes).embed(["a save's body"])
-    assert fake.readers == ["a recall's query"]
+    assert fake.routed == {"background": [], "reader": []} | {route: ["its own text"]}
     assert fake.texts == ["a save's body"]
     assert (vector, vector.encoder) == (VECTORS["old"], "old")
 

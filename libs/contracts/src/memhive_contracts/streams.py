@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 # The log: every command and event, kept for replay (reindex rebuilds projections from it).
@@ -90,3 +92,11 @@ DLQ_REASON_HEADER = "Memhive-Dead-Letter-Reason"
 DLQ_SUBJECT_HEADER = "Memhive-Original-Subject"
 DLQ_CONSUMER_HEADER = "Memhive-Consumer"
 DLQ_DELIVERIES_HEADER = "Memhive-Deliveries"
+
+
+def batch_msg_id(prefix: str, event_ids: Iterable[str]) -> str:
+    """The message id of one message standing for several events: a digest of their ids,
+    whatever their order, so the same batch delivered again publishes the same message,
+    which the stream then drops as a duplicate."""
+    digest = hashlib.sha256("\n".join(sorted(event_ids)).encode()).hexdigest()[:32]
+    return f"{prefix}-{digest}"

@@ -17,14 +17,13 @@ writers (Qdrant server, OpenSearch) still read the record.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from memhive.v1 import events_pb2
 from memhive.v1 import memory_pb2 as pb
-from memhive_contracts import subjects
+from memhive_contracts import streams, subjects
 from memhive_contracts.mapping import memory_to_pb, to_timestamp
 from memhive_domain.memory import Memory
 from memhive_ports import (
@@ -241,17 +240,15 @@ def indexed_together(
 
 
 def _indexed_event(workspace_id: str, events: Sequence[events_pb2.MemoryIndexed]):
-    """(subject, event, event id) announcing `events`: a lone one as itself. Several
-    together take a digest of their ids, so the same batch delivered again announces the
-    same message, which the bus then drops."""
+    """(subject, event, event id) announcing `events`: a lone one as itself, several
+    together under a digest of their ids (`streams.batch_msg_id`)."""
     if len(events) == 1:
         return (
             subjects.for_workspace(subjects.MEMORY_INDEXED, workspace_id),
             events[0],
             events[0].event_id,
         )
-    digest = hashlib.sha256("\n".join(e.event_id for e in events).encode()).hexdigest()[:32]
-    event_id = f"indexed-{digest}"
+    event_id = streams.batch_msg_id("indexed", (e.event_id for e in events))
     together = events_pb2.MemoriesIndexed(event_id=event_id, indexed=events)
     return subjects.for_workspace(subjects.MEMORIES_INDEXED, workspace_id), together, event_id
 

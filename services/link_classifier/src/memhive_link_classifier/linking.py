@@ -19,7 +19,6 @@ read of the ends, one event) per batch rather than per memory.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +26,7 @@ from datetime import datetime
 
 import numpy as np
 from memhive.v1 import edges_pb2
-from memhive_contracts import subjects
+from memhive_contracts import streams, subjects
 from memhive_contracts.mapping import to_timestamp
 from memhive_domain.edges import EdgeKind
 from memhive_domain.memory import Memory
@@ -263,8 +262,7 @@ def _command_id(event_ids: list[str]) -> str:
     bus drops (the same events in another batch propose edges ingest finds already there)."""
     if len(event_ids) == 1:
         return f"{event_ids[0]}:link"
-    digest = hashlib.sha256("\n".join(sorted(event_ids)).encode()).hexdigest()[:32]
-    return f"links-{digest}"
+    return streams.batch_msg_id("links", event_ids)
 
 
 def _neighbours(

@@ -168,7 +168,7 @@ class FailsOnce(Recorder):
         return []
 
 
-async def test_a_message_that_failed_part_way_asks_only_about_the_memories_from_the_failure_on() -> None:
+async def test_a_message_failed_part_way_asks_only_from_the_failure_on() -> None:
     link = FailsOnce(failing="c")
     handle = MemoryIndexedSubscriber(link).handle_batch  # type: ignore[arg-type]
     msg = together("a", "b", "c", "d")

@@ -31,10 +31,10 @@ class Recorder:
         return []
 
 
-def indexed_event(values: list[float]) -> bytes:
+def indexed_event(values: list[float], event_id: str = "e-1") -> bytes:
     indexed = with_revision(memory("m-1", "Trains leave on Tuesdays", product_id="app"), 3)
     event = events_pb2.MemoryIndexed(
-        event_id="e-1",
+        event_id=event_id,
         memory=memory_to_pb(indexed),
         embedding=pb.Embedding(model="minilm", values=values),
     )
@@ -139,7 +139,10 @@ class BatchRecorder(Recorder):
 
 
 async def test_without_an_llm_a_batch_is_handed_over_whole_and_with_one_one_at_a_time() -> None:
-    msgs = [Msg(SUBJECT, indexed_event([0.5, 0.25])), Msg(SUBJECT, indexed_event([0.75, 0.5]))]
+    msgs = [
+        Msg(SUBJECT, indexed_event([0.5, 0.25])),
+        Msg(SUBJECT, indexed_event([0.75, 0.5], event_id="e-2")),
+    ]
     together, in_turn = BatchRecorder(), BatchRecorder()
 
     await MemoryIndexedSubscriber(together, side_by_side=True).handle_batch(msgs)
@@ -148,3 +151,42 @@ async def test_without_an_llm_a_batch_is_handed_over_whole_and_with_one_one_at_a
     [batch] = together.batches
     assert [list(i.vector) for i in batch] == [[0.5, 0.25], [0.75, 0.5]] and together.seen == []
     assert len(in_turn.seen) == 2 and in_turn.batches == []
+
+
+class FailsOnce(Recorder):
+    """Asked about each memory in turn; the first question about `failing` fails."""
+
+    def __init__(self, failing: str) -> None:
+        super().__init__()
+        self._failing: str | None = failing
+
+    async def __call__(self, indexed) -> list:
+        self.seen.append(indexed.memory_id)
+        if indexed.memory_id == self._failing:
+            self._failing = None
+            raise RuntimeError("the model timed out")
+        return []
+
+
+async def test_a_message_failed_part_way_asks_only_from_the_failure_on() -> None:
+    link = FailsOnce(failing="c")
+    handle = MemoryIndexedSubscriber(link).handle_batch  # type: ignore[arg-type]
+    msg = together("a", "b", "c", "d")
+
+    with pytest.raises(RuntimeError, match="timed out"):
+        await handle([msg])
+    await handle([msg])  # retried alone, or delivered again
+    await handle([msg])  # after its ack was lost: nothing asked again
+
+    assert link.seen == ["a", "b", "c", "c", "d"]
+
+
+async def test_the_memories_linked_are_remembered_within_a_bound() -> None:
+    link = Recorder()
+    handle = MemoryIndexedSubscriber(link, linked_kept=2).handle_batch  # type: ignore[arg-type]
+
+    await handle([together("a", "b", "c")])
+    await handle([together("b", "c")])  # the latest two are kept
+    await handle([together("a")])  # the oldest was let go
+
+    assert [i.memory_id for i in link.seen] == ["a", "b", "c", "a"]

@@ -3,6 +3,7 @@ and link each new memory in turn."""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from memhive.v1 import events_pb2
@@ -14,15 +15,27 @@ from nats.aio.msg import Msg
 
 from memhive_link_classifier.linking import IndexedMemory, LinkNewMemory
 
+# Events this process has linked one at a time, the latest kept. A message that fails
+# part-way comes back whole (retried alone, then redelivered), and the memories linked
+# before the failure are not asked about again: with an LLM each is a call spent.
+LINKED_KEPT = 4096
+
 
 class MemoryIndexedSubscriber:
     def __init__(
-        self, link: LinkNewMemory, *, side_by_side: bool = False, at_once: int = 64
+        self,
+        link: LinkNewMemory,
+        *,
+        side_by_side: bool = False,
+        at_once: int = 64,
+        linked_kept: int = LINKED_KEPT,
     ) -> None:
         """side_by_side: link a batch's memories at once (no LLM: nothing spent in order), at
         most `at_once` together: a message may hold a whole batch of embed's, and larger
         groups linked as one read more records at once and propose more edges."""
         self._link, self._side_by_side, self._at_once = link, side_by_side, at_once
+        self._linked: OrderedDict[str, None] = OrderedDict()
+        self._linked_kept = linked_kept
 
     async def handle_batch(self, msgs: Sequence[Msg]) -> None:
         batch = [indexed for msg in msgs for indexed in _indexed(msg)]
@@ -38,7 +51,12 @@ class MemoryIndexedSubscriber:
             return
         # One at a time: each may be an LLM call, and the spend guard counts them in order.
         for indexed in batch:
+            if indexed.event_id in self._linked:
+                continue  # linked before a failure further on: its edges went out then
             await self._link(indexed)
+            self._linked[indexed.event_id] = None
+            if len(self._linked) > self._linked_kept:
+                self._linked.popitem(last=False)
 
 
 def _indexed(msg: Msg) -> list[IndexedMemory]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from bench.cost_accounting import render, reply_kind, subject_class
+from bench.cost_accounting import median_round, render, reply_kind, subject_class
 
 
 def a_report(bus: dict[str, float], **more: float) -> dict:
@@ -121,3 +121,22 @@ def test_small_classes_are_summed_in_one_row_and_counted() -> None:
     assert subject_class("$JS.API.CONSUMER.INFO.MEMHIVE.embed", "_INBOX_embed.x") == (
         "$JS.API.CONSUMER.INFO.MEMHIVE.<durable>"
     )
+
+
+def test_the_round_shown_is_the_one_whose_save_costs_the_median_number_of_passes() -> None:
+    rounds = [
+        {"per_s": 1.0, "cpu_ms": {"total (stack)": 9.0}, "pass_ms": 3.0, "passes": 3.0},
+        {"per_s": 2.0, "cpu_ms": {"total (stack)": 8.0}, "pass_ms": 4.0, "passes": 2.0},
+        {"per_s": 3.0, "cpu_ms": {"total (stack)": 10.0}, "pass_ms": 4.0, "passes": 2.5},
+    ]
+    assert median_round(rounds)["per_s"] == 3.0
+    assert median_round(rounds[:2])["per_s"] == 2.0  # of two, the cheaper
+
+
+def test_every_rounds_passes_are_rendered_beside_the_one_shown() -> None:
+    report = a_report({"<inbox> (PubAck)": 5.0}, encoder_pass_ms=4.0)
+    report["save"]["cpu_ms"]["total (stack)"] = 10.0
+    text = render(report | {"rounds": [2.25, 2.5, 2.75]})
+    assert "A save: 2.50 passes" in text
+    assert "3 rounds, each held to the pass measured beside it: 2.25, 2.50, 2.75" in text
+    assert "rounds, each" not in render(report | {"rounds": [2.5]})

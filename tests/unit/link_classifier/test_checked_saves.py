@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from memhive.v1 import edges_pb2
 from memhive_domain.scopes import Scope, ScopeRef
 from memhive_link_classifier.fallback import NearDuplicateClassifier
@@ -162,3 +164,31 @@ async def test_a_batch_linked_side_by_side_sees_what_came_before_it_as_one_at_a_
     ]
     await batched.link.side_by_side(batch)
     assert batched.index.searches == [] and batched.linked() == alone.linked() == [("b", "a")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    vectors=st.lists(
+        st.lists(st.floats(-1, 1, allow_nan=False), min_size=3, max_size=3), min_size=1, max_size=40
+    ),
+    query=st.lists(st.floats(-1, 1, allow_nan=False), min_size=3, max_size=3),
+    at_least=st.floats(-1, 1, allow_nan=False),
+)
+def test_what_is_seen_since_a_check_at_least_so_similar_is_what_python_would_keep(
+    vectors: list[list[float]], query: list[float], at_least: float
+) -> None:
+    """The floor is applied before the scores are gathered (a burst into one scope holds
+    hundreds seen since a check, few of them near); it keeps exactly what comparing each
+    score with it would."""
+    clock = FixedClock()
+    recent = RecentlyIndexed(clock)
+    clock.advance(30)
+    checked_at = clock.now()
+    node = (WORKSPACE, A.scope_ref, "")
+    for n, vector in enumerate(vectors):
+        clock.advance(0.001)
+        recent.add(node, f"m{n}", unit_vector(vector))
+    every = recent.since(checked_at, node, unit_vector(query))
+    assert every is not None and len(every) == len(vectors)
+    near = recent.since(checked_at, node, unit_vector(query), at_least=at_least)
+    assert near == {m: score for m, score in every.items() if score >= at_least}

@@ -209,7 +209,7 @@ class LinkNewMemory:
             return None
         if checked > self._floor:
             return None
-        scores = self._recent.since(at, _node(indexed), unit)
+        scores = self._recent.since(at, _node(indexed), unit, at_least=self._floor)
         if scores is None:
             return None
         self._metrics.searches_skipped.add(1)

@@ -59,9 +59,13 @@ class RecentlyIndexed:
         self._ids[slot] = memory_id
         self._next += 1
 
-    def since(self, checked_at: datetime, node: Node, unit: np.ndarray) -> dict[str, float] | None:
-        """Cosine by id of the memories of the node seen since a check at `checked_at`;
-        None when some of them may be missing (overwritten, or before this process)."""
+    def since(
+        self, checked_at: datetime, node: Node, unit: np.ndarray, at_least: float = -np.inf
+    ) -> dict[str, float] | None:
+        """Cosine by id of the memories of the node seen since a check at `checked_at`, of
+        those at least `at_least` similar; None when some of them may be missing
+        (overwritten, or before this process). Under a burst into one scope the span holds
+        hundreds, few of them near: a dict of them all cost ~75 us a save."""
         start = (checked_at - CLOCK_SKEW).timestamp()
         if start < self._complete_since:
             return None
@@ -71,8 +75,10 @@ class RecentlyIndexed:
         rows = np.flatnonzero((self._seen_at >= start) & (self._nodes == code))
         if rows.size == 0:
             return {}
-        cosines = self._vectors[rows] @ unit
-        return {self._ids[r]: c for r, c in zip(rows.tolist(), cosines.tolist(), strict=True)}
+        cosines = (self._vectors[rows] @ unit).astype(np.float64)  # compared as Python would
+        near = cosines >= at_least
+        pairs = zip(rows[near].tolist(), cosines[near].tolist(), strict=True)
+        return {self._ids[r]: c for r, c in pairs}
 
     def _restart(self, dimensions: int) -> None:
         """Another encoder's width (what was held cannot be compared with what comes), or

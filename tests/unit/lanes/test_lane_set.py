@@ -11,6 +11,7 @@ import pytest
 from memhive_adapters.runtime.lane_generations import GenerationSpec, LaneGeneration
 from memhive_adapters.runtime.lane_set import LaneSet
 from memhive_adapters.runtime.swappable_lanes import (
+    Passes,
     SwappableEmbedder,
     SwappableLexicalIndex,
     SwappableVectorIndex,
@@ -171,13 +172,14 @@ class RoutedFakeEmbedder(FakeEmbedder):
         return [list(self.vector) for _ in texts]
 
 
-@pytest.mark.parametrize("route", ["background", "reader"])
+@pytest.mark.parametrize("passes", [Passes.BACKGROUND, Passes.READER])
 async def test_a_view_runs_its_passes_its_own_way_and_the_callers_view_as_usual(
-    route: str,
+    passes: Passes,
 ) -> None:
+    route = passes.value
     fake = RoutedFakeEmbedder("old")
     lanes = LaneSet(LaneGeneration(GenerationSpec(0, "old"), fake, FakeLane(), FakeLane()))
-    [vector] = await SwappableEmbedder(lanes, **{route: True}).embed(["its own text"])
+    [vector] = await SwappableEmbedder(lanes, passes).embed(["its own text"])
     await SwappableEmbedder(lanes).embed(["a save's body"])
     assert fake.routed == {"background": [], "reader": []} | {route: ["its own text"]}
     assert fake.texts == ["a save's body"]
@@ -186,7 +188,7 @@ async def test_a_view_runs_its_passes_its_own_way_and_the_callers_view_as_usual(
 
 async def test_a_reader_view_of_an_embedder_without_turns_embeds_as_usual() -> None:
     lanes = LaneSet(generation(0))
-    [vector] = await SwappableEmbedder(lanes, reader=True).embed(["a recall's query"])
+    [vector] = await SwappableEmbedder(lanes, Passes.READER).embed(["a recall's query"])
     assert vector.encoder == lanes.current.embedder.model_name
 
 

@@ -48,6 +48,7 @@ from memhive_adapters.runtime.lane_set import LaneSet
 from memhive_adapters.runtime.lane_upgrade import upgrade_embedded_lanes
 from memhive_adapters.runtime.reranker import open_reranker, term_weights_of
 from memhive_adapters.runtime.swappable_lanes import (
+    Passes,
     SwappableEmbedder,
     SwappableLexicalIndex,
     SwappableVectorIndex,
@@ -158,7 +159,7 @@ class Infrastructure:
         writers waiting (saves, updates, imports)."""
         if self._lane_owner is not None:
             return self._lane_owner.reader_embedder
-        return SwappableEmbedder(self.lane_set, reader=True)
+        return SwappableEmbedder(self.lane_set, Passes.READER)
 
     @cached_property
     def background_embedder(self) -> Embedder:
@@ -166,7 +167,7 @@ class Infrastructure:
         callers' passes (a recall's), which never queue behind them."""
         if self._lane_owner is not None:
             return self._lane_owner.background_embedder
-        return SwappableEmbedder(self.lane_set, background=True)
+        return SwappableEmbedder(self.lane_set, Passes.BACKGROUND)
 
     @cached_property
     def reranker(self) -> Reranker | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Mapping, Sequence
+from enum import Enum
 
 from memhive_domain.listing import ListPosition
 from memhive_domain.memory import Memory
@@ -128,14 +129,21 @@ class SwappableLexicalIndex:
         """The LaneSet owns the generations and closes them."""
 
 
-class SwappableEmbedder:
-    """The current generation's embedder: queries are embedded like the vectors they meet.
-    `background`: its passes are nobody's wait (embed's indexing), run apart from the
-    callers' where the embedder can (BackgroundEmbedder). `reader`: its passes are a
-    reader's (a recall's), which go before writers' where the embedder can (ReaderEmbedder)."""
+class Passes(Enum):
+    """Whose passes a view of the embedder runs."""
 
-    def __init__(self, lanes: LaneSet, *, background: bool = False, reader: bool = False) -> None:
-        self._lanes, self._background, self._reader = lanes, background, reader
+    WRITER = "writer"  # a caller's that writes (a save, an update, an import)
+    READER = "reader"  # a recall's: before writers' where the embedder can (ReaderEmbedder)
+    BACKGROUND = "background"  # nobody's wait (embed's indexing): apart from callers'
+    # passes where the embedder can (BackgroundEmbedder)
+
+
+class SwappableEmbedder:
+    """The current generation's embedder: queries are embedded like the vectors they meet,
+    as `passes` says whose they are."""
+
+    def __init__(self, lanes: LaneSet, passes: Passes = Passes.WRITER) -> None:
+        self._lanes, self._passes = lanes, passes
 
     @property
     def model_name(self) -> str:
@@ -149,9 +157,9 @@ class SwappableEmbedder:
         """Vectors that name their encoder and text (EncodedVector), so a swap between this
         call and their use never lets them meet another encoder's."""
         embedder = self._lanes.current.embedder
-        if self._background and isinstance(embedder, BackgroundEmbedder):
+        if self._passes is Passes.BACKGROUND and isinstance(embedder, BackgroundEmbedder):
             vectors = await embedder.embed_in_background(texts)
-        elif self._reader and isinstance(embedder, ReaderEmbedder):
+        elif self._passes is Passes.READER and isinstance(embedder, ReaderEmbedder):
             vectors = await embedder.embed_for_reader(texts)
         else:
             vectors = await embedder.embed(texts)

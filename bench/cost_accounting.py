@@ -306,7 +306,7 @@ def main() -> None:
     parser.add_argument("size", nargs="?", type=int, default=2_000, help="memories loaded first")
     parser.add_argument("--saves-only", action="store_true")
     parser.add_argument("--checked", action="store_true")
-    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=1, choices=range(1, 21), metavar="1-20")
     args = parser.parse_args()
     with running_stack() as stack:
         report = asyncio.run(

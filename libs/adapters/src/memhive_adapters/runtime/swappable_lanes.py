@@ -130,12 +130,13 @@ class SwappableLexicalIndex:
 
 
 class Passes(Enum):
-    """Whose passes a view of the embedder runs."""
+    """Whose passes a view of the embedder runs: a writer's (a save, an update, an import);
+    a reader's (a recall's), before writers' where the embedder can (ReaderEmbedder); or
+    nobody's wait (embed's indexing), apart from callers' where it can (BackgroundEmbedder)."""
 
-    WRITER = "writer"  # a caller's that writes (a save, an update, an import)
-    READER = "reader"  # a recall's: before writers' where the embedder can (ReaderEmbedder)
-    BACKGROUND = "background"  # nobody's wait (embed's indexing): apart from callers'
-    # passes where the embedder can (BackgroundEmbedder)
+    WRITER = "writer"
+    READER = "reader"
+    BACKGROUND = "background"
 
 
 class SwappableEmbedder:

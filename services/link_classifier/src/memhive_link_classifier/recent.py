@@ -65,7 +65,8 @@ class RecentlyIndexed:
         """Cosine by id of the memories of the node seen since a check at `checked_at`, of
         those at least `at_least` similar; None when some of them may be missing
         (overwritten, or before this process). Under a burst into one scope the span holds
-        hundreds, few of them near: a dict of them all cost ~75 us a save."""
+        hundreds, few of them near: gathering them all cost ~90 us a save, ~55 with the floor
+        applied first (docs/benchmarks.md, "Two levers of the design")."""
         start = (checked_at - CLOCK_SKEW).timestamp()
         if start < self._complete_since:
             return None

@@ -428,3 +428,44 @@ async def test_what_is_logged_about_a_failed_message_carries_its_trace_id(
     # Each message is retried once, then dead-lettered: only the traced one names a trace.
     assert trace_ids("retry in") == [trace_id, None]
     assert trace_ids("dead-lettered") == [trace_id, None]
+
+
+async def test_a_batch_handled_past_ack_wait_is_kept_by_in_progress_acks_not_redelivered(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    """A handler that takes three ack waits: the server would hand its messages to another
+    instance after one, unless it hears they are still being worked on."""
+    handler = ScriptedHandler(work_s=3.0)
+    await publish_all(js, subject, [b"slow-1", b"slow-2"])
+    await running(durable, [subject], handler, ack_wait_s=1.0, batch_size=2)
+
+    await drained(js, durable)
+
+    assert sorted(handler.handled) == [b"slow-1", b"slow-2"]
+    assert sum(len(call) for call in handler.calls) == 2  # each delivered once
+    info = await js.consumer_info(streams.LOG_STREAM, durable)
+    assert info.num_redelivered == 0
+
+
+async def test_in_progress_acks_stop_with_the_batch(
+    js: JetStreamContext, running, durable: str, subject: str
+) -> None:
+    """Once a batch is acked, nothing more is sent for it (an in-progress ack after the ack
+    would be an error on the server, and a timer left running would leak with each batch)."""
+    handler = ScriptedHandler(work_s=0.7)
+    await publish_all(js, subject, [b"a"])
+    await running(durable, [subject], handler, ack_wait_s=1.5)
+    await drained(js, durable)
+    sent: list[str] = []
+    real_in_progress = Msg.in_progress
+
+    async def counted(msg: Msg) -> None:
+        sent.append(msg.data.decode())
+        await real_in_progress(msg)
+
+    Msg.in_progress = counted  # type: ignore[method-assign]
+    try:
+        await asyncio.sleep(1.5)  # three of the interval at which progress is reported
+    finally:
+        Msg.in_progress = real_in_progress  # type: ignore[method-assign]
+    assert sent == []

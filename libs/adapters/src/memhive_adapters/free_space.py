@@ -16,7 +16,7 @@ freed a moment ago is seen at once.
 from __future__ import annotations
 
 import logging
-import shutil
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,10 +30,18 @@ MIN_MARGIN_BYTES = 1 << 20
 
 
 def available_bytes(path: Path) -> int:
-    """What an unprivileged writer may still use on `path`'s file system (f_bavail)."""
-    while not path.exists() and path != path.parent:
-        path = path.parent
-    return shutil.disk_usage(path).free
+    """What an unprivileged writer may still use on `path`'s file system (f_bavail); of
+    its nearest existing parent while it does not exist yet. Read on every write: one
+    statvfs (~2 us), where `exists()` then `shutil.disk_usage` cost three times that."""
+    while True:
+        try:
+            stats = os.statvfs(path)
+        except (FileNotFoundError, NotADirectoryError):
+            if path == path.parent:
+                raise
+            path = path.parent
+        else:
+            return stats.f_bavail * stats.f_frsize
 
 
 class FreeSpace:

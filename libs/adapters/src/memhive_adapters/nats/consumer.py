@@ -18,6 +18,7 @@ from nats.js.api import AckPolicy, ConsumerConfig
 
 from memhive_adapters.nats.consumer_telemetry import ConsumerTelemetry
 from memhive_adapters.nats.dead_letters import send_to_dead_letters
+from memhive_adapters.nats.in_progress import InProgressAcks
 from memhive_adapters.nats.pull_stream import PullStream
 
 log = logging.getLogger(__name__)
@@ -255,20 +256,12 @@ class PullConsumer:
         self._telemetry.settled("ack", len(msgs))
 
     async def _handle_with_progress(self, msgs: Sequence[Msg]) -> Awaitable[None] | None:
-        ticker = asyncio.create_task(self._report_progress(msgs))
+        progress = InProgressAcks(msgs, every_s=self._ack_wait_s / 3)
         try:
             with self._telemetry.batch_span(msgs):
                 return await self._handle_batch(msgs)
         finally:
-            ticker.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await ticker
-
-    async def _report_progress(self, msgs: Sequence[Msg]) -> None:
-        while True:
-            await asyncio.sleep(self._ack_wait_s / 3)
-            for msg in msgs:
-                await msg.in_progress()
+            await progress.stop()
 
     async def _settle_failure(self, msg: Msg, exc: Exception) -> None:
         # In the message's trace, so its log lines carry the trace id of the save behind it.

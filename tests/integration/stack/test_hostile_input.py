@@ -247,3 +247,25 @@ async def test_the_openapi_document_declares_the_error_shape(workspace: Workspac
             assert {"401", "422"} <= set(declared), (method, path)
             ref = declared["422"]["content"]["application/json"]["schema"]["$ref"]
             assert ref.endswith("/ErrorBody"), (method, path)
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "payload", "field"),
+    [
+        ("PUT", "/v1/kv/global/deploy-lock", {"value": 1, "ttl_s": True}, "ttl_s"),  # not 1 s
+        ("PUT", "/v1/kv/global/deploy-lock", {"value": 1, "create_only": "yes"}, "create_only"),
+        ("POST", "/v1/memories", {"kind": "fact", "body": "b", "force": "yes"}, "force"),
+        ("POST", "/v1/memories", {"kind": "fact", "body": "b", "importance": "0.5"}, "importance"),
+        ("POST", "/v1/recall", {"query": "q", "max_results": "5"}, "max_results"),
+        ("POST", "/v1/recall", {"query": "q", "include_superseded": 1}, "include_superseded"),
+    ],
+)
+async def test_a_field_of_another_json_type_is_422_naming_it_not_read_as_a_value(
+    workspace: Workspace, method: str, path: str, payload: dict, field: str
+) -> None:
+    """What the OpenAPI document types boolean, integer or number is that JSON type, as a
+    save answered before FastAPI reads it too (direct_saves.py)."""
+    response = await workspace.member.request(
+        method, path, content=as_json(payload), headers={"Content-Type": "application/json"}
+    )
+    assert any(field in f for f in fields_of(response)), response.text

@@ -38,7 +38,7 @@ from memhive_domain.skills import MAX_NAME_CHARS, SKILL_NAME
 from memhive_domain.sources import Source
 from memhive_domain.text import SPACE_CLASS, VISIBLE_TEXT_PATTERN
 from memhive_domain.tokens import DURATION_PATTERN, LIFETIME_PATTERN
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, Strict
 
 
 def one_of(enum: type[StrEnum]) -> Any:
@@ -57,7 +57,27 @@ ActivityKindName = one_of(ActivityKind)
 AuditActionName = one_of(AuditAction)
 
 
-Importance = Annotated[float, Field(ge=0.0, le=1.0)]  # also weights and confidences
+# A request body's scalars are read as the OpenAPI document types them, strictly. Pydantic's
+# lax mode would take `true` for 1, "30" for 30 and "yes" for true, so a field of the wrong
+# JSON type became another value without a word (`"ttl_s": true`: an entry gone in a
+# second). So: a boolean is true or false, an integer a JSON number with no fraction (19.0
+# is JSON Schema's integer too), a number any JSON number; never a boolean or a string for
+# them. (Query parameters come as text and are still parsed from it.)
+def _integral_float_as_int(value: Any) -> Any:
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+JsonBoolean = Annotated[bool, Strict()]
+
+
+def json_integer(ge: int, le: int) -> Any:
+    """An integer in [ge, le]. The bounds sit inside the type: on a field of `... | None`
+    beside a validator, pydantic would write them into the schema as `ge`/`le`, not as
+    JSON Schema's `minimum`/`maximum`."""
+    return Annotated[int, Field(ge=ge, le=le), Strict(), BeforeValidator(_integral_float_as_int)]
+
+
+Importance = Annotated[float, Strict(), Field(ge=0.0, le=1.0)]  # also weights and confidences
 
 
 def visible_text(max_chars: int, description: str) -> Any:

@@ -37,6 +37,7 @@ from memhive_query.request_types import (
     EdgeKindName,
     FlagKindName,
     Importance,
+    JsonBoolean,
     KindName,
     Moment,
     OptionalProductId,
@@ -46,6 +47,7 @@ from memhive_query.request_types import (
     SourceName,
     Tag,
     VisibilityName,
+    json_integer,
     optional_text,
     visible_text,
 )
@@ -108,7 +110,7 @@ class SaveRequest(NodeFields):
     kind: KindName = Field(description="what sort of memory this is")
     body: Body
     importance: Importance | None = Field(None, description="0..1; omitted: the kind's default")
-    pinned: bool = False
+    pinned: JsonBoolean = False
     tags: list[Tag] = Field(default_factory=list, max_length=MAX_TAGS)
     visibility: VisibilityName | None = Field(
         None,
@@ -123,7 +125,7 @@ class SaveRequest(NodeFields):
         description="when the remembered thing happened (ISO 8601), if not now; the same "
         "words at another time are another memory",
     )
-    force: bool = Field(False, description="save even when near-duplicates exist")
+    force: JsonBoolean = Field(False, description="save even when near-duplicates exist")
     supersedes: list[UUID] = Field(
         default_factory=list, description="ids this memory updates", max_length=MAX_SUPERSEDES
     )
@@ -155,13 +157,15 @@ class UpdateRequest(BaseModel):
     body: NewBody | None = None
     importance: Importance | None = Field(None, description="0..1")
     tags: list[Tag] | None = Field(None, description="replaces the tags", max_length=MAX_TAGS)
-    pinned: bool | None = Field(None, description="pinned memories lead their scope's bulletin")
+    pinned: JsonBoolean | None = Field(
+        None, description="pinned memories lead their scope's bulletin"
+    )
     visibility: VisibilityName | None = Field(None, description="private or public")
     expires_at: Moment | None = Field(None, description="a future time; null: never expires")
     occurred_at: Moment | None = Field(
         None, description="when it happened; null: when it was saved"
     )
-    force: bool = Field(False, description="change the body even when near-duplicates exist")
+    force: JsonBoolean = Field(False, description="change the body even when near-duplicates exist")
 
     def changes(self) -> MemoryChanges:
         return MemoryChanges(
@@ -186,7 +190,7 @@ class ConsolidateRequest(BaseModel):
         max_length=MAX_SOURCES,
     )
     body: MergedBody | None = None
-    summarize: bool = Field(False, description="let the configured LLM write the body")
+    summarize: JsonBoolean = Field(False, description="let the configured LLM write the body")
     kind: KindName | None = Field(None, description="omitted: the sources' common kind")
     importance: Importance | None = Field(None, description="0..1; omitted: the highest source's")
     tags: list[Tag] | None = Field(
@@ -251,10 +255,10 @@ class RecallRequest(TimeWindow, NodeFields):
     query: RecallQuery
     kinds: list[KindName] | None = Field(None, max_length=len(MemoryKind))
     tags: list[Tag] | None = Field(None, description="any of these", max_length=MAX_TAGS)
-    max_results: int | None = Field(
-        None, ge=1, le=MAX_RESULTS, description=f"default {DEFAULT_MAX_RESULTS}"
+    max_results: json_integer(1, MAX_RESULTS) | None = Field(
+        None, description=f"default {DEFAULT_MAX_RESULTS}"
     )
-    include_superseded: bool = False
+    include_superseded: JsonBoolean = False
     min_confidence: Importance | None = Field(
         None,
         description="0..1: leave out results less likely than this to answer the query "
@@ -363,16 +367,16 @@ class KvPutRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     value: Any = Field(description="any JSON value: at most 16 KiB as JSON, 16 levels deep")
-    ttl_s: int | None = Field(
-        None, ge=1, le=MAX_TTL_S, description="seconds until the entry expires; none: never"
+    ttl_s: json_integer(1, MAX_TTL_S) | None = Field(
+        None, description="seconds until the entry expires; none: never"
     )
-    revision: int | None = Field(
+    revision: json_integer(1, MAX_REVISION) | None = Field(
         None,
-        ge=1,
-        le=MAX_REVISION,
         description="write only if the entry is at this revision (else 409); not with create_only",
     )
-    create_only: bool = Field(False, description="write only if the key does not exist (409)")
+    create_only: JsonBoolean = Field(
+        False, description="write only if the key does not exist (409)"
+    )
 
 
 def entry_json(entry: KvEntry, *, with_value: bool = True) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from memhive_query.request_types import (
     BULLETIN_SCOPE_PATTERN,
     OptionalProductId,
     OptionalScopePath,
+    json_integer,
     optional_text,
 )
 from memhive_query.routes.dependencies import GatewayDep, PrincipalDep
@@ -31,8 +32,8 @@ class ContextRequest(TimeWindow, NodeFields):
     model_config = ConfigDict(extra="forbid")
 
     query: TaskText | None = None
-    token_budget: int = Field(
-        ge=1, le=MAX_TOKEN_BUDGET, description="the most tokens the pack may use"
+    token_budget: json_integer(1, MAX_TOKEN_BUDGET) = Field(
+        description="the most tokens the pack may use"
     )
 
 

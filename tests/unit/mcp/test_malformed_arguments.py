@@ -28,6 +28,20 @@ MALFORMED = [
     ("link_memories", {"src_id": "a", "dst_id": "b", "kind": "causes"}, "kind"),
     ("get_memory_bulletin", {"scope": "universe"}, "scope"),
     ("get_context", {"token_budget": -1}, "token_budget"),
+    # Lenient as the SDK is ("30" is 30), but true is not 1: `ttl_s: true` was a 1 s expiry.
+    ("set_state", {"scope": "global", "key": "deploy-lock", "value": 1, "ttl_s": True}, "ttl_s"),
+    (
+        "set_state",
+        {"scope": "global", "key": "deploy-lock", "value": 1, "revision": True},
+        "revision",
+    ),
+    ("save_memory", {"kind": "fact", "body": "x", "importance": True}, "importance"),
+    ("recall_memory", {"query": "x", "max_results": True}, "max_results"),
+    ("recall_memory", {"query": "x", "min_confidence": False}, "min_confidence"),
+    ("get_context", {"token_budget": True}, "token_budget"),
+    ("list_memories", {"limit": True}, "limit"),
+    ("list_state", {"scope": "global", "limit": True}, "limit"),
+    ("recent_activity", {"limit": True}, "limit"),
 ]
 
 
@@ -81,3 +95,14 @@ async def test_unknown_tool_is_a_tool_error(connect: Connect) -> None:
 
     assert result.is_error is True
     assert "remember_everything" in text_of(result)
+
+
+async def test_a_number_sent_as_text_is_still_read_as_the_sdk_reads_it(
+    connect: Connect, fake_api: FakeMemoryApi
+) -> None:
+    """Only true and false are refused for numbers: a client that sends "3" for 3 is served."""
+    async with connect() as client:
+        result = await client.call_tool("recall_memory", {"query": "q", "max_results": "3"})
+
+    assert result.is_error is False
+    assert fake_api.calls == [("recall", {"query": "q", "max_results": 3, "min_confidence": 0.01})]

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from memhive_domain.kv import KEY_PATTERN, MAX_REVISION
 from memhive_domain.memory import MAX_BODY_CHARS, MAX_SOURCE_REF_CHARS, MAX_TAGS
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from memhive_query.request_types import KindName, ScopeName, VisibilityName
 
@@ -76,11 +76,25 @@ Tags = Annotated[
         "(letters, digits, '.', '_', ':', '/', '-').",
     ),
 ]
+
+
+def _not_true_or_false(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("must be a number, not true or false")
+    return value
+
+
+def number_in(kind: type[int] | type[float], ge: float, le: float) -> Any:
+    """A number in [ge, le], read as the MCP SDK reads arguments, leniently ("30" is 30),
+    but never from true or false: pydantic would take them for 1 and 0 (`ttl_s: true`, an
+    entry gone in a second). The bounds sit inside the type, so that in `... | None` the
+    schema still says `minimum`/`maximum`."""
+    return Annotated[kind, Field(ge=ge, le=le), BeforeValidator(_not_true_or_false)]
+
+
 Importance = Annotated[
-    float | None,
-    Field(
-        ge=0.0, le=1.0, description="How much this matters, 0..1. Omitted: a default for the kind."
-    ),
+    number_in(float, 0.0, 1.0) | None,
+    Field(description="How much this matters, 0..1. Omitted: a default for the kind."),
 ]
 Visibility_ = Annotated[
     VisibilityName | None,
@@ -117,10 +131,8 @@ StateKey = Annotated[
     ),
 ]
 Revision = Annotated[
-    int | None,
+    number_in(int, 1, MAX_REVISION) | None,
     Field(
-        ge=1,
-        le=MAX_REVISION,
         description="Only if the entry is still at this revision (as get_state or set_state "
         "returned it); otherwise a conflict and nothing changes.",
     ),

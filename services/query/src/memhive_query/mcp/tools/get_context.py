@@ -15,6 +15,7 @@ from memhive_query.mcp.arguments import (
     SavedAfter,
     SavedBefore,
     ScopePath,
+    number_in,
     present,
 )
 from memhive_query.mcp.rendering import render_context
@@ -24,7 +25,8 @@ from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
 async def get_context(
     api: MemoryApi,
     token_budget: Annotated[
-        int, Field(ge=1, le=32000, description="The most tokens the pack may use, e.g. 2000.")
+        number_in(int, 1, 32000),
+        Field(description="The most tokens the pack may use, e.g. 2000."),
     ],
     query: Annotated[
         str | None,

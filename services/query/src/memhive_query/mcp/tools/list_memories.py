@@ -16,6 +16,7 @@ from memhive_query.mcp.arguments import (
     SavedAfter,
     SavedBefore,
     ScopePath,
+    number_in,
     present,
 )
 from memhive_query.mcp.rendering import render_list
@@ -35,7 +36,7 @@ async def list_memories(
         str | None,
         Field(min_length=1, description="The next_cursor of the previous page, to continue."),
     ] = None,
-    limit: Annotated[int, Field(ge=1, le=100, description="Memories per page, 1..100.")] = 20,
+    limit: Annotated[number_in(int, 1, 100), Field(description="Memories per page, 1..100.")] = 20,
     occurred_after: HappenedAfter = None,
     occurred_before: HappenedBefore = None,
     created_after: SavedAfter = None,

@@ -8,7 +8,7 @@ from memhive_domain.kv import MAX_PAGE
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
-from memhive_query.mcp.arguments import StateScope, present
+from memhive_query.mcp.arguments import StateScope, number_in, present
 from memhive_query.mcp.state_rendering import render_state_list
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
 
@@ -23,7 +23,7 @@ async def list_state(
         str | None,
         Field(min_length=1, max_length=64, description="The next_cursor of the previous page."),
     ] = None,
-    limit: Annotated[int, Field(ge=1, le=MAX_PAGE, description="Keys per page.")] = 20,
+    limit: Annotated[number_in(int, 1, MAX_PAGE), Field(description="Keys per page.")] = 20,
 ) -> ToolReply:
     fields = present(scope=scope, cursor=cursor, limit=limit)
     if include_values:

@@ -18,6 +18,7 @@ from memhive_query.mcp.arguments import (
     SavedBefore,
     ScopePath,
     Tags,
+    number_in,
     present,
 )
 from memhive_query.mcp.rendering import render_recall
@@ -42,7 +43,7 @@ async def recall_memory(
     scope_path: ScopePath = None,
     tags: Tags = None,
     max_results: Annotated[
-        int, Field(ge=1, le=20, description="How many memories to return, 1..20.")
+        number_in(int, 1, 20), Field(description="How many memories to return, 1..20.")
     ] = 6,
     include_superseded: Annotated[
         bool, Field(description="Also return memories replaced by newer ones (for audits).")
@@ -52,10 +53,8 @@ async def recall_memory(
     created_after: SavedAfter = None,
     created_before: SavedBefore = None,
     min_confidence: Annotated[
-        float,
+        number_in(float, 0, 1),
         Field(
-            ge=0,
-            le=1,
             description="Leave out memories less likely than this (0..1) to answer the query. "
             "An empty answer then means nothing stored answers it; 0 returns every match.",
         ),

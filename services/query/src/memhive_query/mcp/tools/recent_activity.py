@@ -9,7 +9,7 @@ from memhive_domain.activity import MAX_PAGE
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
-from memhive_query.mcp.arguments import ScopePath, present
+from memhive_query.mcp.arguments import ScopePath, number_in, present
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
 from memhive_query.request_types import ActivityKindName
 
@@ -31,7 +31,7 @@ async def recent_activity(
         str | None,
         Field(min_length=1, max_length=64, description="The next_cursor of the previous page."),
     ] = None,
-    limit: Annotated[int, Field(ge=1, le=MAX_PAGE, description="Entries per page.")] = 20,
+    limit: Annotated[number_in(int, 1, MAX_PAGE), Field(description="Entries per page.")] = 20,
 ) -> ToolReply:
     fields = present(scope=scope_path, kind=kinds, cursor=cursor, limit=limit)
     if since is not None:

@@ -8,7 +8,7 @@ from memhive_domain.kv import MAX_TTL_S, MIN_TTL_S
 from pydantic import Field
 
 from memhive_query.mcp.api import MemoryApi
-from memhive_query.mcp.arguments import Revision, StateKey, StateScope, present
+from memhive_query.mcp.arguments import Revision, StateKey, StateScope, number_in, present
 from memhive_query.mcp.state_rendering import render_written
 from memhive_query.mcp.tool_spec import MemoryTool, ToolReply
 
@@ -25,12 +25,8 @@ async def set_state(
         ),
     ],
     ttl_s: Annotated[
-        int | None,
-        Field(
-            ge=MIN_TTL_S,
-            le=MAX_TTL_S,
-            description="Seconds until the value expires and disappears. Omitted: it stays.",
-        ),
+        number_in(int, MIN_TTL_S, MAX_TTL_S) | None,
+        Field(description="Seconds until the value expires and disappears. Omitted: it stays."),
     ] = None,
     revision: Revision = None,
     create_only: Annotated[

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
 
 Wait = Literal["accepted", "persisted", "indexed"]
 
@@ -17,6 +17,9 @@ class _Answer(BaseModel):
 
 
 class _Request(BaseModel):
+    """Booleans, integers and numbers are taken as such (Strict*): `ttl_s=True` is refused
+    here as the gateway refuses `"ttl_s": true`, not sent as a TTL of one second."""
+
     model_config = ConfigDict(extra="forbid")
 
     def as_json(self) -> dict:
@@ -29,8 +32,8 @@ class _Request(BaseModel):
 class SaveRequest(_Request):
     kind: str
     body: str
-    importance: float | None = None
-    pinned: bool = False
+    importance: StrictFloat | None = None
+    pinned: StrictBool = False
     tags: list[str] = Field(default_factory=list)
     scope: str | None = None
     product_id: str | None = None
@@ -40,7 +43,7 @@ class SaveRequest(_Request):
     source_ref: str | None = None
     expires_at: datetime | None = None
     occurred_at: datetime | None = None  # when it happened, if not now
-    force: bool = False
+    force: StrictBool = False
     supersedes: list[str] = Field(default_factory=list)
 
 
@@ -56,7 +59,7 @@ class _TimeWindow(_Request):
 class ListWindow(_TimeWindow):
     """The listing's time bounds, and expired memories too (members, for audits)."""
 
-    include_expired: bool | None = None
+    include_expired: StrictBool | None = None
 
     def params(self) -> dict:
         return self.model_dump(exclude_none=True)
@@ -69,9 +72,9 @@ class RecallRequest(_TimeWindow):
     scope_path: str | None = None
     kinds: list[str] | None = None
     tags: list[str] | None = None
-    max_results: int | None = None
-    include_superseded: bool = False
-    min_confidence: float | None = None  # 0..1: leave out results less likely to answer
+    max_results: StrictInt | None = None
+    include_superseded: StrictBool = False
+    min_confidence: StrictFloat | None = None  # 0..1: leave out results less likely to answer
     lanes: list[Literal["vector", "lexical"]] | None = None
 
 
@@ -79,7 +82,7 @@ class EdgeRequest(_Request):
     src_id: str
     dst_id: str
     kind: str
-    weight: float | None = None
+    weight: StrictFloat | None = None
     rationale: str = ""
 
 
@@ -88,14 +91,14 @@ class ContextRequest(_TimeWindow):
     scope: str | None = None
     product_id: str | None = None
     scope_path: str | None = None
-    token_budget: int
+    token_budget: StrictInt
 
 
 class KvPutRequest(_Request):
     value: Any
-    ttl_s: int | None = None
-    revision: int | None = None  # only if the entry is still at this revision
-    create_only: bool = False  # only if the key does not exist yet
+    ttl_s: StrictInt | None = None
+    revision: StrictInt | None = None  # only if the entry is still at this revision
+    create_only: StrictBool = False  # only if the key does not exist yet
 
 
 class UpdateRequest(_Request):
@@ -103,13 +106,13 @@ class UpdateRequest(_Request):
     `occurred_at=None` makes it "when saved" again."""
 
     body: str | None = None
-    importance: float | None = None
+    importance: StrictFloat | None = None
     tags: list[str] | None = None
-    pinned: bool | None = None
+    pinned: StrictBool | None = None
     visibility: str | None = None
     expires_at: datetime | None = None
     occurred_at: datetime | None = None
-    force: bool = False
+    force: StrictBool = False
 
     def as_json(self) -> dict:
         return self.model_dump(mode="json", exclude_unset=True)
@@ -123,9 +126,9 @@ class FlagRequest(_Request):
 class ConsolidateRequest(_Request):
     ids: list[str]
     body: str | None = None  # required unless summarize
-    summarize: bool = False
+    summarize: StrictBool = False
     kind: str | None = None
-    importance: float | None = None
+    importance: StrictFloat | None = None
     tags: list[str] | None = None
 
 

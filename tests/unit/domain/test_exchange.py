@@ -384,3 +384,13 @@ def test_a_heading_line_reads_as_the_pattern_did(line: str) -> None:
     match = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", line)
 
     assert markdown_files._heading(line) == (match.group(2).strip() if match else None)
+
+
+@pytest.mark.parametrize(("field", "value"), [("pinned", "false"), ("importance", True)])
+def test_a_flag_or_number_of_another_json_type_is_refused_naming_it(field, value) -> None:
+    """bool("false") is True: a hand-edited `"pinned": "false"` came back pinned."""
+    line = memory_line(a_record())
+    line["memory"] = dict(line["memory"], **{field: value})
+    with pytest.raises(BadImportFile) as refused:
+        parse_export(export_text(line), "ws", NOW)
+    assert [p.message.split(":")[0] for p in refused.value.problems] == [field]

@@ -47,8 +47,12 @@ moments = st.one_of(
 )
 FIELDS = {
     "kind", "body", "importance", "tags", "scope", "product_id", "visibility", "source",
-    "source_ref", "expires_at", "occurred_at",
+    "source_ref", "expires_at", "occurred_at", "pinned",
 }  # fmt: skip
+# What a JSON reader may hand over for a flag or a number: its own type, or another.
+json_scalars = st.one_of(
+    st.booleans(), st.integers(-2, 2), st.floats(-0.5, 1.5), st.sampled_from(["false", "1", ""])
+)
 
 
 def _made(draft: MemoryDraft, **options) -> Memory | list:
@@ -72,13 +76,17 @@ def _named(problem: InvalidInput, allowed: set[str]) -> None:
     expires_at=st.one_of(st.none(), moments),
     occurred_at=st.one_of(st.none(), moments),
     kind=st.one_of(st.sampled_from(["fact", "decision"]), texts),
+    pinned=json_scalars,
+    importance=st.one_of(st.none(), json_scalars),
 )
 def test_a_draft_becomes_a_valid_memory_or_named_problems(
-    body, tags, source_ref, product_id, expires_at, occurred_at, kind
+    body, tags, source_ref, product_id, expires_at, occurred_at, kind, pinned, importance
 ) -> None:
     draft = MemoryDraft(
         kind=kind,
         body=body,
+        importance=importance,
+        pinned=pinned,
         tags=tags,
         source_ref=source_ref,
         product_id=product_id,
@@ -100,6 +108,10 @@ def test_a_draft_becomes_a_valid_memory_or_named_problems(
     assert memory.expires_at is None or (memory.expires_at > NOW and memory.expires_at.tzinfo)
     assert memory.occurred_at is None or memory.occurred_at.utcoffset() == timedelta(0)
     assert memory.occurred == (memory.occurred_at or NOW)
+    assert memory.pinned is pinned  # true or false as sent, never another value read as one
+    assert importance is None or (
+        type(importance) in (int, float) and memory.importance == importance
+    )
 
 
 @settings(max_examples=120, deadline=None)

@@ -139,6 +139,8 @@ def create_memory(
     body = normalise_body(draft.body, problems)
     tags = normalise_tags(draft.tags, problems)
     importance = check_importance(draft.importance, kind, problems)
+    if not isinstance(draft.pinned, bool):  # bool("false") is True
+        problems.append(FieldProblem("pinned", f"must be true or false, got {draft.pinned!r}"))
     expires_at = check_expiry(draft.expires_at, now, problems)
     occurred_at = checked_moment("occurred_at", draft.occurred_at, problems)
     source_ref = _check_source_ref(draft.source_ref, problems)
@@ -151,7 +153,7 @@ def create_memory(
         kind=kind,
         body=body,
         importance=importance,
-        pinned=bool(draft.pinned),
+        pinned=draft.pinned,
         tags=tags,
         scope=node.scope,
         product_id=node.product_id,
@@ -280,7 +282,11 @@ def check_importance(
 ) -> float:
     if importance is None:
         return DEFAULT_IMPORTANCE.get(kind, 0.5) if kind else 0.5
-    if not isinstance(importance, int | float) or not 0.0 <= float(importance) <= 1.0:
+    if (
+        isinstance(importance, bool)  # True is an int to Python, not an importance
+        or not isinstance(importance, int | float)
+        or not 0.0 <= float(importance) <= 1.0
+    ):
         problems.append(FieldProblem("importance", f"must be between 0 and 1, got {importance!r}"))
         return 0.5
     return float(importance)

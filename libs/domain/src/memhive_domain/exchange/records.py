@@ -119,7 +119,7 @@ def _draft(data: dict[str, Any]) -> MemoryDraft:
         kind=data.get("kind", ""),
         body=data.get("body", ""),
         importance=data.get("importance"),
-        pinned=bool(data.get("pinned", False)),
+        pinned=data.get("pinned", False),  # the domain refuses anything but true or false
         tags=data.get("tags") or (),
         scope_path=data.get("scope_path") or "global",
         visibility=data.get("visibility"),

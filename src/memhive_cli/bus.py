@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 from typing import TYPE_CHECKING
 
 from memhive_cli.load_settings import instance_settings
@@ -69,9 +68,11 @@ async def _do_hook_credentials(args: argparse.Namespace) -> int:
 
 
 async def _revoke(public_key: str) -> int:
-    from memhive_adapters.nats.credentials import bus_credentials, bus_dir
+    from memhive_adapters.nats.credentials import bus_dir
     from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
-    from memhive_contracts.bus_permissions import ADMIN
+    from memhive_domain.audit import AuditAction
+
+    from memhive_cli.operator import operations_recorder
 
     settings = instance_settings()
     if not settings.nats.embedded:
@@ -82,13 +83,14 @@ async def _revoke(public_key: str) -> int:
     if not auth.remove_hook(public_key):
         print(f"no hook user with public key {public_key}")
         return 1
-    reloaded = auth.reload_server()
-    print(f"revoked {public_key}" + ("; its connections are closed" if reloaded else ""))
-    if reloaded:  # the audit entry's connection would be refused while it reloads
-        with contextlib.suppress(Exception):  # then the entry itself says what is missing
-            await _wait_until_accepted(settings, bus_credentials(settings, ADMIN))
-    for workspace_id in workspaces:
-        await _audited(settings, workspace_id, "hook_revoke", public_key)
+    # The audit's connection is opened before the reload: one opened while nats-server
+    # reloads is refused, and nothing tells when a reload that removes a user is over (a
+    # first connection accepted may still come before it).
+    async with operations_recorder(settings) as record:
+        reloaded = auth.reload_server()
+        print(f"revoked {public_key}" + ("; its connections are closed" if reloaded else ""))
+        for workspace_id in workspaces:
+            await record(workspace_id, AuditAction.HOOK_REVOKE, public_key)
     return 0
 
 

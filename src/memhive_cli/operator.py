@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import getpass
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING
 
@@ -55,6 +55,18 @@ async def record_operation(
 ) -> None:
     """Records an operation already done, over a connection of its own as the bus admin. The
     operation stands either way: a bus that cannot be reached is reported, not raised."""
+    async with operations_recorder(settings) as record:
+        await record(workspace_id, action, target)
+
+
+@asynccontextmanager
+async def operations_recorder(
+    settings: MemhiveSettings,
+) -> AsyncIterator[Callable[[str, AuditAction, str], Awaitable[None]]]:
+    """`record(workspace_id, action, target)` for operations done inside the block, over one
+    connection as the bus admin, opened on entry: a command that reloads nats-server's users
+    opens it before, since a connection opened while the server reloads is refused. When
+    the bus cannot be reached, each record says so on stderr instead."""
     from memhive_adapters.nats.connection import connect
     from memhive_adapters.nats.credentials import bus_credentials
     from memhive_contracts.bus_permissions import ADMIN
@@ -68,11 +80,19 @@ async def record_operation(
             credentials=bus_credentials(settings, ADMIN),
         )
     except Exception as exc:  # the operation is done: say what is missing and go on
-        print(f"not recorded in the audit log ({exc})", file=sys.stderr)
+        refused = exc
+
+        async def unrecorded(workspace_id: str, action: AuditAction, target: str) -> None:
+            print(f"not recorded in the audit log ({refused})", file=sys.stderr)
+
+        yield unrecorded
         return
+    trail = operator_trail(nc.jetstream())
+
+    async def record(workspace_id: str, action: AuditAction, target: str) -> None:
+        await trail.record(operator(workspace_id), action, target, Outcome.OK)
+
     try:
-        await operator_trail(nc.jetstream()).record(
-            operator(workspace_id), action, target, Outcome.OK
-        )
+        yield record
     finally:
         await nc.close()

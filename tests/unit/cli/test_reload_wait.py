@@ -52,3 +52,44 @@ async def test_refusals_past_the_wait_are_raised(refusing, tmp_path) -> None:
     with pytest.raises(CredentialsRefused):
         await bus._wait_until_accepted(MemhiveSettings(data_dir=tmp_path), ADMIN)
     assert len(attempts) > 1
+
+
+async def test_a_revocation_is_recorded_over_a_connection_opened_before_the_reload(
+    monkeypatch: pytest.MonkeyPatch, tmp_path, capsys
+) -> None:
+    """Once nats-server reloads its users it refuses new connections for a moment, and a
+    first one accepted after the signal may still come before the reload: CI once saw the
+    audit entry of a revocation refused so. A bus that refuses every connection from the
+    reload on: the entry is still written."""
+    from memhive_adapters.nats.credentials import bus_dir
+    from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
+
+    from memhive_cli import operator
+
+    monkeypatch.setenv("MEMHIVE_DATA_DIR", str(tmp_path))
+    auth = EmbeddedBusAuth(bus_dir(MemhiveSettings(data_dir=tmp_path)))
+    auth.ensure()
+    public_key = auth.add_hook("acme").public_key
+    reloaded, recorded = [], []
+
+    class AdminConnection(Connection):
+        def jetstream(self) -> None:
+            return None
+
+    async def connect(url, **kwargs):
+        if reloaded:
+            raise CredentialsRefused("refused the credentials (Authorization Violation)")
+        return AdminConnection()
+
+    class Trail:
+        async def record(self, principal, action, target, outcome):
+            recorded.append((principal.workspace_id, action.value, target))
+
+    monkeypatch.setattr(connection, "connect", connect)
+    monkeypatch.setattr(operator, "operator_trail", lambda js: Trail())
+    monkeypatch.setattr(EmbeddedBusAuth, "reload_server", lambda self: reloaded.append(1) or True)
+
+    assert await bus._do_hook_credentials(bus.argparse.Namespace(revoke=public_key)) == 0
+
+    assert reloaded and recorded == [("acme", "hook_revoke", public_key)]
+    assert "not recorded" not in capsys.readouterr().err

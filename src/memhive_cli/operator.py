@@ -72,6 +72,7 @@ async def operations_recorder(
     from memhive_contracts.bus_permissions import ADMIN
     from memhive_domain.audit import Outcome
 
+    nc = None
     try:
         nc = await connect(
             settings.nats.url,
@@ -80,10 +81,11 @@ async def operations_recorder(
             credentials=bus_credentials(settings, ADMIN),
         )
     except Exception as exc:  # the operation is done: say what is missing and go on
-        refused = exc
+        missing = f"not recorded in the audit log ({exc})"
+    if nc is None:  # yielded outside the handler: the block's own errors are not chained to it
 
         async def unrecorded(workspace_id: str, action: AuditAction, target: str) -> None:
-            print(f"not recorded in the audit log ({refused})", file=sys.stderr)
+            print(missing, file=sys.stderr)
 
         yield unrecorded
         return

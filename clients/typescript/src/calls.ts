@@ -43,6 +43,9 @@ const json = <T>(): Read<T> => async (r) => (await r.json()) as T;
 const field = <T>(key: string): Read<T> => async (r) => ((await r.json()) as Record<string, T>)[key] as T;
 const text: Read<string> = async (r) => r.text();
 const id = (value: string) => encodeURIComponent(value);
+/** A segment '.' or '..' of a path, which URLs remove (WHATWG URL, even as '%2E'): such a
+ * call would reach another route (get(".") the list), so the client refuses it. */
+export const dotSegment = (path: string) => path.split("/").find((s) => s === "." || s === "..");
 /** A node path keeps its '/' (the route's {scope:path}); each segment is encoded. */
 const nodePath = (scope: string) => scope.split("/").map(id).join("/");
 

@@ -4,7 +4,7 @@
 
 import * as calls from "./calls.js";
 import type { Call, QueryValue } from "./calls.js";
-import { errorFor } from "./errors.js";
+import { errorFor, InvalidRequest } from "./errors.js";
 import { DEFAULT_RETRY, type RetryPolicy, retryDelayMs, shouldRetry } from "./retry.js";
 import type * as t from "./types.js";
 
@@ -43,6 +43,11 @@ export class MemhiveClient {
 
   /** Runs any call of calls.ts (every method below is one of these). */
   async run<T>(call: Call<T>): Promise<T> {
+    const step = calls.dotSegment(call.path);
+    if (step !== undefined) {
+      const message = `'${step}' cannot be sent as a path segment: URLs remove it`;
+      throw new InvalidRequest(422, message, { detail: message, problems: [{ field: "path", message }] });
+    }
     for (let attempt = 1; ; attempt++) {
       let response: Response;
       try {

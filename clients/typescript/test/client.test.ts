@@ -165,6 +165,19 @@ test("bulletins, context, products, key/value state and activity", async () => {
   assert.ok(kinds.has("saved"));
 });
 
+test("a '.' or '..' is the caller's value, not a path step", async () => {
+  // URLs remove dot segments: get(".") read the list route, and "<node>/.." the parent.
+  for (const memoryId of [".", ".."]) {
+    await assert.rejects(admin.get(memoryId), InvalidRequest);
+    await assert.rejects(admin.forget(memoryId), InvalidRequest);
+  }
+  await assert.rejects(admin.get("%2e"), NotFound); // the characters, not a step
+  await assert.rejects(admin.setState("product:ios/..", "plan", 1), InvalidRequest);
+  await assert.rejects(admin.getState("global", "plan"), NotFound);
+  await admin.setState("product:ios.v2", "ui.theme", "dark"); // dots inside a segment stay
+  assert.equal((await admin.getState("product:ios.v2", "ui.theme")).value, "dark");
+});
+
 test("tokens, the audit log, dead letters and who may do what", async () => {
   const issued = await admin.createToken({ user: "reader-bot", role: "viewer", name: "reader" });
   assert.ok(issued.token.startsWith(`mh_${issued.id}_`));

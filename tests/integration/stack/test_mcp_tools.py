@@ -257,3 +257,28 @@ async def test_consolidate_and_crystallize_through_mcp(
     assert "1. To release: run make release.\n2. Then push the tag." in text(skill)
     assert recalled.structured_content["results"][0]["id"] == merged_id
     assert skill.structured_content["memories"][0]["promoted_at"]
+
+
+async def test_a_dot_segment_in_an_id_or_a_node_never_reaches_another_route(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    """An id or node segment of '.' or '..' is the agent's, not a path step: HTTP clients
+    remove dot segments, so `get_memory('.')` read the list route and a state's scope
+    '<node>/..' wrote to its parent. Found by tests/integration/stack/test_mcp_fuzzing.py."""
+    member, _ = await _tokens(stack, workspace)
+    async with session(gateway_url, member) as agent:
+        for tool in ("get_memory", "forget_memory", "update_memory"):
+            for memory_id in (".", "..", "x/..", "./x"):
+                arguments = {"id": memory_id} | ({"body": "b"} if tool == "update_memory" else {})
+                result = await agent.call_tool(tool, arguments)
+                assert result.is_error, (tool, memory_id)
+                assert result.structured_content["error"]["status"] == 404, text(result)
+                assert "no memory with id" in text(result), text(result)
+
+        upward = {"scope": "product:p1/team:t1/..", "key": "deploy-lock", "value": 1}
+        written = await agent.call_tool("set_state", upward)
+        parent = await agent.call_tool("get_state", {"scope": "product:p1", "key": "deploy-lock"})
+        bulletin = await agent.call_tool("get_memory_bulletin", {"scope_path": "product:p1/.."})
+    assert written.is_error and "scope" in text(written), text(written)
+    assert parent.is_error and parent.structured_content["error"]["status"] == 404
+    assert bulletin.is_error and "scope" in text(bulletin), text(bulletin)

@@ -129,6 +129,32 @@ async def test_the_client_keeps_key_value_state(stack: Stack, client_for: Client
     assert "key" in [p.field for p in bad.value.problems]
 
 
+async def test_a_dot_segment_is_the_callers_value_not_a_path_step(
+    stack: Stack, client_for: ClientFor
+) -> None:
+    """HTTP clients remove '.' and '..' segments: `get('.')` read the list route, and a state
+    at '<node>/..' was written to the parent node."""
+    workspace = f"ws-{uuid.uuid4().hex[:12]}"
+    async with client_for(await stack.token(workspace)) as member:
+        for memory_id in (".", ".."):
+            with pytest.raises(NotFound):
+                await member.get(memory_id)
+            with pytest.raises(NotFound):
+                await member.forget(memory_id)
+        with pytest.raises(InvalidRequest) as upward:
+            await member.set_state("product:ios/..", "plan", 1)
+        with pytest.raises(InvalidRequest) as dots:
+            await member.get_state("product:ios", "..")
+        with pytest.raises(NotFound):
+            await member.get_state("global", "plan")
+        await member.set_state("product:ios.v2", "ui.theme", "dark")  # dots inside stay
+        dotted = await member.get_state("product:ios.v2", "ui.theme")
+
+    assert dotted.value == "dark"
+    assert "scope" in [p.field for p in upward.value.problems]
+    assert "key" in [p.field for p in dots.value.problems]
+
+
 async def test_updates_pins_flags_and_confirmations(stack: Stack, client_for: ClientFor) -> None:
     workspace = f"ws-{uuid.uuid4().hex[:12]}"
     async with client_for(await stack.token(workspace)) as member:

@@ -273,6 +273,25 @@ async def test_bad_events_are_dead_lettered_listed_and_do_not_block(
         assert (await other.get("/v1/admin/dead-letters")).json() == {"items": []}
 
 
+async def test_an_event_of_a_moment_past_year_9999_is_dead_lettered_at_once_naming_it(
+    stack: Stack, workspace: Workspace
+) -> None:
+    """A Timestamp protobuf can carry but no datetime can hold was a ValueError: retried
+    as if transient, then dead-lettered as "gave up after 5 deliveries" naming no field."""
+    beyond = issue(workspace.id, 4, 0, "open", created=True)
+    beyond.occurred_at.seconds = 253402300800  # 10000-01-01T00:00:00Z
+    await publish(stack, beyond)
+
+    async def one_letter():
+        response = await workspace.member.get("/v1/admin/dead-letters")
+        return response.json()["items"] or None
+
+    (letter,) = await wait_for(one_letter)
+    assert "occurred_at: seconds 253402300800, nanos 0 is not a moment" in letter["reason"]
+    assert "gave up" not in letter["reason"]  # poison at its first delivery
+    assert await listed_ids(workspace) == []
+
+
 async def test_a_dead_letter_is_replayed_after_the_fault_is_fixed(
     stack: Stack, workspace: Workspace, bus_env: None, capsys
 ) -> None:

@@ -280,3 +280,21 @@ def test_a_key_file_needs_a_path() -> None:
 
 def test_a_message_that_is_not_an_upstream_event_is_refused() -> None:
     assert list(problems_of(pb.KeyFile(path="x"))) == ["message"]
+
+
+@pytest.mark.parametrize(
+    ("seconds", "nanos"),
+    [(253402300800, 0), (-62135596801, 0), (2**62, 0), (0, -1), (0, 1_000_000_000)],
+)
+def test_an_occurred_at_no_datetime_can_hold_is_refused_naming_it(seconds: int, nanos: int) -> None:
+    problems = problems_of(issue_pb(occurred_at=Timestamp(seconds=seconds, nanos=nanos)))
+    assert list(problems) == ["occurred_at"]
+    assert f"seconds {seconds}, nanos {nanos} is not a moment" in problems["occurred_at"]
+
+
+def test_the_first_and_last_moments_a_timestamp_holds_are_taken() -> None:
+    for seconds, nanos in [(-62135596800, 0), (253402300799, 999_999_999)]:
+        event = upstream_event_from_pb(
+            issue_pb(occurred_at=Timestamp(seconds=seconds, nanos=nanos))
+        )
+        assert event.occurred_at.year in (1, 9999)

@@ -100,16 +100,23 @@ async def test_readiness_says_not_answering_within_one_probe_deadline() -> None:
     await bus.close()
 
 
-async def test_until_stalled_returns_once_a_stall_is_found() -> None:
+async def test_each_stall_calls_every_stall_callback_once() -> None:
     server = Server()
     bus = liveness(server)
-    waiting = asyncio.ensure_future(bus.until_stalled())
-    await asyncio.sleep(0)
-    assert not waiting.done()
+    calls: list[str] = []
+    bus.on_stall(lambda: calls.append("first"))
+    bus.on_stall(lambda: 1 / 0)  # a broken listener keeps the stall from no one
+    bus.on_stall(lambda: calls.append("last"))
     server.stopped = True
     bus.unanswered()
-    async with asyncio.timeout(1):
-        await waiting
+    await until(lambda: bus.stalled)
+    assert calls == ["first", "last"]
+    server.stopped = False
+    await until(lambda: not bus.stalled)
+    server.stopped = True
+    bus.unanswered()
+    await until(lambda: bus.stalled)
+    assert calls == ["first", "last"] * 2
     await bus.close()
 
 

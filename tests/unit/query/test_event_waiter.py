@@ -84,19 +84,58 @@ async def test_memories_indexed_together_each_reach_their_own_waiter() -> None:
     assert waiter._waiting == {}  # noqa: SLF001
 
 
+class Stalls:
+    """The bus's stalls as BusLiveness tells them (`stall` stands in for a probe's verdict)."""
+
+    def __init__(self) -> None:
+        self.stalled = False
+        self._callbacks: list = []
+
+    def on_stall(self, callback) -> None:
+        self._callbacks.append(callback)
+
+    def stall(self) -> None:
+        self.stalled = True
+        for callback in self._callbacks:
+            callback()
+
+
 async def test_a_wait_ends_as_soon_as_the_bus_stalls() -> None:
     """No event can come from a stalled bus; the command is durable, so the caller hears
     'accepted' now instead of after the whole wait."""
-    stalled = asyncio.Event()
-    waiter = EventWaiter(nc=None, bus_stalled=stalled.wait)
+    stalls = Stalls()
+    waiter = EventWaiter(nc=None, stalls=stalls)
     future = waiter.expect(MEMORY, "indexed")
     waiting = asyncio.ensure_future(waiter.wait(future, 60))
-    await asyncio.sleep(0.01)
-    assert not waiting.done()
-    stalled.set()
-    async with asyncio.timeout(1):
-        assert await waiting is False
-    assert waiter._waiting == {}  # noqa: SLF001 - the waiter was discarded
     with waiter.following(MEMORY, "indexed") as following:
+        next_one = asyncio.ensure_future(waiter.next_event(following, 60))
+        await asyncio.sleep(0.01)
+        assert not waiting.done() and not next_one.done()
+        stalls.stall()
         async with asyncio.timeout(1):
+            assert await waiting is False
+            assert await next_one is None
+    assert waiter._waiting == {} and waiter._following == {}  # noqa: SLF001 - discarded
+
+
+async def test_a_wait_begun_while_the_bus_is_stalled_ends_at_once() -> None:
+    stalls = Stalls()
+    waiter = EventWaiter(nc=None, stalls=stalls)
+    stalls.stall()
+    future = waiter.expect(MEMORY, "indexed")
+    async with asyncio.timeout(1):
+        assert await waiter.wait(future, 60) is False
+        with waiter.following(MEMORY, "indexed") as following:
             assert await waiter.next_event(following, 60) is None
+
+
+async def test_a_wait_past_its_timeout_ends_empty_and_is_discarded() -> None:
+    waiter = EventWaiter(nc=None)
+    future = waiter.expect(MEMORY, "indexed")
+    assert await waiter.event(future, 0.01) is None
+    assert waiter._waiting == {}  # noqa: SLF001
+    await waiter._on_event(indexed("late"))  # noqa: SLF001 - a late event finds no one
+    with waiter.following(MEMORY, "indexed") as following:
+        assert await waiter.next_event(following, 0.01) is None
+        await waiter._on_event(indexed("now"))  # noqa: SLF001
+        assert (await waiter.next_event(following, 0)).event_id == "now"  # already there

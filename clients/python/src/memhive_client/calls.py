@@ -44,8 +44,10 @@ def _adapter(model: type[T]) -> TypeAdapter[T]:
     return TypeAdapter(model)
 
 
-def _id(memory_id: str) -> str:
-    return quote(memory_id, safe="")
+def _id(value: str) -> str:
+    """One path segment: every '.' escaped too, since HTTP clients remove a '.' or '..'
+    segment (RFC 3986 5.2.4): `get('.')` would read the list route."""
+    return quote(value, safe="").replace(".", "%2E")
 
 
 def _params(**values: Any) -> dict[str, Any]:
@@ -223,7 +225,7 @@ def revisions(memory_id: str) -> Call[list[m.Revision]]:
 
 
 def bulletin(scope: str, product_id: str | None) -> Call[m.Bulletin]:
-    path = f"/v1/bulletins/{quote(scope, safe='')}"
+    path = f"/v1/bulletins/{_id(scope)}"
     return Call("GET", path, _model(m.Bulletin), _params(product_id=product_id))
 
 

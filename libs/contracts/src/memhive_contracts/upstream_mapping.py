@@ -7,7 +7,6 @@ ingest service sends it to the dead-letter subject with that message as the reas
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC
 from typing import Any
 
 from google.protobuf.message import Message
@@ -32,6 +31,7 @@ from memhive_domain.upstream import (
 
 from memhive_contracts import subjects
 from memhive_contracts.codec import decode
+from memhive_contracts.timestamps import from_timestamp
 
 # Ids end up in source_refs ("job:<id>:decision:<n>"), which the domain caps at 512.
 MAX_ID_CHARS = 200
@@ -129,6 +129,18 @@ def _common_problems(message: Any) -> list[FieldProblem]:
         problems.append(
             FieldProblem("occurred_at", "is required: when it happened upstream (orders updates)")
         )
+    else:
+        try:
+            from_timestamp(message.occurred_at)
+        except ValueError:
+            stamp = message.occurred_at
+            problems.append(
+                FieldProblem(
+                    "occurred_at",
+                    f"seconds {stamp.seconds}, nanos {stamp.nanos} is not a moment: seconds "
+                    "within years 1-9999 UTC and nanos 0-999999999, as google.protobuf.Timestamp",
+                )
+            )
     return problems
 
 
@@ -165,7 +177,7 @@ def _envelope(message: Any) -> dict[str, Any]:
         "workspace_id": message.workspace_id,
         "product_id": message.product_id or None,
         "author": message.author,
-        "occurred_at": message.occurred_at.ToDatetime(tzinfo=UTC),
+        "occurred_at": from_timestamp(message.occurred_at),
     }
 
 

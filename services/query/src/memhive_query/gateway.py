@@ -175,7 +175,7 @@ def _reranking(settings: RerankSettings, infra: Infrastructure) -> Reranking | N
 async def build_gateway(infra: Infrastructure) -> Gateway:
     settings = infra.settings.query
     vector, lexical = await infra.lanes()
-    waiter = EventWaiter(infra.nats, bus_stalled=infra.nats.liveness.until_stalled)
+    waiter = EventWaiter(infra.nats, stalls=infra.nats.liveness)
     timeout = settings.save_wait_timeout_s
     reader = MemoryReader(infra.store, lexical, infra.clock)
     # Writes asked for: refused below the data dir's low-space watermark (507). The audit

@@ -65,6 +65,7 @@ class BusLiveness:
         self._stalled = asyncio.Event()
         self._probing: asyncio.Task[None] | None = None
         self._closed = False
+        self._stall_callbacks: list[Callable[[], None]] = []
 
     @property
     def stalled(self) -> bool:
@@ -129,8 +130,9 @@ class BusLiveness:
             raise self.stalled_error()
         return running.result()
 
-    async def until_stalled(self) -> None:
-        await self._stalled.wait()
+    def on_stall(self, callback: Callable[[], None]) -> None:
+        """`callback()` each time the bus becomes stalled (waits that cannot end otherwise)."""
+        self._stall_callbacks.append(callback)
 
     async def answering(self) -> bool:
         if self.stalled or self._closed:
@@ -186,6 +188,11 @@ class BusLiveness:
         self._stalled_since = self._clock()
         self._stalled.set()
         log.warning("the bus does not answer; refusing bus calls until it does")
+        for callback in self._stall_callbacks:
+            try:
+                callback()
+            except Exception:  # one listener's bug must not keep the stall from the others
+                log.exception("a stall callback failed")
 
     def _leave_stall(self) -> None:
         waited = self._clock() - (self._stalled_since or self._clock())

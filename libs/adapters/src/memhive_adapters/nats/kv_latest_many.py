@@ -82,7 +82,8 @@ class LatestMany:
         request = {"multi_last": [self._prefix + k for k in keys], "batch": len(keys)}
         await self._nc.publish(self._subject, json.dumps(request).encode(), reply=token)
         try:
-            await asyncio.wait_for(answer.done.wait(), self._timeout_s)
+            async with asyncio.timeout(self._timeout_s):  # no task, as wait_for makes
+                await answer.done.wait()
         except TimeoutError:  # as a leader read times out: callers tell it transient
             raise NatsTimeout from None
         return answer.result()

@@ -69,9 +69,9 @@ class PullStream:
             if remaining <= 0:
                 return msgs
             try:
-                msg = await asyncio.wait_for(
-                    self._received.get(), min(remaining, self._heartbeat_s)
-                )
+                # Not wait_for: it wraps get() in a task of its own, for each wait.
+                async with asyncio.timeout(min(remaining, self._heartbeat_s)):
+                    msg = await self._received.get()
             except TimeoutError:
                 await self._check_alive()
                 continue

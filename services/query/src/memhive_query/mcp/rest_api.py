@@ -47,11 +47,11 @@ class RestMemoryApi:
         return await self._call("POST", "/v1/recall", json=fields)
 
     async def forget(self, memory_id: str) -> Json:
-        path = f"/v1/memories/{_segment(memory_id)}"
+        path = _memory_path(memory_id)
         return await self._call("DELETE", path, params={"wait": "indexed"})
 
     async def get(self, memory_id: str) -> Json:
-        return await self._call("GET", f"/v1/memories/{_segment(memory_id)}")
+        return await self._call("GET", _memory_path(memory_id))
 
     async def list(self, fields: Json) -> Json:
         return await self._call("GET", "/v1/memories", params=fields)
@@ -72,15 +72,15 @@ class RestMemoryApi:
         return await self._call("POST", "/v1/context", json=fields)
 
     async def update(self, memory_id: str, fields: Json) -> Json:
-        path = f"/v1/memories/{_segment(memory_id)}"
+        path = _memory_path(memory_id)
         return await self._call("PATCH", path, params={"wait": "indexed"}, json=fields)
 
     async def flag(self, memory_id: str, fields: Json) -> Json:
-        path = f"/v1/memories/{_segment(memory_id)}/flags"
+        path = _memory_path(memory_id, "/flags")
         return await self._call("POST", path, params={"wait": "indexed"}, json=fields)
 
     async def confirm(self, memory_id: str) -> Json:
-        path = f"/v1/memories/{_segment(memory_id)}/confirmations"
+        path = _memory_path(memory_id, "/confirmations")
         return await self._call("POST", path, params={"wait": "indexed"})
 
     async def consolidate(self, fields: Json) -> Json:
@@ -88,7 +88,7 @@ class RestMemoryApi:
         return await self._call("POST", "/v1/memories/consolidate", params=params, json=fields)
 
     async def crystallize(self, memory_id: str, fields: Json) -> Json:
-        path = f"/v1/memories/{_segment(memory_id)}/crystallize"
+        path = _memory_path(memory_id, "/crystallize")
         return await self._call("POST", path, params={"wait": "indexed"}, json=fields)
 
     async def get_state(self, scope: str, key: str) -> Json:
@@ -113,7 +113,7 @@ class RestMemoryApi:
         return await self._call("GET", "/v1/skills", params=fields)
 
     async def skill_file(self, memory_id: str) -> str:
-        response = await self._send("GET", f"/v1/memories/{_segment(memory_id)}/skill")
+        response = await self._send("GET", _memory_path(memory_id, "/skill"))
         if not response.is_success:
             raise ApiError(response.status_code, _detail(response))
         return response.text
@@ -177,6 +177,16 @@ def _kv_path(scope: str, key: str) -> str:
     return "/".join(["/v1/kv", *(_segment(p) for p in scope.split("/")), _segment(key)])
 
 
+def _memory_path(memory_id: str, tail: str = "") -> str:
+    """The route of one memory. The gateway reads an escaped '/' as a '/' (ASGI paths are
+    decoded), so an id holding one would reach another route ('<id>/skill'): no memory's
+    id holds one, and such an id is answered here as the gateway answers an unknown one."""
+    if "/" in memory_id:
+        raise ApiError(404, f"no memory with id {memory_id!r} in this workspace")
+    return f"/v1/memories/{_segment(memory_id)}{tail}"
+
+
 def _segment(value: str) -> str:
-    # An id is one path segment: '/' or '?' in it must not reach another route.
-    return quote(value, safe="")
+    """A value as one path segment: '?' and '#' escaped, and every '.', since HTTP clients
+    remove a '.' or '..' segment (RFC 3986 5.2.4) but keep '%2E', read back as '.'."""
+    return quote(value, safe="").replace(".", "%2E")

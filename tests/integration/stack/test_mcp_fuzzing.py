@@ -16,20 +16,17 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
-import httpx2
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 
 from tests.integration.stack.conftest import Stack, Workspace, save
+from tests.integration.stack.test_mcp_tools import session
 
 EXAMPLES = int(os.environ.get("MEMHIVE_FUZZ_EXAMPLES", "6"))
 NODES = ["global", "product:p1", "product:p1/team:t1", "product:p1/team:t1/agent:agent"]
@@ -42,15 +39,6 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
     max_leaves=12,
 )
-
-
-@asynccontextmanager
-async def session(url: str, token: str):
-    async with (
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60) as http,
-        Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client,
-    ):
-        yield client
 
 
 def value_for(

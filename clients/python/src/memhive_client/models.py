@@ -5,15 +5,31 @@ so a newer server does not break an older client."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+)
 
 Wait = Literal["accepted", "persisted", "indexed"]
 
 
 class _Answer(BaseModel):
     model_config = ConfigDict(extra="allow")
+
+
+def _whole(value: object) -> object:
+    """30.0 is 30, as JSON Schema and the gateway read it (True stays refused)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+WholeNumber = Annotated[StrictInt, BeforeValidator(_whole)]
 
 
 class _Request(BaseModel):
@@ -72,7 +88,7 @@ class RecallRequest(_TimeWindow):
     scope_path: str | None = None
     kinds: list[str] | None = None
     tags: list[str] | None = None
-    max_results: StrictInt | None = None
+    max_results: WholeNumber | None = None
     include_superseded: StrictBool = False
     min_confidence: StrictFloat | None = None  # 0..1: leave out results less likely to answer
     lanes: list[Literal["vector", "lexical"]] | None = None
@@ -91,13 +107,13 @@ class ContextRequest(_TimeWindow):
     scope: str | None = None
     product_id: str | None = None
     scope_path: str | None = None
-    token_budget: StrictInt
+    token_budget: WholeNumber
 
 
 class KvPutRequest(_Request):
     value: Any
-    ttl_s: StrictInt | None = None
-    revision: StrictInt | None = None  # only if the entry is still at this revision
+    ttl_s: WholeNumber | None = None
+    revision: WholeNumber | None = None  # only if the entry is still at this revision
     create_only: StrictBool = False  # only if the key does not exist yet
 
 

@@ -9,9 +9,8 @@ registered again.
 
 A wait ends early when the bus stalls: no event can come, and the command is durable
 already, so the caller is answered "accepted" at once rather than after the whole wait.
-The stall ends every wait at once (`BusStalls.on_stall`): a wait is a future and a timer,
-not, as with a task watching for the stall beside each, two tasks and five callbacks more
-(a save waits once).
+The stall itself ends every wait (`BusStalls.on_stall`), so a wait is its future under a
+timeout, with no task beside it watching for a stall (a save waits once).
 """
 
 from __future__ import annotations

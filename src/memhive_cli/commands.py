@@ -26,11 +26,14 @@ def _run(sub) -> None:
 
 
 async def _do_run(args: argparse.Namespace) -> None:
+    collect_for_a_server()  # first: the process is a server from its first import
+    from memhive_adapters.runtime.model_check import check_models
+
     from memhive_cli.data_dir import data_dir_lock
 
-    collect_for_a_server()  # first: the process is a server from its first import
     settings = load_settings()
-    # First, before the heavy imports: a second `memhive run` on this data dir stops here,
+    check_models(settings)  # a model that cannot be found stops it before anything starts
+    # Then, before the heavy imports: a second `memhive run` on this data dir stops here,
     # at once, before it touches the nats-server or the lanes of the one that is running.
     with data_dir_lock(settings):
         from memhive_cli.embedded import run_embedded

@@ -10,6 +10,7 @@ from contextlib import AsyncExitStack
 
 from fastapi import FastAPI
 from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrastructure
+from memhive_adapters.runtime.model_check import check_models
 from memhive_settings import MemhiveSettings, TelemetrySettings
 from memhive_telemetry import Telemetry, install_telemetry
 
@@ -19,6 +20,7 @@ from memhive_cli.services import BACKGROUND_SERVICES
 from memhive_cli.signals import stop_on_signals
 
 SERVICES = ("query", *BACKGROUND_SERVICES)
+MODEL_USERS = frozenset({"query", "embed"})  # the encoder (both), the reranker (query)
 
 
 def telemetry_settings_for(service: str, settings: MemhiveSettings) -> TelemetrySettings:
@@ -38,6 +40,8 @@ def prepare(service: str, settings: MemhiveSettings) -> Telemetry:
 
 
 async def serve(service: str, settings: MemhiveSettings) -> None:
+    if service in MODEL_USERS:  # a model that cannot be found stops it before anything starts
+        check_models(settings)
     telemetry = prepare(service, settings)
     async with AsyncExitStack() as stack:
         stack.callback(telemetry.shutdown)

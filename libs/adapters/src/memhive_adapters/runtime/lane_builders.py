@@ -72,12 +72,16 @@ def build_embedder(settings: MemhiveSettings, model: str | None = None) -> Embed
             raise ValueError("MEMHIVE_EMBEDDING__DIMENSIONS is required with provider=litellm")
         key = embedding.api_key.get_secret_value() if embedding.api_key else None
         return LiteLlmEmbedder(model, embedding.dimensions, embedding.api_base, key)
+    check_local_model(model)
+    return _local_embedder(settings, model)
+
+
+def check_local_model(model: str) -> None:
     if model not in LOCAL_MODELS:
         raise ModelNotAvailable(
             f"the local embedding provider has {list(LOCAL_MODELS)}, not {model!r}"
             " (MEMHIVE_EMBEDDING__MODEL)"
         )
-    return _local_embedder(settings, model)
 
 
 def _local_embedder(settings: MemhiveSettings, encoder: str) -> Embedder:

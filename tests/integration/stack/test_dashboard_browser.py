@@ -512,3 +512,32 @@ async def test_at_390_px_the_filters_fold_away_and_no_page_scrolls_sideways(
             await page.locator("main h1").first.wait_for()
             assert await page_width_overflow(page) == 0, name
         await screenshot(page, "dashboard-phone-state")
+
+
+async def test_markup_typed_into_the_filters_is_shown_as_text_never_run(
+    stack: Stack, gateway_url: str
+) -> None:
+    """What `test_dashboard_fuzzing` checks in the HTML, as a person sees it: markup in the
+    search box stays the characters typed, and a filter refused names its field on the page
+    with the value as text; no script runs, no element is made from it."""
+    workspace, _ = await seed(stack)
+    markup = '<img src=x onerror="document.title=`pwned`">'
+    async with chromium() as browser:
+        page = await browser.new_page()
+        dialogs: list[str] = []
+        page.on("dialog", lambda dialog: dialogs.append(dialog.message))
+        await sign_in(page, gateway_url, await stack.token(workspace, user="alice"))
+        search = page.get_by_label("Search (hybrid: meaning and words)")
+        await search.fill(markup)
+        await page.wait_for_url(lambda url: "q=%3Cimg" in url)
+        await page.locator("#results-heading").wait_for()
+        assert await search.input_value() == markup
+        await page.goto(f"{gateway_url}/memory?kind=" + markup.replace('"', "%22"))
+        problem = page.locator("li", has_text="kind")
+        await problem.first.wait_for()
+        shown = await page.locator("main").inner_text()
+        await screenshot(page, "dashboard-markup-in-a-filter")
+        made = await page.locator("img[src='x']").count()
+        title = await page.title()
+    assert markup in shown, shown  # the value, as text
+    assert made == 0 and "pwned" not in title and dialogs == []

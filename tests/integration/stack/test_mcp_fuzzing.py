@@ -30,6 +30,7 @@ from tests.integration.stack.test_mcp_tools import session
 
 EXAMPLES = int(os.environ.get("MEMHIVE_FUZZ_EXAMPLES", "6"))
 NODES = ["global", "product:p1", "product:p1/team:t1", "product:p1/team:t1/agent:agent"]
+# Fixed once: a strategy must draw alike each time hypothesis replays it.
 NOW = datetime.now(UTC).replace(tzinfo=None, microsecond=0)
 PATH_STEPS = [".", "..", "x/..", "../skill", "%2e%2e", "a?b=1", "#top", "\\", "~"]
 TAG = r"[a-z0-9][a-z0-9._:/-]{0,20}"  # the REST API's tag rule, shorter
@@ -94,9 +95,8 @@ def _string(
 def _moments(*, future: bool, hostile: bool) -> st.SearchStrategy:
     """A moment within two years of now (ahead of it for an expiry); with `hostile`, any
     moment of years 1..9999 at any offset or none, and text that is no moment."""
-    now = NOW  # fixed: a strategy must draw alike each time hypothesis replays it
-    low = now + timedelta(hours=1) if future else now - timedelta(days=730)
-    moments = st.datetimes(low, now + timedelta(days=730), timezones=st.just(UTC))
+    low = NOW + timedelta(hours=1) if future else NOW - timedelta(days=730)
+    moments = st.datetimes(low, NOW + timedelta(days=730), timezones=st.just(UTC))
     if hostile:
         moments |= st.datetimes(timezones=st.none() | st.timezones())
     texts = moments.map(lambda moment: moment.isoformat())

@@ -45,35 +45,35 @@ async def assert_exact(index: EdgeVectorIndex, stored: dict[str, np.ndarray], se
             assert abs(hit.score - float(stored[hit.memory_id] @ query)) < 1e-4, hit
 
 
-async def test_a_built_int8_lane_scores_in_int8_and_returns_exact_scores(tmp_path: Path) -> None:
-    lane = tmp_path / "lane"
-    index = a_lane(lane, int8=True)
-    memories = [(a_memory(), v) for v in vectors(400, 21)]
+async def built(index: EdgeVectorIndex, points: int, seed: int) -> dict[str, np.ndarray]:
+    """`points` more written to the lane, and its build (which they start) finished."""
+    memories = [(a_memory(), v) for v in vectors(points, seed)]
     await index.upsert(memories)
     await index.settled()
     assert (await index.hnsw_coverage())[1] > 0
+    return {m.id: v for m, v in memories}
+
+
+async def test_a_built_int8_lane_scores_in_int8_and_returns_exact_scores(tmp_path: Path) -> None:
+    lane = tmp_path / "lane"
+    index = a_lane(lane, int8=True)
+    stored = await built(index, 400, seed=21)
     segments, quantized = int8_segments(lane)
     assert segments > 0 and quantized == segments
-    await assert_exact(index, {m.id: v for m, v in memories}, seed=22)
+    await assert_exact(index, stored, seed=22)
     await index.close()
 
 
 async def test_a_float_lane_switches_to_int8_at_its_next_build(tmp_path: Path) -> None:
     lane = tmp_path / "lane"
     floats = a_lane(lane, int8=False)
-    first = [(a_memory(), v) for v in vectors(400, 23)]
-    await floats.upsert(first)
-    await floats.settled()
+    stored = await built(floats, 400, seed=23)
     assert int8_segments(lane)[1] == 0  # the float lane keeps no int8 copy
     await floats.close()
 
     index = a_lane(lane, int8=True)
-    stored = {m.id: v for m, v in first}
     await assert_exact(index, stored, seed=24)  # served as built until the next build
-    later = [(a_memory(), v) for v in vectors(350, 25)]
-    await index.upsert(later)
-    await index.settled()
-    stored |= {m.id: v for m, v in later}
+    stored |= await built(index, 350, seed=25)
     assert await index.count() == 750
     segments, quantized = int8_segments(lane)
     assert segments > 0 and quantized == segments  # the older segments rebuilt too

@@ -42,9 +42,16 @@ def turn_text(turn: dict) -> str:
 
 
 def conversations() -> list[str]:
-    return sorted(
+    """The split's conversations; none is an error, not a score of zero over no question."""
+    found = sorted(
         p.name.removesuffix(".memories.jsonl") for p in LOCOMO_DIR.glob("*.memories.jsonl")
     )
+    if not found:
+        raise SystemExit(
+            f"no LoCoMo conversation (*.memories.jsonl) in {LOCOMO_DIR}: "
+            "set MEMHIVE_LOCOMO_DIR to the public split's folder"
+        )
+    return found
 
 
 def _jsonl(path: Path) -> list[dict]:

@@ -112,6 +112,7 @@ def main() -> None:
         f"`make bench` on {datetime.now(UTC):%Y-%m-%d %H:%M} UTC. Machine: {machine()}.\n"
         "Embedded mode (`memhive run`), measured through the HTTP gateway from a client on the same machine.\n"
     )
+    locomo.conversations()  # a missing split stops the run now, not after the first sections
     measured = [(title, section(title, body)) for title, body in SECTIONS]
     before = OUTPUT.read_text() if OUTPUT.exists() else ""
     OUTPUT.write_text(report_file.updated(before, header, measured))

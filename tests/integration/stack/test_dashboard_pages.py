@@ -114,12 +114,20 @@ async def test_bad_filters_are_named_not_crashed(workspace: Workspace, stack: St
     async with signed_in(stack, await stack.token(workspace.id)) as (client, _, _):
         response = await client.get("/memory", params={"created_from": "soon", "kind": "rumour"})
         assert response.status_code == 422
-        assert "created_from" in response.text and "kinds" in response.text
+        assert "created_from" in response.text
+        # Each problem is stated once: in the list, under a line that counts them, and
+        # named as the form's field the visitor filled ("kind", not the API's "kinds").
+        alert = response.text.split('<div class="alert" role="alert">', 1)[1].split("</div>")[0]
+        assert "<p>These 2 fields were not accepted:</p>" in alert, alert
+        assert alert.count("created_from") == 1 and alert.count("rumour") == 1, alert
+        assert "<strong>kind</strong>" in alert and "kinds" not in alert, alert
         partial = await client.get(
             "/memory", params={"source": "fax"}, headers={"HX-Request": "true"}
         )
         assert partial.status_code == 422
         assert partial.text.lstrip().startswith('<section id="results"')
+        assert "<p>This field was not accepted:</p>" in partial.text
+        assert partial.text.count("fax") == 1, partial.text
         assert (await client.get("/memory/m/not-an-id")).status_code == 404
 
 

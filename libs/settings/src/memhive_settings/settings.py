@@ -81,6 +81,11 @@ class VectorSettings(BaseModel):
     # at 10k-1M in the stack: docs/benchmarks.md, "One search thread"). 0: qdrant-edge's
     # pool (a thread per CPU), for large stores on many idle cores.
     search_threads: int = Field(1, ge=0, le=256)
+    # Embedded lane (edge): what a built segment scores with. int8: an int8 copy of its
+    # vectors in memory, the float ones in their files for rescoring the best candidates
+    # (2-4x cheaper filtered searches; docs/benchmarks.md, "The vector lane in int8").
+    # float: the float vectors alone. A lane switches at its next HNSW build.
+    vectors: Literal["int8", "float"] = "int8"
 
 
 class LexicalSettings(BaseModel):

@@ -130,6 +130,7 @@ def build_vector_index(
         hnsw_when_idle=vector.hnsw_when_idle,
         idle_s=vector.hnsw_idle_s,
         space=space,
+        int8=vector.vectors == "int8",
     )
 
 

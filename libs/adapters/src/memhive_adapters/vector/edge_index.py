@@ -34,6 +34,7 @@ from memhive_adapters.process_lifetime import die_with_parent
 from memhive_adapters.vector import shard_dirs
 from memhive_adapters.vector.build_journal import BuildJournal
 from memhive_adapters.vector.query_batches import QueryBatches, ShardQuery
+from memhive_adapters.vector.shard_config import search_params, shard_config
 from memhive_adapters.vector.shared_by_all import SharedByAll
 from memhive_adapters.vector.term_payload import TERMS_FIELD, payload_of, terms_in
 
@@ -93,12 +94,14 @@ class EdgeVectorIndex:
         hnsw_when_idle: int = 0,
         idle_s: float = 10.0,
         space: FreeSpace | None = None,
+        int8: bool = False,
     ) -> None:
         self._path = Path(path)
         self._space = space
         self._dimensions = dimensions
         self._hnsw_after, self._threshold_kb = hnsw_after, indexing_threshold_kb
         self._search_threads = search_threads
+        self._int8 = int8  # built segments score in int8, then rescore (shard_config.py)
         self._idle_after, self._idle_s = hnsw_when_idle, idle_s
         self._last_write = 0.0  # the event loop's clock
         self._idle_watch: asyncio.Task | None = None
@@ -168,6 +171,7 @@ class EdgeVectorIndex:
             filter=_filter_of(self._shared.needed(_conditions_of(memory_filter))),
             with_payload=False,
             with_vector=False,
+            params=search_params(self._int8),
         )
         self._planned[version] += 1
         try:
@@ -268,10 +272,7 @@ class EdgeVectorIndex:
         return shard
 
     def _config(self) -> qe.EdgeConfig:
-        return qe.EdgeConfig(
-            vectors=qe.EdgeVectorParams(size=self._dimensions, distance=qe.Distance.Cosine),
-            max_search_threads=self._search_threads,
-        )
+        return shard_config(self._dimensions, int8=self._int8, search_threads=self._search_threads)
 
     async def _apply(self, operation: qe.UpdateOperation, points: int) -> None:
         """One write of `points` points, under the write lock; journaled for the copy when
@@ -369,7 +370,7 @@ class EdgeVectorIndex:
         return target
 
     async def _optimize_in_child(self, target: Path) -> None:
-        arguments = [str(target), str(self._dimensions)]
+        arguments = [str(target), str(self._dimensions), "int8" if self._int8 else "float"]
         if self._threshold_kb is not None:
             arguments.append(str(self._threshold_kb))
         child = await asyncio.create_subprocess_exec(

@@ -4,7 +4,7 @@ qdrant-edge's `optimize()` holds Python's GIL for its whole run (tens of seconds
 points), so the serving process starts this module on a copy instead and swaps the copy in
 when it exits 0 (`EdgeVectorIndex`). It runs at a lower CPU priority than serving.
 
-    python -m memhive_adapters.vector.optimize_shard SHARD_DIR DIMENSIONS [INDEXING_THRESHOLD_KB]
+    python -m memhive_adapters.vector.optimize_shard DIR DIMENSIONS int8|float [THRESHOLD_KB]
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import sys
 
 import qdrant_edge as qe
 
+from memhive_adapters.vector.shard_config import shard_config
+
 # qdrant's merge optimizer otherwise keeps about as many segments as cores, so every build
 # re-indexed nearly the whole shard (a minute of CPU by 160k points). Capped segments leave
 # full ones alone: a build indexes what came since, 3-5 s per 20k points and flat to 200k,
@@ -22,9 +24,10 @@ SEGMENTS = 8
 MAX_SEGMENT_KB = 500_000
 
 
-def optimize(path: str, dimensions: int, indexing_threshold_kb: int | None) -> bool:
-    config = qe.EdgeConfig(
-        vectors=qe.EdgeVectorParams(size=dimensions, distance=qe.Distance.Cosine),
+def optimize(path: str, dimensions: int, int8: bool, indexing_threshold_kb: int | None) -> bool:
+    config = shard_config(
+        dimensions,
+        int8=int8,
         optimizers=qe.EdgeOptimizersConfig(
             indexing_threshold=indexing_threshold_kb,
             default_segment_number=SEGMENTS,
@@ -40,9 +43,12 @@ def optimize(path: str, dimensions: int, indexing_threshold_kb: int | None) -> b
 
 
 def main(argv: list[str]) -> int:
-    path, dimensions, *threshold = argv
+    path, dimensions, vectors, *threshold = argv
+    if vectors not in ("int8", "float"):
+        raise SystemExit(f"vectors must be int8 or float, not {vectors!r}")
     os.nice(10)  # serving comes first on a small machine
-    changed = optimize(path, int(dimensions), int(threshold[0]) if threshold else None)
+    threshold_kb = int(threshold[0]) if threshold else None
+    changed = optimize(path, int(dimensions), vectors == "int8", threshold_kb)
     print("optimized" if changed else "already optimal")
     return 0
 

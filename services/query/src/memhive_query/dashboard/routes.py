@@ -13,7 +13,7 @@ from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from memhive_application.authentication import Unauthenticated
 from memhive_domain.changes import MemoryChanges
-from memhive_domain.errors import DomainError, InvalidInput, NotAllowed, NotFound
+from memhive_domain.errors import DomainError, FieldProblem, InvalidInput, NotAllowed, NotFound
 from memhive_domain.listing import MAX_CURSOR_CHARS
 from memhive_domain.policy import Action, allows, require
 from memhive_domain.principals import Principal
@@ -69,6 +69,19 @@ def _oidc_name(request: Request) -> str | None:
     return oidc.display_name if oidc else None
 
 
+def _message(exc: Exception) -> str:
+    """What a page says above the list of problems: each problem is listed once, below it
+    (`str(InvalidInput)` joins them, which the list would say a second time)."""
+    if isinstance(exc, InvalidInput) and exc.problems:
+        fields = len({p.field for p in exc.problems})
+        return (
+            "This field was not accepted:"
+            if fields == 1
+            else f"These {fields} fields were not accepted:"
+        )
+    return str(exc)
+
+
 def _error(request: Request, who: Principal | None, exc: Exception) -> HTMLResponse:
     status = {NotFound: 404, NotAllowed: 403, InvalidInput: 422, CsrfRefused: 403}.get(
         type(exc), 400
@@ -78,7 +91,7 @@ def _error(request: Request, who: Principal | None, exc: Exception) -> HTMLRespo
         "The form was not sent from this dashboard (missing or wrong CSRF token). "
         "Reload the page and try again."
         if isinstance(exc, CsrfRefused)
-        else str(exc)
+        else _message(exc)
     )
     heading = "Not found" if status == 404 else "Cannot do that"
     return _render(
@@ -162,13 +175,14 @@ async def index(
         page = await dash.browse(who, request_)
         bulletin = await _bulletin_of(dash, who, filters)
     except DomainError as exc:
+        exc = _named_as_in_the_form(exc)
         if partial:
             return _render(
                 request,
                 "_problems.html",
                 422,
                 problems=getattr(exc, "problems", []),
-                message=str(exc),
+                message=_message(exc),
             )
         return _error(request, who, exc)
     next_link = None
@@ -268,6 +282,19 @@ async def state_page(
     if listing.next_cursor is not None:
         next_link = "/memory/state?" + urlencode({"scope": node, "after": listing.next_cursor})
     return _render(request, "state.html", who=who, listing=listing, next_link=next_link)
+
+
+# The selection's fields the index's form names otherwise (one kind, tags comma-separated).
+_FORM_NAMES = {"kinds": "kind", "tags": "tag"}
+
+
+def _named_as_in_the_form(exc: DomainError) -> DomainError:
+    """A refused filter's problems under the names of the form's fields the visitor filled."""
+    if not isinstance(exc, InvalidInput):
+        return exc
+    return InvalidInput(
+        [FieldProblem(_FORM_NAMES.get(p.field, p.field), p.message) for p in exc.problems]
+    )
 
 
 def _browse_request(filters: dict[str, str], after: str | None) -> BrowseRequest:

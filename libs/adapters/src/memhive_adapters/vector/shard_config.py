@@ -1,0 +1,42 @@
+"""A lane's qdrant-edge configuration: one place for the serving process and the child that
+builds its HNSW (`optimize_shard`), so the two never disagree about a shard.
+
+With `int8`, each built segment keeps an int8 copy of its vectors in memory and scores with
+it, and the float vectors stay in their files for rescoring the best candidates: a product's
+filtered search scores its points exactly, and that is 2-4x cheaper in int8
+(docs/benchmarks.md, "The vector lane in int8"). The appendable segment (points not built
+yet) is scored in floats either way. A shard built without it is rebuilt with it by its next
+build: qdrant-edge's optimizer re-indexes segments whose configuration differs.
+"""
+
+from __future__ import annotations
+
+import qdrant_edge as qe
+
+INT8 = qe.ScalarQuantizationConfig(qe.ScalarType.Int8, quantile=0.99, always_ram=True)
+# The candidates int8 found are scored again with the float vectors, so a hit's score (what
+# the near-duplicate check and the link classifier compare with their floors) is exact.
+INT8_SEARCH = qe.SearchParams(quantization=qe.QuantizationSearchParams(rescore=True))
+
+
+def shard_config(
+    dimensions: int,
+    *,
+    int8: bool,
+    search_threads: int | None = None,
+    optimizers: qe.EdgeOptimizersConfig | None = None,
+) -> qe.EdgeConfig:
+    return qe.EdgeConfig(
+        vectors=qe.EdgeVectorParams(
+            size=dimensions,
+            distance=qe.Distance.Cosine,
+            on_disk=True if int8 else None,
+            quantization_config=INT8 if int8 else None,
+        ),
+        optimizers=optimizers,
+        max_search_threads=search_threads,
+    )
+
+
+def search_params(int8: bool) -> qe.SearchParams | None:
+    return INT8_SEARCH if int8 else None

@@ -540,4 +540,7 @@ async def test_markup_typed_into_the_filters_is_shown_as_text_never_run(
         made = await page.locator("img[src='x']").count()
         title = await page.title()
     assert markup in shown, shown  # the value, as text
+    # ...stated once, under the form's name for the field ("kind", not the API's "kinds").
+    assert shown.count(markup) == 1 and "kinds" not in shown, shown
+    assert "This field was not accepted:\n" in shown and "kind: unknown value" in shown, shown
     assert made == 0 and "pwned" not in title and dialogs == []

@@ -94,6 +94,23 @@ async def test_the_same_operations_give_the_same_answers(stores) -> None:
     ]
 
 
+async def test_a_namespace_given_as_a_list_means_what_the_tuple_means(stores) -> None:
+    """LangGraph's API says tuples; its SQLite store takes lists as well (its own tests pass
+    them), and a query found their items here while a listing did not."""
+    memhive, _ = stores
+    await memhive.aput(list(ALICE), "theme", {"text": "prefers a dark theme"})
+    await memhive.aput(ALICE, "lang", {"text": "writes Python and Rust"})
+    listed = await memhive.asearch(("users",))
+    assert {i.key for i in listed} == {"theme", "lang"}
+    assert plain(await memhive.asearch(["users"])) == plain(listed)
+    assert plain(
+        await memhive.asearch(["users", "alice", "prefs"], filter={"text": "prefers a dark theme"})
+    ) == plain(listed[:1])
+    found = await memhive.asearch(["users", "alice"], query="which theme does alice like?")
+    assert [i.key for i in found][:1] == ["theme"]
+    assert await memhive.alist_namespaces(prefix=["users"]) == [ALICE]
+
+
 async def test_a_batch_reads_the_store_as_it_was_before_its_writes(stores) -> None:
     batch = [
         PutOp(ALICE, "new", {"text": "likes green tea"}),

@@ -15,10 +15,13 @@ Answers follow LangGraph's InMemoryStore: the same items, values and namespaces;
 reads see the store as it was before the batch's writes; filters and namespace conditions
 mean the same. Differences, said plainly: `created_at` is the first put's (as PostgresStore
 keeps it; InMemoryStore resets it on every put); scores are recall's fused scores, not
-cosines; a query returns at most 20 items (recall's bound), and `offset + limit` past that
-returns fewer; a namespace whose items were all deleted is no longer listed (as in
-LangGraph's Postgres and SQLite stores; InMemoryStore goes on listing it); TTLs are not
-supported.
+cosines: scaled per query, so they rank one query's items but mean nothing across queries
+(of two items found, the second scores 0); a query returns at most 20 items (recall's
+bound), and `offset + limit` past that returns fewer; a namespace whose items were all
+deleted is no longer listed (as in LangGraph's Postgres and SQLite stores; InMemoryStore
+goes on listing it); a filter names top-level keys, as in InMemoryStore and PostgresStore
+(SQLiteStore also reads dotted paths); TTLs are not supported. Namespaces given as lists
+are read as tuples, as SQLiteStore reads them.
 """
 
 from __future__ import annotations
@@ -153,6 +156,7 @@ class _Batch:
         self._store, self._client, self._root = store, client, store._root
 
     async def run(self, ops: list[Op]) -> list[Result]:
+        ops = [_with_tuples(op) for op in ops]
         results: list[Result] = []
         for op in ops:
             results.append(await self._read(op))
@@ -320,6 +324,15 @@ class _Batch:
                 if getattr(error, "status", None) != 409:
                     raise
         raise RuntimeError(f"could not record node {node} in {NODES_KEY}")
+
+
+def _with_tuples(op: Op) -> Op:
+    """LangGraph's API says tuples; lists are taken too, as its SQLite store takes them."""
+    if isinstance(op, GetOp | PutOp) and not isinstance(op.namespace, tuple):
+        return op._replace(namespace=tuple(op.namespace))
+    if isinstance(op, SearchOp) and not isinstance(op.namespace_prefix, tuple):
+        return op._replace(namespace_prefix=tuple(op.namespace_prefix))
+    return op
 
 
 def _in_store_order(entries: list[dict]) -> list[dict]:

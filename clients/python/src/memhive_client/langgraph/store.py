@@ -20,8 +20,17 @@ cosines: scaled per query, so they rank one query's items but mean nothing acros
 bound), and `offset + limit` past that returns fewer; a namespace whose items were all
 deleted is no longer listed (as in LangGraph's Postgres and SQLite stores; InMemoryStore
 goes on listing it); a filter names top-level keys, as in InMemoryStore and PostgresStore
-(SQLiteStore also reads dotted paths); TTLs are not supported. Namespaces given as lists
-are read as tuples, as SQLiteStore reads them.
+(SQLiteStore also reads dotted paths). Namespaces given as lists are read as tuples, as
+SQLiteStore reads them.
+
+TTLs (`ttl=` on put, `MemhiveStore(ttl={"default_ttl": ..., "refresh_on_read": ...})`): an
+item with one expires on the server, entry and memory at the same instant, so no sweeper is
+needed (and `sweep_interval_minutes` means nothing here); once expired it is gone from every
+read, `omit_expired` or not, and its memory from memhive's recall. A get or search that
+refreshes (LangGraph's default) moves the expiry only once it would move by a twentieth of
+the TTL (`expiry.REFRESH_STEP`): an item read again and again costs no write each time, and
+expires at most that much early. A refresh never overwrites a write made since its read
+(compare-and-set). TTLs are whole seconds, 1 s to 366 days.
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ import json
 import threading
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from langgraph.store.base import (
     BaseStore,
@@ -45,16 +54,19 @@ from langgraph.store.base import (
     Result,
     SearchItem,
     SearchOp,
+    TTLConfig,
     get_text_at_path,
     tokenize_path,
 )
 
 from memhive_client.client import AsyncMemhiveClient
-from memhive_client.errors import NotFound
+from memhive_client.errors import Conflict, NotFound
+from memhive_client.langgraph.expiry import expiry, refresh_due, ttl_seconds
 from memhive_client.langgraph.matching import matches_condition, matches_filter
 from memhive_client.langgraph.namespaces import (
     ITEM_PREFIX,
     NODES_KEY,
+    Placement,
     could_hold,
     item_address,
     placement,
@@ -62,6 +74,7 @@ from memhive_client.langgraph.namespaces import (
     source_ref,
     tags_of,
 )
+from memhive_client.models import KvEntry
 
 MAX_BODY = 4000  # a memory's body; the entry keeps the whole value
 MAX_RECALL = 20
@@ -70,9 +83,10 @@ MAX_RECALL = 20
 class MemhiveStore(BaseStore):
     """`MemhiveStore(base_url, token, scope_path="global")`; `index={"fields": [...]}` names
     the text to recall items by (LangGraph's paths, e.g. "text", "facts[*].fact"; default
-    the whole value as JSON). Use it as `graph.compile(store=...)`; `close()` when done."""
+    the whole value as JSON); `ttl` is LangGraph's TTLConfig (minutes). Use it as
+    `graph.compile(store=...)`; `close()` when done."""
 
-    supports_ttl = False
+    supports_ttl = True
 
     def __init__(
         self,
@@ -81,9 +95,13 @@ class MemhiveStore(BaseStore):
         *,
         scope_path: str = "global",
         index: dict[str, Any] | None = None,
+        ttl: TTLConfig | None = None,
         client_factory=None,
     ) -> None:
         self._root = scope_path
+        self.ttl_config = ttl
+        if ttl and ttl.get("default_ttl") is not None:
+            ttl_seconds(ttl["default_ttl"])  # refused now, not at the first put
         fields = (index or {}).get("fields") or ["$"]
         self._fields = [(f, tokenize_path(f) if f != "$" else f) for f in fields]
         self._new_client = client_factory or (lambda: AsyncMemhiveClient(base_url, token))
@@ -154,6 +172,7 @@ class _Batch:
 
     def __init__(self, store: MemhiveStore, client: AsyncMemhiveClient) -> None:
         self._store, self._client, self._root = store, client, store._root
+        self._read_entries: dict[Placement, _Read] = {}  # what reads may refresh
 
     async def run(self, ops: list[Op]) -> list[Result]:
         ops = [_with_tuples(op) for op in ops]
@@ -161,14 +180,21 @@ class _Batch:
         for op in ops:
             results.append(await self._read(op))
         writes = {(op.namespace, op.key): op for op in ops if isinstance(op, PutOp)}
+        written = {placement(*k, self._root) for k in writes}
+        refreshed = [r for place, r in self._read_entries.items() if place not in written]
+        await asyncio.gather(*(self._refresh(r) for r in refreshed))
         for op in writes.values():
             await (self._put(op) if op.value is not None else self._delete(op))
         return results
 
     async def _read(self, op: Op) -> Result:
         if isinstance(op, GetOp):
-            entry = await self._entry(op.namespace, op.key)
-            return None if entry is None else _item(entry)
+            place = placement(op.namespace, op.key, self._root)
+            kv = await self._kv(place.node, place.kv_key)
+            if kv is None:
+                return None
+            self._was_read(place, kv, op.refresh_ttl)
+            return _item(kv.value)
         if isinstance(op, SearchOp):
             return await self._search(op)
         if isinstance(op, ListNamespacesOp):
@@ -181,50 +207,78 @@ class _Batch:
 
     async def _entry(self, namespace: tuple[str, ...], key: str) -> dict | None:
         place = placement(namespace, key, self._root)
+        kv = await self._kv(place.node, place.kv_key)
+        return None if kv is None else kv.value
+
+    async def _kv(self, node: str, kv_key: str) -> KvEntry | None:
         try:
-            return (await self._client.get_state(place.node, place.kv_key)).value
+            return await self._client.get_state(node, kv_key)
         except NotFound:
             return None
+
+    def _was_read(self, place: Placement, kv: KvEntry, refresh: bool) -> None:
+        """An item a read returned: its TTL moves on after the batch's reads."""
+        if refresh and kv.value.get("ttl_minutes") is not None:
+            self._read_entries[place] = _Read(place, kv)
+
+    async def _refresh(self, read: _Read) -> None:
+        minutes, now = read.kv.value["ttl_minutes"], datetime.now(UTC)
+        if not refresh_due(minutes, read.kv.expires_at, now):
+            return
+        place = read.place
+        try:
+            await self._client.set_state(
+                place.node,
+                place.kv_key,
+                read.kv.value,
+                ttl_s=ttl_seconds(minutes),
+                revision=read.kv.revision,
+            )
+        except Conflict:
+            return  # written since it was read: that write gave the item its own expiry
+        if memory_id := read.kv.value.get("memory_id"):
+            with contextlib.suppress(NotFound, Conflict):  # its memory changed or left since
+                await self._client.update(memory_id, expires_at=expiry(minutes, now))
 
     async def _search(self, op: SearchOp) -> list[SearchItem]:
         if op.query:
             return await self._recalled(op)
-        found = [e async for e in self._entries(op.namespace_prefix)]
-        kept = _in_store_order([e for e in found if matches_filter(e["value"], op.filter)])
-        return [_item(e, SearchItem) for e in kept[op.offset : op.offset + op.limit]]
+        found = [r async for r in self._entries(op.namespace_prefix)]
+        kept = [r for r in found if matches_filter(r.kv.value["value"], op.filter)]
+        page = _in_store_order(kept)[op.offset : op.offset + op.limit]
+        for read in page:
+            self._was_read(read.place, read.kv, op.refresh_ttl)
+        return [_item(r.kv.value, SearchItem) for r in page]
 
     async def _recalled(self, op: SearchOp) -> list[SearchItem]:
         tag = prefix_tag(self._root, op.namespace_prefix)
         hits = await self._client.recall(op.query, tags=[tag], max_results=MAX_RECALL)
-        items: list[SearchItem] = []
+        found: list[tuple[_Read, float]] = []
         for hit in hits:
             address = item_address(hit.source_ref)
-            entry = await self._entry_at(*address) if address else None
-            if entry is None or entry.get("memory_id") != hit.id:
+            kv = await self._kv(*address) if address else None
+            if kv is None or kv.value.get("memory_id") != hit.id:
                 continue  # a memory whose item changed or left since
-            if matches_filter(entry["value"], op.filter):
-                items.append(_item(entry, SearchItem, score=hit.score))
-        return items[op.offset : op.offset + op.limit]
-
-    async def _entry_at(self, node: str, kv_key: str) -> dict | None:
-        try:
-            return (await self._client.get_state(node, kv_key)).value
-        except NotFound:
-            return None
+            if matches_filter(kv.value["value"], op.filter):
+                found.append((_Read(Placement(*address), kv), hit.score))
+        page = found[op.offset : op.offset + op.limit]
+        for read, _ in page:
+            self._was_read(read.place, read.kv, op.refresh_ttl)
+        return [_item(read.kv.value, SearchItem, score=score) for read, score in page]
 
     async def _entries(self, prefix: tuple[str, ...]):
         """Every item whose namespace starts with `prefix`, from the nodes that may hold it."""
         for node in await self._nodes():
             if not could_hold(node, prefix, self._root):
                 continue
-            async for entry in self._client.iter_state(node, include_values=True):
-                item = entry.value
-                ours = entry.key.startswith(ITEM_PREFIX) and isinstance(item, dict)
+            async for kv in self._client.iter_state(node, include_values=True):
+                item = kv.value
+                ours = kv.key.startswith(ITEM_PREFIX) and isinstance(item, dict)
                 if ours and tuple(item["namespace"][: len(prefix)]) == prefix:
-                    yield item
+                    yield _Read(Placement(node, kv.key), kv)
 
     async def _namespaces(self, op: ListNamespacesOp) -> list[tuple[str, ...]]:
-        seen = {tuple(e["namespace"]) async for e in self._entries(())}
+        seen = {tuple(r.kv.value["namespace"]) async for r in self._entries(())}
         if op.match_conditions:
             seen = {
                 ns
@@ -247,12 +301,15 @@ class _Batch:
     # --- writes ---------------------------------------------------------------------------
 
     async def _put(self, op: PutOp) -> None:
+        ttl_s = None if op.ttl is None else ttl_seconds(op.ttl)  # refused before any write
         place = placement(op.namespace, op.key, self._root)
         before = await self._entry(op.namespace, op.key)
-        now = datetime.now(UTC).isoformat()
+        moment = datetime.now(UTC)
+        now = moment.isoformat()
         created = before["created_at"] if before else now
         text = self._store.text_of(op.value, op.index)
-        memory_id = await self._memory(op, place, before, text, created)
+        expires = None if op.ttl is None else expiry(op.ttl, moment)
+        memory_id = await self._memory(op, place, before, text, created, expires)
         entry = {
             "namespace": list(op.namespace),
             "key": op.key,
@@ -261,17 +318,29 @@ class _Batch:
             "updated_at": now,
             "memory_id": memory_id,
             "text_digest": _digest(text),  # the text itself is the memory's body
+            "ttl_minutes": op.ttl,
         }
-        await self._client.set_state(place.node, place.kv_key, entry)
+        ttl = {} if ttl_s is None else {"ttl_s": ttl_s}
+        await self._client.set_state(place.node, place.kv_key, entry, **ttl)
         await self._remember_node(place.node)
 
-    async def _memory(self, op: PutOp, place, before: dict | None, text, created) -> str | None:
-        """The item's memory: kept when its text did not change, re-written when it did."""
+    async def _memory(
+        self, op: PutOp, place, before: dict | None, text, created, expires
+    ) -> str | None:
+        """The item's memory: kept when its text did not change, re-written when it did;
+        it expires when the item does."""
         old = before.get("memory_id") if before else None
+        had_ttl = before is not None and before.get("ttl_minutes") is not None
+        expiring = {"expires_at": expires} if expires is not None or had_ttl else {}
         if old and before.get("text_digest") == _digest(text):
+            if expiring:
+                with contextlib.suppress(NotFound):  # forgotten by someone else: kept as before
+                    await self._client.update(old, **expiring)
             return old
         if old and text:
-            changed = await self._client.update(old, body=text, force=True, wait="indexed")
+            changed = await self._client.update(
+                old, body=text, force=True, wait="indexed", **expiring
+            )
             return changed.memory.id
         if old:
             await self._forget(old)
@@ -286,6 +355,7 @@ class _Batch:
             # Two items with the same text stay two memories: a memory that says when it
             # happened is another occurrence (memhive's content id includes occurred_at).
             occurred_at=datetime.fromisoformat(created),
+            expires_at=expires,
             force=True,
             wait="indexed",
         )
@@ -326,6 +396,13 @@ class _Batch:
         raise RuntimeError(f"could not record node {node} in {NODES_KEY}")
 
 
+class _Read(NamedTuple):
+    """An item as a read found it: where it is, and its entry (revision, expiry)."""
+
+    place: Placement
+    kv: KvEntry
+
+
 def _with_tuples(op: Op) -> Op:
     """LangGraph's API says tuples; lists are taken too, as its SQLite store takes them."""
     if isinstance(op, GetOp | PutOp) and not isinstance(op.namespace, tuple):
@@ -335,14 +412,17 @@ def _with_tuples(op: Op) -> Op:
     return op
 
 
-def _in_store_order(entries: list[dict]) -> list[dict]:
+def _in_store_order(reads: list[_Read]) -> list[_Read]:
     """As InMemoryStore lists: namespace by namespace, in the order each got its first item,
     then its items in the order they were created."""
     first: dict[tuple, str] = {}
-    for entry in entries:
-        namespace = tuple(entry["namespace"])
-        first[namespace] = min(first.get(namespace, entry["created_at"]), entry["created_at"])
-    return sorted(entries, key=lambda e: (first[tuple(e["namespace"])], e["created_at"]))
+    for read in reads:
+        namespace, created = tuple(read.kv.value["namespace"]), read.kv.value["created_at"]
+        first[namespace] = min(first.get(namespace, created), created)
+    return sorted(
+        reads,
+        key=lambda r: (first[tuple(r.kv.value["namespace"])], r.kv.value["created_at"]),
+    )
 
 
 def _digest(text: str | None) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,8 +17,9 @@ import uvicorn
 from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
 from memhive_adapters.runtime.infrastructure import Infrastructure, open_infrastructure
 from memhive_adapters.runtime.service_group import ServiceGroup
+from memhive_client import AsyncMemhiveClient
 from memhive_contracts.bus_permissions import QUERY
-from memhive_domain.principals import Principal, member_or_viewer
+from memhive_domain.principals import Principal, Role, member_or_viewer
 from memhive_query.app import create_app
 from memhive_settings import MemhiveSettings
 
@@ -134,6 +135,20 @@ async def workspace(stack: Stack) -> AsyncIterator[Workspace]:
     reader = stack.client(await stack.token(workspace_id, member=False, user="guest"))
     async with member, reader:
         yield Workspace(workspace_id, member, reader)
+
+
+@pytest.fixture
+async def member_clients(stack: Stack) -> Callable[[], AsyncMemhiveClient]:
+    """Python clients of a member of a fresh workspace, over the app itself (a factory: a
+    LangGraph store makes one per event loop)."""
+    token = await stack.infra.tokens.issue(
+        Principal(f"ws-{uuid.uuid4().hex[:12]}", "graph", Role.MEMBER)
+    )
+
+    def client() -> AsyncMemhiveClient:
+        return AsyncMemhiveClient("http://memhive", token, transport=httpx.ASGITransport(stack.app))
+
+    return client
 
 
 async def save(client: httpx.AsyncClient, **fields) -> dict:

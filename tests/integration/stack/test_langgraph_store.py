@@ -10,11 +10,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from langgraph.store.base import GetOp, PutOp
 from langgraph.store.memory import InMemoryStore
-from memhive_client import AsyncMemhiveClient
 from memhive_client.langgraph import MemhiveStore
 from memhive_domain.principals import Principal, Role
 
@@ -27,18 +25,11 @@ WEB = ("product:shop", "team:web", "docs")
 
 
 @pytest.fixture
-async def stores(stack: Stack):
-    token = await stack.infra.tokens.issue(
-        Principal(f"ws-{uuid.uuid4().hex[:12]}", "graph", Role.MEMBER)
-    )
-
-    def client() -> AsyncMemhiveClient:
-        return AsyncMemhiveClient("http://memhive", token, transport=httpx.ASGITransport(stack.app))
-
+async def stores(stack: Stack, member_clients):
     async def embed(texts: list[str]) -> list[list[float]]:
         return [list(v) for v in await stack.infra.embedder.embed(texts)]
 
-    memhive = MemhiveStore(index={"fields": ["text"]}, client_factory=client)
+    memhive = MemhiveStore(index={"fields": ["text"]}, client_factory=member_clients)
     reference = InMemoryStore(index={"dims": 384, "embed": embed, "fields": ["text"]})
     yield memhive, reference
     await memhive.aclose()

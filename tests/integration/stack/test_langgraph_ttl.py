@@ -5,17 +5,11 @@ expiry on unless told not to; a refresh never overwrites a write made since its 
 from __future__ import annotations
 
 import asyncio
-import uuid
 from datetime import UTC, datetime
 
-import httpx
 import pytest
-from memhive_client import AsyncMemhiveClient
 from memhive_client.langgraph import MemhiveStore
 from memhive_client.langgraph.store import _Batch, _Read
-from memhive_domain.principals import Principal, Role
-
-from tests.integration.stack.conftest import Stack
 
 NOTES = ("notes",)
 SCRATCH = ("scratch",)
@@ -23,26 +17,14 @@ SECONDS = 1 / 60  # LangGraph's TTLs are minutes
 
 
 @pytest.fixture
-async def client_factory(stack: Stack):
-    token = await stack.infra.tokens.issue(
-        Principal(f"ws-{uuid.uuid4().hex[:12]}", "graph", Role.MEMBER)
-    )
-
-    def client() -> AsyncMemhiveClient:
-        return AsyncMemhiveClient("http://memhive", token, transport=httpx.ASGITransport(stack.app))
-
-    return client
-
-
-@pytest.fixture
-async def store(client_factory):
-    store = MemhiveStore(index={"fields": ["text"]}, client_factory=client_factory)
+async def store(member_clients):
+    store = MemhiveStore(index={"fields": ["text"]}, client_factory=member_clients)
     yield store
     await store.aclose()
 
 
-async def recalled(client_factory, query: str) -> list[str]:
-    client = client_factory()
+async def recalled(member_clients, query: str) -> list[str]:
+    client = member_clients()
     try:
         return [hit.body for hit in await client.recall(query)]
     finally:
@@ -50,7 +32,7 @@ async def recalled(client_factory, query: str) -> list[str]:
 
 
 async def test_an_expired_item_is_gone_from_every_read_and_its_memory_from_recall(
-    store: MemhiveStore, client_factory
+    store: MemhiveStore, member_clients
 ) -> None:
     await store.aput(
         SCRATCH, "plan", {"text": "the migration runs tonight at ten"}, ttl=2 * SECONDS
@@ -62,12 +44,12 @@ async def test_an_expired_item_is_gone_from_every_read_and_its_memory_from_recal
         for i in await store.asearch((), query="when does the migration run?", refresh_ttl=False)
     ][:1] == ["plan"]
     assert "the migration runs tonight at ten" in await recalled(
-        client_factory, "when does the migration run?"
+        member_clients, "when does the migration run?"
     )
 
     await asyncio.sleep(2.6)
     assert "the migration runs tonight at ten" not in await recalled(
-        client_factory, "when does the migration run?"
+        member_clients, "when does the migration run?"
     )
     assert await store.aget(SCRATCH, "plan") is None
     assert [i.key for i in await store.asearch(())] == ["owner"]
@@ -76,9 +58,9 @@ async def test_an_expired_item_is_gone_from_every_read_and_its_memory_from_recal
     assert (await store.aget(NOTES, "owner")).value == {"text": "Dana owns the billing service"}
 
 
-async def test_a_read_moves_the_expiry_on_unless_told_not_to(client_factory) -> None:
+async def test_a_read_moves_the_expiry_on_unless_told_not_to(member_clients) -> None:
     store = MemhiveStore(
-        index={"fields": ["text"]}, ttl={"default_ttl": 3 * SECONDS}, client_factory=client_factory
+        index={"fields": ["text"]}, ttl={"default_ttl": 3 * SECONDS}, client_factory=member_clients
     )
     try:
         await store.aput(NOTES, "read", {"text": "the release train leaves on Thursday"})
@@ -100,20 +82,20 @@ async def test_a_read_moves_the_expiry_on_unless_told_not_to(client_factory) -> 
 
 
 async def test_a_put_without_a_ttl_keeps_the_item_and_its_memory(
-    store: MemhiveStore, client_factory
+    store: MemhiveStore, member_clients
 ) -> None:
     await store.aput(NOTES, "rule", {"text": "never deploy on Fridays"}, ttl=2 * SECONDS)
     await store.aput(NOTES, "rule", {"text": "never deploy on Fridays"}, ttl=None)
     await asyncio.sleep(2.6)
     assert (await store.aget(NOTES, "rule")).value == {"text": "never deploy on Fridays"}
-    assert "never deploy on Fridays" in await recalled(client_factory, "when not to deploy?")
+    assert "never deploy on Fridays" in await recalled(member_clients, "when not to deploy?")
 
 
 async def test_a_refresh_never_overwrites_a_write_made_since_its_read(
-    store: MemhiveStore, client_factory
+    store: MemhiveStore, member_clients
 ) -> None:
     await store.aput(NOTES, "state", {"text": "step one"}, ttl=60 * SECONDS)
-    client = client_factory()
+    client = member_clients()
     try:
         batch = _Batch(store, client)
         (read,) = [r async for r in batch._entries(NOTES)]  # as a get or a search reads it

@@ -81,6 +81,15 @@ async def test_a_read_moves_the_expiry_on_unless_told_not_to(member_clients) -> 
         await store.aclose()
 
 
+async def test_code_written_for_a_sweeping_store_runs_unchanged(store: MemhiveStore) -> None:
+    """PostgresStore's and SQLiteStore's sweeper calls: memhive expires on the server."""
+    await store.aput(NOTES, "brief", {"text": "stand-up moved to 10:30"}, ttl=1 * SECONDS)
+    sweeper = store.start_ttl_sweeper()
+    await asyncio.sleep(1.6)
+    assert store.sweep_ttl() == 0 and sweeper.done() and store.stop_ttl_sweeper()
+    assert await store.aget(NOTES, "brief") is None  # gone all the same
+
+
 async def test_a_put_without_a_ttl_keeps_the_item_and_its_memory(
     store: MemhiveStore, member_clients
 ) -> None:

@@ -25,8 +25,10 @@ SQLiteStore reads them.
 
 TTLs (`ttl=` on put, `MemhiveStore(ttl={"default_ttl": ..., "refresh_on_read": ...})`): an
 item with one expires on the server, entry and memory at the same instant, so no sweeper is
-needed (and `sweep_interval_minutes` means nothing here); once expired it is gone from every
-read, `omit_expired` or not, and its memory from memhive's recall. A get or search that
+needed (`sweep_ttl` and the sweeper's methods are there and sweep nothing, so code written
+for LangGraph's SQL stores runs unchanged; `sweep_interval_minutes` means nothing here).
+Once expired it is gone from every read, `omit_expired` or not, and its memory from
+memhive's recall. A get or search that
 refreshes (LangGraph's default) moves the expiry only once it would move by a twentieth of
 the TTL (`expiry.REFRESH_STEP`): an item read again and again costs no write each time, and
 expires at most that much early. A refresh never overwrites a write made since its read
@@ -41,6 +43,7 @@ import hashlib
 import json
 import threading
 from collections.abc import Iterable
+from concurrent.futures import Future
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -133,6 +136,22 @@ class MemhiveStore(BaseStore):
         loop.call_soon_threadsafe(loop.stop)
         thread.join()
         loop.close()
+
+    # --- TTL sweeps: LangGraph's SQL stores delete expired rows themselves; memhive expires
+    # items on the server, so code written for them runs unchanged and sweeps nothing.
+
+    def sweep_ttl(self) -> int:
+        """Items this call deleted: none, memhive expired them already."""
+        return 0
+
+    def start_ttl_sweeper(self, sweep_interval_minutes: int | None = None) -> Future[None]:
+        """A sweeper that is done at once, as PostgresStore's is without a TTL config."""
+        done: Future[None] = Future()
+        done.set_result(None)
+        return done
+
+    def stop_ttl_sweeper(self, timeout: float | None = None) -> bool:
+        return True
 
     # --- plumbing -------------------------------------------------------------------------
 

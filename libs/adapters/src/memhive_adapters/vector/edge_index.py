@@ -102,6 +102,7 @@ class EdgeVectorIndex:
         self._hnsw_after, self._threshold_kb = hnsw_after, indexing_threshold_kb
         self._search_threads = search_threads
         self._int8 = int8  # built segments score in int8, then rescore (shard_config.py)
+        self._search_params = search_params(int8)  # decided once, not on every search
         self._idle_after, self._idle_s = hnsw_when_idle, idle_s
         self._last_write = 0.0  # the event loop's clock
         self._idle_watch: asyncio.Task | None = None
@@ -171,7 +172,7 @@ class EdgeVectorIndex:
             filter=_filter_of(self._shared.needed(_conditions_of(memory_filter))),
             with_payload=False,
             with_vector=False,
-            params=search_params(self._int8),
+            params=self._search_params,
         )
         self._planned[version] += 1
         try:

@@ -282,3 +282,50 @@ async def test_a_dot_segment_in_an_id_or_a_node_never_reaches_another_route(
     assert written.is_error and "scope" in text(written), text(written)
     assert parent.is_error and parent.structured_content["error"]["status"] == 404
     assert bulletin.is_error and "scope" in text(bulletin), text(bulletin)
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "a-browser-page", "version": "1"},
+    },
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
+
+
+async def test_a_rebound_name_or_a_foreign_origin_is_refused_before_the_token(
+    stack: Stack, workspace: Workspace, gateway_url: str
+) -> None:
+    """DNS rebinding: a page whose name was rebound to 127.0.0.1 calls /mcp from a browser.
+    The gateway listens on loopback (as `make run`): only loopback names and origins."""
+    member, _ = await _tokens(stack, workspace)
+    port = gateway_url.rsplit(":", 1)[1]
+    bearer = {**MCP_HEADERS, "Authorization": f"Bearer {member}"}
+    async with httpx.AsyncClient(base_url=gateway_url, timeout=30) as http:
+
+        async def initialize(headers: dict[str, str]) -> httpx.Response:
+            return await http.post("/mcp", json=INITIALIZE, headers=headers)
+
+        rebound = await initialize({**bearer, "Host": f"evil.example:{port}"})
+        foreign = await initialize({**bearer, "Origin": f"http://evil.example:{port}"})
+        foreign_without_token = await initialize({**MCP_HEADERS, "Origin": "http://evil.example"})
+        local_page = await initialize({**bearer, "Origin": f"http://localhost:{port}"})
+        agent = await initialize(bearer)  # agents' MCP clients send no Origin
+        local_without_token = await initialize(
+            {**MCP_HEADERS, "Origin": f"http://localhost:{port}"}
+        )
+
+    assert rebound.status_code == 421, rebound.text
+    assert "MEMHIVE_QUERY__MCP_ALLOWED_HOSTS" in rebound.json()["detail"]
+    assert foreign.status_code == 403, foreign.text
+    assert "MEMHIVE_QUERY__MCP_ALLOWED_ORIGINS" in foreign.json()["detail"]
+    assert foreign_without_token.status_code == 403
+    assert local_without_token.status_code == 401
+    for served in (local_page, agent):
+        assert served.status_code == 200, served.text
+        server = served.json()["result"]["serverInfo"]
+        assert server["name"] == "memhive" and server["version"]  # the package's, not ""

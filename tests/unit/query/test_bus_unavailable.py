@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from memhive_application.authentication import Authenticator
 from memhive_ports import BusUnavailable, InsufficientStorage, TokenServiceUnavailable
 from memhive_query.errors import install_error_handlers
+from memhive_query.mcp.request_origin import McpOrigins
 from memhive_query.mcp_mount import McpAuth
 
 from tests.fakes import FakeTokenDirectory, FixedClock
@@ -61,8 +62,10 @@ async def test_mcp_answers_503_when_the_token_cannot_be_looked_up() -> None:
         raise AssertionError("the MCP app must not be reached")
 
     auth = Authenticator(UnansweredTokens(), FixedClock())
-    app = McpAuth(mcp_app, auth, loopback=httpx.AsyncClient())
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://t") as http:
+    origins = McpOrigins.for_gateway("127.0.0.1")
+    app = McpAuth(mcp_app, auth, loopback=httpx.AsyncClient(), origins=origins)
+    transport = httpx.ASGITransport(app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
         answer = await http.post("/mcp", headers={"Authorization": "Bearer mh_x"})
     assert answer.status_code == 503
     assert answer.headers["Retry-After"] == "1"

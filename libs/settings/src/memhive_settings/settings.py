@@ -8,7 +8,7 @@ MEMHIVE_VECTOR__URL=http://qdrant:6333, MEMHIVE_LEXICAL__BACKEND=opensearch.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ByteSize, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -217,6 +217,12 @@ class RerankSettings(BaseModel):
     document_terms: int = Field(256, ge=0, le=1024)
 
 
+# A host name or address, and a port or "*" (any): "memhive.example.com", "[::1]:8080".
+_HOST = r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(:([0-9]{1,5}|\*))?"
+McpHost = Annotated[str, Field(pattern=f"^{_HOST}$", max_length=300)]
+McpOrigin = Annotated[str, Field(pattern=f"^[Hh][Tt][Tt][Pp][Ss]?://{_HOST}$", max_length=300)]
+
+
 class QuerySettings(BaseModel):
     save_wait_timeout_s: float = Field(10.0, gt=0)
     # How long a token change waits for the token responder (ingest) before a 503.
@@ -258,6 +264,13 @@ class QuerySettings(BaseModel):
     # size in memory while it runs); one past it is answered 503 with Retry-After. At least
     # import_max_bytes.
     import_bytes_at_once: int = Field(40 * 1024 * 1024, ge=128 * 1024, le=8 * 1024 * 1024 * 1024)
+    # Which Host and Origin headers /mcp answers, against DNS rebinding (memhive_query/mcp/
+    # request_origin.py). Hosts, e.g. ["memhive.example.com"] behind a reverse proxy that
+    # forwards its own name: None serves loopback names when the gateway listens on
+    # loopback, any name otherwise. Origins (a browser-based MCP client's, e.g.
+    # "https://app.example.com"; "http://host:*" for any port): loopback origins always.
+    mcp_allowed_hosts: list[McpHost] | None = Field(None, max_length=100)
+    mcp_allowed_origins: list[McpOrigin] = Field([], max_length=100)
 
     @model_validator(mode="after")
     def _one_import_fits(self) -> QuerySettings:

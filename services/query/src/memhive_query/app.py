@@ -17,6 +17,7 @@ from memhive_query.direct_saves import GatewayApp
 from memhive_query.errors import install_error_handlers
 from memhive_query.gateway import build_gateway
 from memhive_query.http_telemetry import http_telemetry
+from memhive_query.mcp.request_origin import McpOrigins
 from memhive_query.mcp_mount import mount_mcp
 from memhive_query.openapi import errors
 from memhive_query.request_guards import RequestGuards
@@ -95,7 +96,13 @@ async def create_app(
         app.include_router(module.router)
     await mount_dashboard(app, gateway)
     install_api_docs(app)
-    mcp_sessions, loopback = mount_mcp(app, gateway.auth)  # last: it mounts at "/"
+    settings = infra.settings
+    origins = McpOrigins.for_gateway(
+        settings.http_host,
+        hosts=settings.query.mcp_allowed_hosts,
+        origins=settings.query.mcp_allowed_origins,
+    )
+    mcp_sessions, loopback = mount_mcp(app, gateway.auth, origins)  # last: it mounts at "/"
     # Outermost: before MCP too. An import takes a whole file, so its path has its own bound.
     larger = {"/v1/import": infra.settings.query.import_max_bytes}
     app.add_middleware(

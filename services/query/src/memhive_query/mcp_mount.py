@@ -1,4 +1,5 @@
-"""MCP on the gateway: the streamable-HTTP app at /mcp, behind the same bearer tokens as REST.
+"""MCP on the gateway: the streamable-HTTP app at /mcp, behind the same bearer tokens as REST,
+served only for the Host and Origin headers `McpOrigins` allows (mcp/request_origin.py).
 
 The tools reach memhive through the REST routes of this very app, in process (ASGI, no
 socket): one set of validation, error mapping and JSON shapes for REST, MCP and the stdio
@@ -18,6 +19,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memhive_query.errors import retry_later_response
 from memhive_query.mcp.api import MemoryApi
+from memhive_query.mcp.request_origin import McpOrigins
 from memhive_query.mcp.rest_api import RestMemoryApi
 from memhive_query.mcp.server import build_mcp_server, mcp_asgi_app
 
@@ -26,16 +28,23 @@ _caller_api: ContextVar[MemoryApi] = ContextVar("memhive_caller_api")
 
 
 class McpAuth:
-    """Checks the bearer token before any MCP session starts (401 otherwise), then hands
-    the tools an API acting as that caller."""
+    """Checks the Host and Origin headers (421, 403), then the bearer token (401) before any
+    MCP session starts, then hands the tools an API acting as that caller."""
 
-    def __init__(self, app: ASGIApp, auth: Authenticator, loopback: httpx.AsyncClient) -> None:
-        self._app, self._auth, self._loopback = app, auth, loopback
+    def __init__(
+        self, app: ASGIApp, auth: Authenticator, loopback: httpx.AsyncClient, origins: McpOrigins
+    ) -> None:
+        self._app, self._auth, self._loopback, self._origins = app, auth, loopback, origins
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not scope["path"].startswith(MCP_PATH):
             return await self._app(scope, receive, send)
-        header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+        headers = dict(scope["headers"])
+        refused = self._origins.refusal(_text(headers.get(b"host")), _text(headers.get(b"origin")))
+        if refused is not None:
+            response = JSONResponse({"detail": refused.detail}, refused.status)
+            return await response(scope, receive, send)
+        header = _text(headers.get(b"authorization")) or ""
         try:
             await self._auth.principal_for(header)
         except Unauthenticated as exc:
@@ -48,7 +57,7 @@ class McpAuth:
         await self._app(scope, receive, send)
 
 
-def mount_mcp(app: FastAPI, auth: Authenticator):
+def mount_mcp(app: FastAPI, auth: Authenticator, origins: McpOrigins):
     """Mounts /mcp (after every REST route) and returns the session manager the app's
     lifespan must run."""
     server = build_mcp_server(_caller_api.get)
@@ -56,5 +65,9 @@ def mount_mcp(app: FastAPI, auth: Authenticator):
         transport=httpx.ASGITransport(app=app), base_url="http://memhive", timeout=60
     )
     app.mount("/", mcp_asgi_app(server, path=MCP_PATH))
-    app.add_middleware(McpAuth, auth=auth, loopback=loopback)
+    app.add_middleware(McpAuth, auth=auth, loopback=loopback, origins=origins)
     return server.session_manager, loopback
+
+
+def _text(header: bytes | None) -> str | None:
+    return None if header is None else header.decode("latin-1")

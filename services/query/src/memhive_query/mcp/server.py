@@ -5,7 +5,7 @@ Build both per app instance: the SDK's session manager runs once per app.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib.metadata
 from typing import Any
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -53,6 +53,7 @@ class MemhiveMcpServer(MCPServer):
         self._changes = InMemorySubscriptionBus() if announces_resource_changes else None
         super().__init__(
             "memhive",
+            version=importlib.metadata.version("memhive-query"),  # serverInfo.version
             instructions=INSTRUCTIONS,
             subscriptions=self._changes if self._changes is not None else False,
         )
@@ -133,28 +134,18 @@ def build_mcp_server(
     return MemhiveMcpServer(api_for_request, announces_resource_changes=announces_resource_changes)
 
 
-def mcp_asgi_app(
-    server: MCPServer, *, path: str = "/mcp", allowed_hosts: Sequence[str] | None = None
-) -> Starlette:
+def mcp_asgi_app(server: MCPServer, *, path: str = "/mcp") -> Starlette:
     """The streamable-HTTP ASGI app serving `server` at `path`, stateless and JSON-only.
 
     Stateless: no MCP session lives in this process, so any replica answers any request.
-    `allowed_hosts` turns on DNS-rebinding protection (Host header allow-list, e.g.
-    ["memhive.example:*"]); without it every Host is served, since bearer tokens, not
-    the browser's origin, guard the gateway. Its lifespan runs the session manager: when
-    mounted inside another app, run `server.session_manager.run()` in that app's lifespan.
+    The SDK's DNS-rebinding check stays off: the gateway checks Host and Origin itself,
+    before the bearer token (`mcp/request_origin.py`). Its lifespan runs the session
+    manager: when mounted inside another app, run `server.session_manager.run()` in that
+    app's lifespan.
     """
     return server.streamable_http_app(
         streamable_http_path=path,
         stateless_http=True,
         json_response=True,
-        transport_security=_transport_security(allowed_hosts),
-    )
-
-
-def _transport_security(allowed_hosts: Sequence[str] | None) -> TransportSecuritySettings:
-    if allowed_hosts is None:
-        return TransportSecuritySettings(enable_dns_rebinding_protection=False)
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True, allowed_hosts=list(allowed_hosts)
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )

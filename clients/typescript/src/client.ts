@@ -258,6 +258,15 @@ export class MemhiveClient {
     return this.run(calls.listState(scope, options.limit, options.cursor, options.includeValues));
   }
 
+  /** Every entry at the node, in the order they were last written, page after page. */
+  async *iterState(
+    scope: string,
+    options: { pageSize?: number; includeValues?: boolean } = {},
+  ): AsyncGenerator<t.KvEntry> {
+    const { pageSize = 100, includeValues } = options;
+    yield* pages((cursor) => this.listState(scope, { limit: pageSize, cursor, includeValues }));
+  }
+
   activity(request: t.ActivityRequest = {}): Promise<t.Page<t.ActivityEntry>> {
     return this.run(calls.activity(request));
   }

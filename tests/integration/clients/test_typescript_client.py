@@ -33,8 +33,10 @@ def npm(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def installed() -> None:
-    """The locked dev dependencies (TypeScript, Node's types), once."""
-    if not (PACKAGE / "node_modules" / ".bin" / "tsc").exists():
+    """The locked dev dependencies (TypeScript, Node's types, LangGraph.js's checkpoint
+    package for the store's tests), once; again when a checkout predates one of them."""
+    wanted = [".bin/tsc", "@langchain/langgraph-checkpoint/package.json"]
+    if not all((PACKAGE / "node_modules" / path).exists() for path in wanted):
         done = npm("ci", "--no-audit", "--no-fund", timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
 

@@ -26,7 +26,7 @@ from memhive_domain.lane_balance import lane_balance_for
 from memhive_domain.query_time import DEFAULT_TIME_BOOST, times_named
 from memhive_domain.ranking import in_context
 
-from bench.quality_study import NOW, LocalEmbedder, Question, Study, build
+from bench.study_lanes import NOW, LocalEmbedder, Question, Study, build
 
 FLOORS = (0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.1, 0.2)
 

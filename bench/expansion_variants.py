@@ -42,9 +42,9 @@ from memhive_domain.neighbours import thread_position
 from memhive_domain.question_words import QUESTION_STOPWORDS
 from memhive_domain.ranking import AnswerFit
 
-from bench.quality_study import POOL, Question, Study, Variant
 from bench.recall_variants import Lanes, ranked_hits, ranked_in_context, turn_vectors
 from bench.recall_variants import run as run_variants
+from bench.study_lanes import POOL, Question, Study, Variant
 
 MAX_DF_SHARE = 0.1  # an expansion term in more than this share of the store tells nothing
 

@@ -27,7 +27,7 @@ from memhive_domain.query_time import times_named, without_times
 from memhive_domain.question_words import QUESTION_STOPWORDS
 from memhive_domain.ranking import in_context
 
-from bench.quality_study import NOW, POOL, Question, Study, Variant, cached_vectors
+from bench.study_lanes import NOW, POOL, Question, Study, Variant, cached_vectors
 
 Lanes = dict[str, list[tuple[str, float]]]
 _WHEN = re.compile(r"^\s*(when|what (year|month|date|day|time)|how long ago)\b", re.IGNORECASE)

@@ -30,7 +30,7 @@ from memhive_domain.query_time import DEFAULT_TIME_BOOST, times_named
 from memhive_domain.ranking import AnswerFit, in_context
 
 from bench.lane_quality import EPOCH, memory_of
-from bench.quality_study import NOW
+from bench.study_lanes import NOW
 
 QUERIES = (
     "What did Maria donate to a homeless shelter in December 2023?",

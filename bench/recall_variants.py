@@ -3,7 +3,7 @@ and per conversation (the spread says whether a gain carries over):
 
     python -m bench.recall_variants
 
-The lanes' candidates come from `bench.quality_study` (real tantivy, qdrant-edge, MiniLM);
+The lanes' candidates come from `bench.study_lanes` (real tantivy, qdrant-edge, MiniLM);
 each memory's mentions are read once, as a save stores them (`mentions.py`). Every
 variant measured for issue 27 is here, kept or not; "the default" is the domain code
 recall runs (`ranking.in_context`, then `following.py`); "the five steps" are the ranking
@@ -35,7 +35,7 @@ from memhive_domain.query_time import times_named
 from memhive_domain.ranking import AnswerFit, in_context
 
 from bench.locomo import CATEGORIES, conversations
-from bench.quality_study import NOW, POOL, Question, Study, Variant, build
+from bench.study_lanes import NOW, POOL, Question, Study, Variant, build, cached_vectors
 
 Lanes = dict[str, list[tuple[str, float]]]
 OFF = AnswerFit(reply_share=0.0, subject_boost=0.0, dated_boost=0.0, question_penalty=0.0)
@@ -220,8 +220,6 @@ def rocchio(alpha: float, top: int) -> Variant:
 
 def turn_vectors(study: Study) -> dict[str, np.ndarray]:
     """Each memory's MiniLM vector, computed once per study."""
-    from bench.quality_study import cached_vectors
-
     held = study.__dict__.get("turn_vectors")
     if held is None:
         ids = list(study.memories)

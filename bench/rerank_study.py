@@ -43,9 +43,9 @@ from memhive_query.use_cases.rerank_scores import RerankScores
 from bench.expansion_variants import default_hits
 from bench.lane_quality import WORKSPACE, memory_of
 from bench.locomo import LOCOMO_DIR, _jsonl, conversations
-from bench.quality_study import POOL, Question, Study, Variant
 from bench.recall_variants import Lanes, ranked_in_context
 from bench.recall_variants import run as run_variants
+from bench.study_lanes import POOL, Question, Study, Variant
 
 WEIGHTS = {"vector": 1.0, "lexical": 3.0}
 

@@ -18,6 +18,7 @@ import {
   type Item,
 } from "@langchain/langgraph-checkpoint";
 
+import { buildGraph, chat } from "../examples/langgraph_remember.js";
 import { MemhiveClient, NotFound } from "../src/index.js";
 import { MemhiveStore } from "../src/langgraph/index.js";
 import { MEMHIVE_BIN, type RunningMemhive, startMemhive } from "./memhive.js";
@@ -322,4 +323,20 @@ finally:
   assert.deepEqual((await store.get(labels, "py"))?.value, { text: "written by Python", n: 2 });
   assert.deepEqual((await store.search(["users"], { query: "what did Python write?" }))[0]?.key, "py");
   assert.deepEqual((await store.search(["users"])).map((i) => i.key), ["ts", "py"]);
+});
+
+test("the example graph remembers across threads, per user", async () => {
+  const graph = buildGraph(newStore());
+  const said = [
+    await chat(graph, "monday", "dana", "remember: I deploy the shop on Tuesdays"),
+    await chat(graph, "monday", "dana", "remember: my cat is called Miso"),
+    await chat(graph, "friday", "dana", "when do I deploy the shop?"),
+    await chat(graph, "friday", "lee", "when do I deploy the shop?"),
+  ];
+  assert.deepEqual(said, [
+    "I will remember that I deploy the shop on Tuesdays.",
+    "I will remember that my cat is called Miso.",
+    "You told me: I deploy the shop on Tuesdays",
+    "I don't remember anything about that.", // another user's namespace
+  ]);
 });

@@ -33,10 +33,10 @@ def npm(*args: str, timeout: float) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture(scope="module")
 def installed() -> None:
-    """The locked dev dependencies (TypeScript, Node's types, LangGraph.js's checkpoint
-    package for the store's tests), once; again when a checkout predates one of them."""
-    wanted = [".bin/tsc", "@langchain/langgraph-checkpoint/package.json"]
-    if not all((PACKAGE / "node_modules" / path).exists() for path in wanted):
+    """The locked dev dependencies (TypeScript, Node's types, LangGraph.js for the store's
+    tests and the example), once; again when a checkout predates one of them."""
+    wanted = json.loads((PACKAGE / "package.json").read_text())["devDependencies"]
+    if not all((PACKAGE / "node_modules" / name / "package.json").exists() for name in wanted):
         done = npm("ci", "--no-audit", "--no-fund", timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
 

@@ -80,14 +80,26 @@ async def test_writes_during_the_build_survive_the_swap_and_searches_agree_with_
     await index.close()
 
 
+@pytest.mark.parametrize("in_memory", [None, 3], ids=["journal in memory", "journal spilled"])
 async def test_writes_throughout_the_build_and_the_replay_into_it_all_land(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_memory: int | None
 ) -> None:
     """A writer saves, saves again with another vector, and forgets, from before the copy
     until after the swap, while the journal is replayed into the built shard slowly, in
     rounds (while writes go on, then the rest while they wait). The lane ends holding
-    exactly what was last written."""
+    exactly what was last written, whether the journal held the writes or spilled all but
+    the first `in_memory` points of each round to disk (and then nothing is left on disk)."""
     monkeypatch.setattr(edge_index, "_REPLAYED_UNDER_LOCK", 5)
+    rebuilt: list[str] = []
+    if in_memory is not None:
+        monkeypatch.setattr(edge_index, "_JOURNAL_HELD", in_memory)
+        operation_of = edge_index._operation_of
+
+        def counted(plain):
+            rebuilt.append(plain[0])
+            return operation_of(plain)
+
+        monkeypatch.setattr(edge_index, "_operation_of", counted)
     replay_into = BuildJournal.replay_into
 
     def slowly(journal: BuildJournal, apply: Callable[[qe.UpdateOperation], None]) -> int:
@@ -108,7 +120,10 @@ async def test_writes_throughout_the_build_and_the_replay_into_it_all_land(
     async def write_once() -> None:
         memory = memories[int(rng.integers(len(memories)))]
         if memory.id in stored and rng.random() < 0.3:
-            await index.upsert([(replace(memory, forgotten=True), [0.0] * DIMS)])
+            if rng.random() < 0.5:  # forgotten by its event, or deleted by id (a purge)
+                await index.upsert([(replace(memory, forgotten=True), [0.0] * DIMS)])
+            else:
+                await index.delete(memory.workspace_id, [memory.id])
             del stored[memory.id]
         else:
             vector = next(pool)
@@ -135,6 +150,9 @@ async def test_writes_throughout_the_build_and_the_replay_into_it_all_land(
     forgotten = {m.id for m in memories} - set(stored)
     assert not await index.present("ws-1", sorted(forgotten))
     assert await index.count() == 400 + len(stored)
+    if in_memory is not None:  # the spilled writes were replayed, upserts and deletes alike
+        assert set(rebuilt) == {"upsert", "delete", "delete_in"}, rebuilt
+    assert not list(lane.glob("*.journal*"))
     await index.close()
 
 

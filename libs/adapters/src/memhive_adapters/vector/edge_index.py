@@ -9,9 +9,10 @@ import logging
 import shutil
 import sys
 from collections import Counter
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
 import qdrant_edge as qe
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MemoryFilter
@@ -32,7 +33,7 @@ from memhive_adapters.lane_conditions import (
 )
 from memhive_adapters.process_lifetime import die_with_parent
 from memhive_adapters.vector import shard_dirs
-from memhive_adapters.vector.build_journal import BuildJournal
+from memhive_adapters.vector.build_journal import SPILL_AFTER, BuildJournal, PlainWrite
 from memhive_adapters.vector.query_batches import QueryBatches, ShardQuery
 from memhive_adapters.vector.shard_config import search_params, shard_config
 from memhive_adapters.vector.shared_by_all import SharedByAll
@@ -45,6 +46,7 @@ log = logging.getLogger(__name__)
 # they wait.
 _REPLAY_ROUNDS = 3
 _REPLAYED_UNDER_LOCK = 2_000
+_JOURNAL_HELD = SPILL_AFTER  # points a build's journal holds in memory; the rest on disk
 
 _KEYWORD_FIELDS = ("workspace_id", "scope", "product_id", "kind", "tags")
 _NUMBER_FIELDS = {
@@ -144,10 +146,12 @@ class EdgeVectorIndex:
             if points:
                 if self._shared.widen(payload for _, _, payload in kept):
                     await self._searches_planned_before(self._shared.version)
-                await self._apply(qe.UpdateOperation.upsert_points(points), len(points))
+                operation = qe.UpdateOperation.upsert_points(points)
+                await self._apply(operation, len(points), lambda: _plain_upsert(kept))
                 self._unindexed += len(points)
             if forgotten:
-                await self._apply(qe.UpdateOperation.delete_points(forgotten), len(forgotten))
+                operation = qe.UpdateOperation.delete_points(forgotten)
+                await self._apply(operation, len(forgotten), lambda: ("delete", forgotten))
             self._last_write = asyncio.get_running_loop().time()
         self._maybe_build()
         self._watch_for_idle()
@@ -158,8 +162,9 @@ class EdgeVectorIndex:
         doomed = qe.Filter(must=[_ids(memory_ids), _workspace(workspace_id)])
         operation = qe.UpdateOperation.delete_points_by_filter(doomed)
         await self._ready()
+        plain = ("delete_in", workspace_id, list(memory_ids))
         async with self._write_lock:
-            await self._apply(operation, len(memory_ids))
+            await self._apply(operation, len(memory_ids), lambda: plain)
 
     async def search(
         self, vector: Sequence[float], memory_filter: MemoryFilter, limit: int
@@ -275,9 +280,11 @@ class EdgeVectorIndex:
     def _config(self) -> qe.EdgeConfig:
         return shard_config(self._dimensions, int8=self._int8, search_threads=self._search_threads)
 
-    async def _apply(self, operation: qe.UpdateOperation, points: int) -> None:
+    async def _apply(
+        self, operation: qe.UpdateOperation, points: int, plain: Callable[[], PlainWrite]
+    ) -> None:
         """One write of `points` points, under the write lock; journaled for the copy when
-        a build is under way.
+        a build is under way (`plain`: the write in plain values, should the journal spill).
 
         On the event loop, not a worker thread: qdrant-edge's `update` holds the GIL from
         start to end (measured: a Python thread beside an upsert of 20,000 points ran ~1% of
@@ -288,7 +295,7 @@ class EdgeVectorIndex:
             self._space.require("the vector lane took no write")
         self._shard.update(operation)
         if self._journal is not None:
-            self._journal.note(operation, points)
+            self._journal.note(operation, points, plain)
 
     @contextlib.asynccontextmanager
     async def _reading(self) -> AsyncIterator[qe.EdgeShard]:
@@ -349,6 +356,8 @@ class EdgeVectorIndex:
         except Exception:
             log.exception("HNSW build of %s failed; searches stay exact", self._path)
         finally:
+            if self._journal is not None:
+                self._journal.discard()
             self._journal = None
             self._build = None
             if target is not None and self._shard_path() != target:
@@ -365,7 +374,8 @@ class EdgeVectorIndex:
             await asyncio.to_thread(self._shard.flush)
             source, target = self._shard_path(), shard_dirs.next_shard(self._path)
             await asyncio.to_thread(shard_dirs.copy_shard, source, target)
-            self._journal = BuildJournal()
+            spill = self._path / f"{target.name}.journal"  # beside the copy, never inside
+            self._journal = BuildJournal(spill, _operation_of, _JOURNAL_HELD)
             self._unindexed = 0
         log.info("building HNSW for %s in %s", self._path, target.name)
         return target
@@ -484,6 +494,25 @@ def _edge_condition(condition: Condition) -> qe.FieldCondition | qe.Filter:
         case AnyGroup(groups):
             return qe.Filter(should=[edge_filter(group) for group in groups])
     raise TypeError(f"unknown condition {condition!r}")
+
+
+def _plain_upsert(kept: Sequence[tuple[Memory, Sequence[float], dict]]) -> PlainWrite:
+    rows = [(m.id, np.asarray(v, dtype=np.float32).tobytes(), p) for m, v, p in kept]
+    return ("upsert", rows)
+
+
+def _operation_of(plain: PlainWrite) -> qe.UpdateOperation:
+    """A journaled write in plain values (`_plain_upsert`, ...) as the write it was."""
+    match plain:
+        case ("upsert", rows):
+            points = [qe.Point(i, np.frombuffer(v, dtype=np.float32), p) for i, v, p in rows]
+            return qe.UpdateOperation.upsert_points(points)
+        case ("delete", ids):
+            return qe.UpdateOperation.delete_points(ids)
+        case ("delete_in", workspace_id, ids):
+            doomed = qe.Filter(must=[_ids(ids), _workspace(workspace_id)])
+            return qe.UpdateOperation.delete_points_by_filter(doomed)
+    raise ValueError(f"not a journaled write: {plain[0]!r}")
 
 
 def _ids(memory_ids: Sequence[str]) -> qe.HasIdCondition:

@@ -59,7 +59,8 @@ def point_at(lane: Path, shard: Path) -> None:
 
 
 def remove_unused(lane: Path) -> None:
-    """Every copy but the active one, and the older layout's files once a copy is active."""
+    """Every copy but the active one, the older layout's files once a copy is active, and
+    what a build's journal spilled to disk (never needed once no build runs)."""
     active = active_shard(lane)
     for copy in copies(lane):
         if copy != active:
@@ -72,6 +73,8 @@ def remove_unused(lane: Path) -> None:
             elif target.exists():
                 target.unlink()
     (lane / f"{POINTER}.tmp").unlink(missing_ok=True)
+    for spilled in lane.glob(f"{_PREFIX}*.journal.*"):  # a build's journal on disk
+        spilled.unlink(missing_ok=True)
 
 
 def copies(lane: Path) -> list[Path]:

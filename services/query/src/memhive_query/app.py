@@ -104,7 +104,7 @@ async def create_app(
     )
     mcp_sessions, loopback = mount_mcp(app, gateway.auth, origins)  # last: it mounts at "/"
     # Outermost: before MCP too. An import takes a whole file, so its path has its own bound.
-    larger = {"/v1/import": infra.settings.query.import_max_bytes}
+    larger = {"/v1/import": settings.query.import_max_bytes}
     app.add_middleware(
         RequestGuards, openapi=app.openapi, route_paths=lambda: _route_paths(app), larger=larger
     )

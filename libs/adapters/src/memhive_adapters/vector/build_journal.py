@@ -51,12 +51,11 @@ class BuildJournal:
         spill: Path | None = None,
         rebuild: Rebuild | None = None,
         spill_after: int = SPILL_AFTER,
-        _rounds: itertools.count | None = None,
     ) -> None:
         self._writes: deque[tuple[qe.UpdateOperation, int]] = deque()
         self._points = 0  # held and spilled
         self._spill, self._rebuild, self._spill_after = spill, rebuild, spill_after
-        self._rounds = _rounds if _rounds is not None else itertools.count()
+        self._rounds = itertools.count()  # each round's file: <spill>.<n>
         self._file: Path | None = None
         self._out: BinaryIO | None = None
         self._spilled = 0  # points in the file
@@ -90,8 +89,9 @@ class BuildJournal:
         return self._points
 
     def take(self) -> BuildJournal:
-        """The writes noted so far, as a journal of their own; this one starts again empty."""
-        taken = BuildJournal(self._spill, self._rebuild, self._spill_after, self._rounds)
+        """The writes noted so far, as a journal of their own to replay (it notes nothing
+        more); this one starts again empty."""
+        taken = BuildJournal(rebuild=self._rebuild)
         taken._writes, taken._points = self._writes, self._points
         taken._file, taken._spilled = self._file, self._spilled
         if self._out is not None:

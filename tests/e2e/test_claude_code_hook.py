@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -133,3 +135,80 @@ def test_a_session_starts_with_its_scope_and_each_prompt_brings_what_it_was_not_
         assert down is None and "cannot reach memhive" in done.stderr
     finally:
         memhive.ensure_gone()
+
+
+def claude_code() -> str | None:
+    """A Claude Code to run: MEMHIVE_TEST_CLAUDE_CODE, else `claude` on PATH."""
+    return os.environ.get("MEMHIVE_TEST_CLAUDE_CODE") or shutil.which("claude")
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.skipif(
+    claude_code() is None,
+    reason="Claude Code is not installed here: `npm install @anthropic-ai/claude-code`, then "
+    "MEMHIVE_TEST_CLAUDE_CODE=<that dir>/node_modules/.bin/claude",
+)
+def test_claude_code_itself_puts_the_hooks_memories_before_the_model(tmp_path: Path) -> None:
+    """A real Claude Code session, its model a stand-in that records what it is sent
+    (fake_messages_api.py), configured with the README's `.claude/settings.json`."""
+    memhive = MemhiveProcess(tmp_path / "data", free_port(), free_port(), "run")
+    api_port, sent = free_port(), tmp_path / "sent-to-the-model.jsonl"
+    fake_api = subprocess.Popen(
+        [sys.executable, "-m", "tests.e2e.fake_messages_api", str(api_port), str(sent)],
+        cwd=README.parent,
+    )
+    try:
+        memhive.wait_until_healthy()
+        with client(memhive.url) as api:
+            deploys = api.save("decision", DEPLOYS, product_id="ios").id
+            api.save("fact", SWIFT, product_id="ios")
+            _bulletin_shows(api, [DEPLOYS, SWIFT])
+        _wait_for_port(api_port)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MEMHIVE_")} | {
+            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+            "HOME": str(tmp_path / "home"),  # none of this user's own Claude Code settings
+            "XDG_RUNTIME_DIR": str(tmp_path / "runtime"),
+            "MEMHIVE_URL": memhive.url,
+            "MEMHIVE_TOKEN": TOKEN,
+            "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{api_port}",
+            "ANTHROPIC_API_KEY": "sk-ant-stand-in",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        }
+        settings = README.read_text().split("### Claude Code: memories without asking")[1]
+        settings = settings.split("```json\n")[1].split("```")[0]
+
+        def session(hooked_events: list[str]) -> str:
+            """What one `claude -p FRIDAY` sent the model, with only these events hooked."""
+            project = tmp_path / "-".join(hooked_events)
+            hooks = {e: h for e, h in json.loads(settings)["hooks"].items() if e in hooked_events}
+            (project / ".claude").mkdir(parents=True)
+            (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
+            sent.unlink(missing_ok=True)
+            done = subprocess.run([claude_code(), "-p", FRIDAY], cwd=project, env=env,
+                                  capture_output=True, text=True, timeout=120)  # fmt: skip
+            assert done.returncode == 0, done.stdout + done.stderr
+            return sent.read_text()
+
+        # As the README configures it: the session opens with the iOS bulletin, and the
+        # prompt adds nothing the opening showed.
+        both = session(["SessionStart", "UserPromptSubmit"])
+        assert "SessionStart hook additional context: memhive" in both and DEPLOYS in both
+        assert "UserPromptSubmit hook additional context" not in both
+        # The prompt's hook alone: the memory comes with the prompt.
+        prompt_only = session(["UserPromptSubmit"])
+        assert "UserPromptSubmit hook additional context: memhive" in prompt_only
+        assert f"[{deploys}]" in prompt_only and "SessionStart hook" not in prompt_only
+    finally:
+        fake_api.terminate()
+        fake_api.wait(timeout=10)
+        memhive.ensure_gone()
+
+
+def _wait_for_port(port: int, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        assert time.monotonic() < deadline, f"nothing listens on {port}"
+        time.sleep(0.1)

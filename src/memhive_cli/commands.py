@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from memhive_cli import (
+    agent_hooks,
     audit,
     backup,
     bus,
@@ -103,4 +104,5 @@ REGISTRY = [
     bus.register_declare_streams,
     probe.register,
     exchange.register,
+    agent_hooks.register,
 ]

@@ -27,7 +27,14 @@ VERBOSE = "--verbose"
 def main(argv: Sequence[str] | None = None) -> int:
     os.umask(PRIVATE_UMASK)  # what memhive and its children create is its user's alone
     given = attach_opaque_values(sys.argv[1:] if argv is None else argv)
-    args = _parser().parse_args(verbose_first(given))
+    try:
+        args = _parser().parse_args(verbose_first(given))
+    except SystemExit as usage:
+        from memhive_cli.agent_hooks import is_hook_call
+
+        if usage.code == 2 and is_hook_call(given):
+            return 1  # an agent's hook: 2 would block its prompt (agent_hooks.py)
+        raise
     logging.basicConfig(
         level=os.environ.get("MEMHIVE_LOG_LEVEL", "INFO"),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

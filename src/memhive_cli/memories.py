@@ -1,4 +1,4 @@
-"""`memhive save|recall|get|list|forget`: memories from a shell, through the Python client
+"""`memhive save|recall|context|get|list|forget`: memories from a shell, through the Python client
 (`memhive_client`) against the gateway (`gateway_access.py` says which one, with which
 token). Readable output by default, the API's JSON with `--json`."""
 
@@ -22,7 +22,7 @@ WAITS = ("accepted", "persisted", "indexed")
 
 
 def register(sub) -> None:
-    for add in (_save, _recall, _get, _list, _forget):
+    for add in (_save, _recall, _context, _get, _list, _forget):
         add(sub)
 
 
@@ -55,6 +55,14 @@ def _recall(sub) -> None:
     p.add_argument("--min-confidence", type=float, default=None,
                    help="0..1; default: MCP recall_memory's; 0 shows every match")  # fmt: skip
     _output(p, _do_recall)
+
+
+def _context(sub) -> None:
+    p = sub.add_parser("context", help="the bulletin and the memories that matter, in a budget")
+    p.add_argument("--query", default=None, help="the task at hand: memories about it first")
+    _where(p)
+    p.add_argument("--budget", type=int, default=1500, help="tokens, 1..32000 (default 1500)")
+    _output(p, _do_context)
 
 
 def _get(sub) -> None:
@@ -128,6 +136,11 @@ async def _do_recall(args: argparse.Namespace) -> int:
         return {"results": await api.recall(args.query, **fields)}
 
     return await _answer(args, recall, lambda answer: out.recalled_text(answer["results"]))
+
+
+async def _do_context(args: argparse.Namespace) -> int:
+    fields = _present(query=args.query, product_id=args.product, scope_path=args.scope_path)
+    return await _answer(args, lambda api: api.context(args.budget, **fields), out.context_text)
 
 
 async def _do_get(args: argparse.Namespace) -> int:

@@ -11,7 +11,14 @@ from typing import TYPE_CHECKING, Any
 from memhive_cli.table import format_table
 
 if TYPE_CHECKING:
-    from memhive_client import ForgetResult, Memory, MemoryPage, RecalledMemory, SaveResult
+    from memhive_client import (
+        ContextPack,
+        ForgetResult,
+        Memory,
+        MemoryPage,
+        RecalledMemory,
+        SaveResult,
+    )
     from pydantic import BaseModel
 
 BODY_CHARS = 100  # a body in a table row; `memhive get` shows it whole
@@ -47,6 +54,10 @@ def recalled_text(hits: Sequence[RecalledMemory]) -> str:
     rows = [("CONFIDENCE", "KIND", "SCOPE", "ID", "MEMORY")]
     rows += [(f"{h.confidence:.2f}", h.kind, h.scope_path, h.id, _body_with_marks(h)) for h in hits]
     return format_table(rows)
+
+
+def context_text(pack: ContextPack) -> str:
+    return pack.text.strip() or "Nothing here yet: no bulletin, no memory."
 
 
 def page_text(page: MemoryPage) -> str:

@@ -1,0 +1,104 @@
+"""`memhive hook claude-code` keeps one promise whatever it reads and whatever state memhive
+is in: it never stands in the agent's way. No exit 2 (Claude Code would block the prompt),
+nothing on stdout unless it is the whole answer, one line on stderr, no traceback."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memhive_cli import main as cli
+
+
+@pytest.fixture
+def nowhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A gateway address where nothing listens, and this test's own runtime dir."""
+    from tests.integration.conftest import free_port
+
+    monkeypatch.setenv("MEMHIVE_URL", f"http://127.0.0.1:{free_port()}")
+    monkeypatch.setenv("MEMHIVE_TOKEN", "mh_not-checked-before-the-connection")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "runtime"))
+
+
+def _hook(monkeypatch: pytest.MonkeyPatch, stdin: bytes, *options: str) -> int:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
+    return cli.main(["hook", "claude-code", *options])
+
+
+@pytest.mark.usefixtures("nowhere")
+@pytest.mark.parametrize("event", ["SessionStart", "UserPromptSubmit"])
+def test_memhive_down_adds_nothing_and_lets_the_session_go_on(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], event: str
+) -> None:
+    data = {"hook_event_name": event, "session_id": "s", "prompt": "how do we deploy?"}
+    assert _hook(monkeypatch, json.dumps(data).encode()) == 0
+    out, err = capsys.readouterr()
+    assert out == "" and "cannot reach memhive" in err and "Traceback" not in err
+
+
+@pytest.mark.usefixtures("nowhere")
+@pytest.mark.parametrize(
+    "options", [["--bogus"], ["--timeout", "0"], ["--timeout", "nan"], ["--limit", "x"], []]
+)
+def test_a_misconfigured_hook_is_reported_without_blocking_the_prompt(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], options: list[str]
+) -> None:
+    """Exit 1 (Claude Code reports it, the prompt goes on), never 2 (it would block)."""
+    stdin = b"{}" if not options else b'{"hook_event_name": "Stop"}'
+    assert _hook(monkeypatch, stdin, *options) == 1
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.usefixtures("nowhere")
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    st.one_of(
+        st.binary(max_size=200),
+        st.builds(
+            lambda name, prompt, extra: json.dumps(
+                {"hook_event_name": name, "session_id": "s", "prompt": prompt, **extra}
+            ).encode(),
+            st.sampled_from(["SessionStart", "UserPromptSubmit", "Stop", "PreToolUse", ""]),
+            st.one_of(st.text(max_size=300), st.integers(), st.none()),
+            st.dictionaries(st.text(max_size=10), st.integers(), max_size=3),
+        ),
+    )
+)
+def test_no_input_makes_the_hook_block_the_agent_or_print_half_an_answer(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], stdin: bytes
+) -> None:
+    code = _hook(monkeypatch, stdin)
+    out, err = capsys.readouterr()
+    assert code in (0, 1) and out == "" and "Traceback" not in err
+
+
+def test_a_memhive_that_never_answers_costs_the_prompt_the_timeout_and_no_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A listening socket nobody reads (a hung gateway): the hook gives up at --timeout."""
+    import socket
+
+    with socket.socket() as hung:
+        hung.bind(("127.0.0.1", 0))
+        hung.listen(8)
+        monkeypatch.setenv("MEMHIVE_URL", f"http://127.0.0.1:{hung.getsockname()[1]}")
+        monkeypatch.setenv("MEMHIVE_TOKEN", "mh_never-read")
+        monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "runtime"))
+        event = {"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "why?!?"}
+        began = time.monotonic()
+        assert _hook(monkeypatch, json.dumps(event).encode(), "--timeout", "0.5") == 0
+        waited = time.monotonic() - began
+    out, err = capsys.readouterr()
+    assert out == "" and "did not answer within 0.5 s" in err
+    assert waited < 10, waited  # a bound on the hang, not a speed: without it, forever

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from bench.running_stack import free_port
+from memhive_cli.agent_hooks import NOTES_NOT_ORDERS
 from tests.e2e.process import TOKEN, MemhiveProcess, client
 
 DEPLOYS = "Deploys go out on Tuesdays and Thursdays only; Friday deploys stopped after March."
@@ -76,6 +77,12 @@ def _bulletin_shows(api, bodies: list[str], timeout_s: float = 60) -> None:
         time.sleep(0.2)
 
 
+def api_memory_author(url: str, memory_id: str) -> tuple[str, float]:
+    with client(url) as api:
+        memory = api.get(memory_id)
+    return memory.created_by, memory.trust
+
+
 def _start(session: str, source: str = "startup") -> dict:
     return {"hook_event_name": "SessionStart", "session_id": session, "source": source}
 
@@ -118,6 +125,10 @@ def test_a_session_starts_with_its_scope_and_each_prompt_brings_what_it_was_not_
         added, _ = hook(_prompt("b", FRIDAY))
         assert added is not None and f"[{deploys}]" in added and DEPLOYS in added
         assert swift not in added  # below the floor: nothing to do with the prompt
+        # Framed as what others wrote, with who wrote it and how far it is trusted.
+        assert NOTES_NOT_ORDERS in added and NOTES_NOT_ORDERS in opening
+        author, trust = api_memory_author(memhive.url, deploys)
+        assert f"by {author}; trust {trust:.2f}" in added, added
         assert hook(_prompt("b", FRIDAY))[0] is None
         # A compaction wipes the context: the session starts over with the bulletin.
         again, _ = hook(_start("b", "compact"))

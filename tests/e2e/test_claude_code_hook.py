@@ -1,6 +1,8 @@
-"""`memhive hook claude-code` as Claude Code runs it: a command given the event as JSON on
-stdin, in the project's directory, with the gateway and a token in its environment, against
-a real `memhive run`."""
+"""Claude Code's hooks as the README configures them, against a real `memhive run`: the
+session's start through `memhive hook claude-code` (a command given the event as JSON on
+stdin, in the project's directory, the gateway and a token in its environment), a prompt
+through the gateway's `/v1/hooks/claude-code` (an http hook). With Claude Code installed, a
+real session too."""
 
 from __future__ import annotations
 
@@ -14,60 +16,74 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
+from memhive_domain.agent_hooks import NOTES_NOT_ORDERS
 
 from bench.running_stack import free_port
-from memhive_cli.agent_hooks import NOTES_NOT_ORDERS
 from tests.e2e.process import TOKEN, MemhiveProcess, client
 
 DEPLOYS = "Deploys go out on Tuesdays and Thursdays only; Friday deploys stopped after March."
 SWIFT = "The iOS app targets Swift 6 and iOS 17."
 BILLING = "Billing uses Postgres 16 on RDS; the analytics warehouse is BigQuery."
 README = Path(__file__).resolve().parents[2] / "README.md"
+README_ADDRESS = "http://127.0.0.1:8080"  # the README's gateway; the test's listens elsewhere
 FRIDAY = "Is it fine to deploy the hotfix on Friday afternoon?"
 
 
-def readme_hooks() -> dict[str, list[str]]:
-    """The README's `.claude/settings.json`: each event's command, as argv after `memhive`."""
+def readme_settings(url: str) -> dict:
+    """The README's `.claude/settings.json`, its gateway address made `url`."""
     section = README.read_text().split("### Claude Code: memories without asking")[1]
-    settings = json.loads(section.split("```json\n")[1].split("```")[0])
-    commands = {}
-    for event, groups in settings["hooks"].items():
-        [group] = groups
-        [hook] = group["hooks"]
-        assert hook["type"] == "command" and hook["timeout"] >= 10
-        program, *argv = shlex.split(hook["command"])
-        commands[event] = argv
-        assert program == "memhive"
-    return commands
+    return json.loads(section.split("```json\n")[1].split("```")[0].replace(README_ADDRESS, url))
 
 
 def _hook_runner(tmp_path: Path, url: str):
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMHIVE_")}
     env |= {"MEMHIVE_URL": url, "MEMHIVE_TOKEN": TOKEN}
-    env |= {"XDG_RUNTIME_DIR": str(tmp_path / "runtime")}  # what each session was shown
     project = tmp_path / "project"  # Claude Code runs a hook in the project's directory
     project.mkdir()
-    configured = readme_hooks()
+    configured = {}
+    for event, groups in readme_settings(url)["hooks"].items():
+        [group] = groups
+        [configured[event]] = group["hooks"]
 
-    def hook(
-        event: dict, options: list[str] | None = None
-    ) -> tuple[str | None, subprocess.CompletedProcess]:
-        """The context the hook added (None: nothing), and the finished command: the hook
-        called with `options`, or as the README configures it for the event."""
-        readme = configured.get(event["hook_event_name"], ["hook", "claude-code"])
-        argv = readme if options is None else ["hook", "claude-code", *options]
-        command = [sys.executable, "-m", "memhive_cli.main", *argv]
-        done = subprocess.run(command, input=json.dumps(event), env=env, cwd=project,
+    def command(argv: list[str], event: dict) -> tuple[str, subprocess.CompletedProcess]:
+        done = subprocess.run([sys.executable, "-m", "memhive_cli.main", *argv],
+                              input=json.dumps(event), env=env, cwd=project,
                               capture_output=True, text=True, timeout=60)  # fmt: skip
         assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
-        if not done.stdout:
+        return done.stdout, done
+
+    def http(hook: dict, event: dict) -> tuple[str, httpx.Response]:
+        """As Claude Code sends it: the input as the body, `$VAR`s of allowedEnvVars set."""
+        headers = dict(hook.get("headers", {}))
+        for name in hook.get("allowedEnvVars", []):
+            headers = {k: v.replace(f"${name}", env[name]) for k, v in headers.items()}
+        answer = httpx.post(hook["url"], json=event, headers=headers, timeout=hook["timeout"])
+        assert answer.status_code == 200, answer.text
+        return answer.text, answer
+
+    def hook(event: dict, options: list[str] | None = None) -> tuple[str | None, object]:
+        """The context the hook added (None: nothing), and the finished command or answer:
+        `memhive hook claude-code` with `options`, or the README's hook for the event."""
+        configured_hook = configured.get(event["hook_event_name"])
+        if options is not None or configured_hook is None:
+            out, done = command(["hook", "claude-code", *(options or [])], event)
+        elif configured_hook["type"] == "command":
+            program, *argv = shlex.split(configured_hook["command"])
+            assert program == "memhive" and configured_hook["timeout"] >= 10
+            out, done = command(argv, event)
+        else:
+            assert configured_hook["type"] == "http"
+            out, done = http(configured_hook, event)
+        answer = json.loads(out) if out.strip() else {}
+        if not answer:
             return None, done
-        output = json.loads(done.stdout)["hookSpecificOutput"]
+        output = answer["hookSpecificOutput"]
         assert output["hookEventName"] == event["hook_event_name"]
         return output["additionalContext"], done
 
-    return hook
+    return hook, configured
 
 
 def _bulletin_shows(api, bodies: list[str], timeout_s: float = 60) -> None:
@@ -96,7 +112,11 @@ def test_a_session_starts_with_its_scope_and_each_prompt_brings_what_it_was_not_
     tmp_path: Path,
 ) -> None:
     memhive = MemhiveProcess(tmp_path / "data", free_port(), free_port(), "run")
-    hook = _hook_runner(tmp_path, memhive.url)
+    hook, configured = _hook_runner(tmp_path, memhive.url)
+    assert [configured[e]["type"] for e in ("SessionStart", "UserPromptSubmit")] == [
+        "command",
+        "http",
+    ]  # the only kind Claude Code runs at SessionStart; the faster one for prompts
     try:
         memhive.wait_until_healthy()
         assert hook(_start("empty"))[0] is None  # nothing stored yet
@@ -178,20 +198,18 @@ def test_claude_code_itself_puts_the_hooks_memories_before_the_model(tmp_path: P
         env = {k: v for k, v in os.environ.items() if not k.startswith("MEMHIVE_")} | {
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
             "HOME": str(tmp_path / "home"),  # none of this user's own Claude Code settings
-            "XDG_RUNTIME_DIR": str(tmp_path / "runtime"),
             "MEMHIVE_URL": memhive.url,
             "MEMHIVE_TOKEN": TOKEN,
             "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{api_port}",
             "ANTHROPIC_API_KEY": "sk-ant-stand-in",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         }
-        settings = README.read_text().split("### Claude Code: memories without asking")[1]
-        settings = settings.split("```json\n")[1].split("```")[0]
+        settings = readme_settings(memhive.url)
 
         def session(hooked_events: list[str]) -> str:
             """What one `claude -p FRIDAY` sent the model, with only these events hooked."""
             project = tmp_path / "-".join(hooked_events)
-            hooks = {e: h for e, h in json.loads(settings)["hooks"].items() if e in hooked_events}
+            hooks = {e: h for e, h in settings["hooks"].items() if e in hooked_events}
             (project / ".claude").mkdir(parents=True)
             (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
             sent.unlink(missing_ok=True)

@@ -149,6 +149,19 @@ const CONTEXT = operation("POST /v1/context");
 export const context = (request: t.ContextRequest) =>
   call<t.ContextPack>(CONTEXT, "/v1/context", json(), { json: request });
 
+const CLAUDE_CODE_HOOK = operation("POST /v1/hooks/claude-code");
+export const claudeCodeHook = (event: t.ClaudeCodeHookInput, options: t.ClaudeCodeHookOptions = {}) =>
+  call<t.ClaudeCodeHookAnswer>(CLAUDE_CODE_HOOK, "/v1/hooks/claude-code", json(), {
+    query: {
+      product_id: options.productId,
+      scope_path: options.scopePath,
+      budget: options.budget,
+      limit: options.limit,
+      min_confidence: options.minConfidence,
+    },
+    json: event,
+  });
+
 // --- products, tokens, audit, dead letters --------------------------------------------
 
 const PUT_PRODUCT = operation("PUT /v1/products/{product_id}");

@@ -191,6 +191,12 @@ export class MemhiveClient {
     return this.run(calls.context(request));
   }
 
+  /** A Claude Code hook's answer to its input: `{hookSpecificOutput: {...}}`, or `{}` when
+   * there is nothing to add. */
+  claudeCodeHook(event: t.ClaudeCodeHookInput, options: t.ClaudeCodeHookOptions = {}): Promise<t.ClaudeCodeHookAnswer> {
+    return this.run(calls.claudeCodeHook(event, options));
+  }
+
   // --- products, tokens, audit, dead letters ------------------------------------------
 
   putProduct(productId: string, request: t.ProductRequest): Promise<t.Product> {

@@ -77,6 +77,30 @@ export interface ContextRequest extends TimeWindow {
   scope_path?: string;
 }
 
+/** A Claude Code hook's input, as Claude Code sends it (its other fields are ignored). */
+export interface ClaudeCodeHookInput {
+  hook_event_name: string;
+  session_id?: string;
+  source?: string;
+  prompt?: string;
+  [other: string]: unknown;
+}
+
+export interface ClaudeCodeHookOptions {
+  productId?: string;
+  scopePath?: string;
+  /** a session's opening pack, in tokens (1500) */
+  budget?: number;
+  /** memories added to a prompt at most (5) */
+  limit?: number;
+  minConfidence?: number;
+}
+
+/** What a hook prints for Claude Code; `{}` adds nothing. */
+export interface ClaudeCodeHookAnswer {
+  hookSpecificOutput?: { hookEventName: string; additionalContext: string };
+}
+
 /** Only the fields given change; `expires_at: null` removes the expiry. */
 export interface UpdateRequest {
   body?: string;

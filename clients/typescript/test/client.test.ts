@@ -136,6 +136,11 @@ test("bulletins, context, products, key/value state and activity", async () => {
   assert.equal(bulletin.scope_path, "product:ios/team:mobile");
   const pack = await admin.context({ token_budget: 400, query: "design reviews", scope_path: "product:ios/team:mobile" });
   assert.ok(pack.text.includes("Thursdays") && pack.tokens_used <= 400);
+  const prompt = { hook_event_name: "UserPromptSubmit", session_id: "ts-1", prompt: "which day are design reviews?", cwd: "/x" };
+  const hooked = await admin.claudeCodeHook(prompt, { scopePath: "product:ios/team:mobile" });
+  assert.equal(hooked.hookSpecificOutput?.hookEventName, "UserPromptSubmit");
+  assert.ok(hooked.hookSpecificOutput?.additionalContext.includes("Mobile reviews designs on Thursdays"));
+  assert.deepEqual(await admin.claudeCodeHook(prompt, { scopePath: "product:ios/team:mobile" }), {});
 
   const product = await admin.putProduct("shop", { visibility: "public", name: "The shop" });
   assert.deepEqual(await admin.product("shop"), product);

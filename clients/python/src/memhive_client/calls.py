@@ -233,6 +233,20 @@ def context(request: m.ContextRequest) -> Call[m.ContextPack]:
     return Call("POST", "/v1/context", _model(m.ContextPack), json=request.as_json())
 
 
+def claude_code_hook(
+    request: m.ClaudeCodeHookInput,
+    *,
+    product_id: str | None = None,
+    scope_path: str | None = None,
+    budget: int | None = None,
+    limit: int | None = None,
+    min_confidence: float | None = None,
+) -> Call[dict[str, Any]]:
+    params = _params(product_id=product_id, scope_path=scope_path, budget=budget, limit=limit,
+                     min_confidence=min_confidence)  # fmt: skip
+    return Call("POST", "/v1/hooks/claude-code", lambda r: r.json(), params, request.as_json())
+
+
 def dead_letters(consumer: str | None, limit: int) -> Call[list[m.DeadLetter]]:
     read = _model(list[m.DeadLetter], "items")
     return Call("GET", "/v1/admin/dead-letters", read, _params(consumer=consumer, limit=limit))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
@@ -148,6 +148,11 @@ class MemhiveClient:
 
     def context(self, token_budget: int, **fields: Any) -> m.ContextPack:
         return self._run(calls.context(m.ContextRequest(token_budget=token_budget, **fields)))
+
+    def claude_code_hook(self, event: Mapping[str, Any], **options: Any) -> dict[str, Any]:
+        """As AsyncMemhiveClient.claude_code_hook."""
+        request = m.ClaudeCodeHookInput.model_validate(dict(event))
+        return self._run(calls.claude_code_hook(request, **options))
 
     def dead_letters(self, consumer: str | None = None, limit: int = 100) -> list[m.DeadLetter]:
         return self._run(calls.dead_letters(consumer, limit))
@@ -453,6 +458,13 @@ class AsyncMemhiveClient:
     async def context(self, token_budget: int, **fields: Any) -> m.ContextPack:
         request = m.ContextRequest(token_budget=token_budget, **fields)
         return await self._run(calls.context(request))
+
+    async def claude_code_hook(self, event: Mapping[str, Any], **options: Any) -> dict[str, Any]:
+        """A Claude Code hook's answer to `event` (the hook's input): `{"hookSpecificOutput":
+        {...}}` to print, or `{}` when there is nothing to add. Options: product_id,
+        scope_path, budget, limit, min_confidence."""
+        request = m.ClaudeCodeHookInput.model_validate(dict(event))
+        return await self._run(calls.claude_code_hook(request, **options))
 
     async def dead_letters(
         self, consumer: str | None = None, limit: int = 100

@@ -110,6 +110,18 @@ class ContextRequest(_TimeWindow):
     token_budget: WholeNumber
 
 
+class ClaudeCodeHookInput(_Request):
+    """A Claude Code hook's input, as Claude Code writes it on the hook's stdin; its other
+    fields (`cwd`, `transcript_path`, ...) are left out, the gateway reads none of them."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    hook_event_name: str
+    session_id: str = ""
+    source: str = ""
+    prompt: str = ""
+
+
 class KvPutRequest(_Request):
     value: Any
     ttl_s: WholeNumber | None = None

@@ -103,7 +103,12 @@ REACHED_FROM: Mapping[Action, tuple[str, ...]] = {
         "MCP forget_memory",
     ),
     Action.LINK: ("POST /v1/edges", "MCP link_memories"),
-    Action.RECALL: ("POST /v1/recall", "GET /memory (dashboard: a search)", "MCP recall_memory"),
+    Action.RECALL: (
+        "POST /v1/recall",
+        "POST /v1/hooks/claude-code (UserPromptSubmit)",
+        "GET /memory (dashboard: a search)",
+        "MCP recall_memory",
+    ),
     Action.READ: (
         "GET /v1/memories",
         "GET /v1/memories/{id}",
@@ -127,7 +132,11 @@ REACHED_FROM: Mapping[Action, tuple[str, ...]] = {
         "GET /v1/bulletins/{scope} (also MCP resource `memhive://bulletins/{+scope}`)",
         "MCP get_memory_bulletin",
     ),
-    Action.READ_CONTEXT: ("POST /v1/context", "MCP get_context"),
+    Action.READ_CONTEXT: (
+        "POST /v1/context",
+        "POST /v1/hooks/claude-code (SessionStart)",
+        "MCP get_context",
+    ),
     Action.READ_ACTIVITY: ("GET /v1/activity", "MCP recent_activity"),
     Action.READ_STATE: (
         "GET /v1/kv/{scope}/{key}",

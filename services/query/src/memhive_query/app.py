@@ -24,6 +24,7 @@ from memhive_query.request_guards import RequestGuards
 from memhive_query.routes import (
     activity,
     admin,
+    agent_hooks,
     audit,
     bulletins,
     consolidation,
@@ -91,6 +92,7 @@ async def create_app(
         kv,
         activity,
         exchange,
+        agent_hooks,
     )
     for module in (*routers, tokens, audit):
         app.include_router(module.router)

@@ -38,6 +38,7 @@ from memhive_settings import RerankSettings
 
 from memhive_query.event_waiter import EventWaiter
 from memhive_query.use_cases.activity import RecentActivity
+from memhive_query.use_cases.agent_hooks import AnswerAgentHook, ShownInSessions
 from memhive_query.use_cases.audit import (
     AuditedDeadLetters,
     AuditedExport,
@@ -141,6 +142,10 @@ class Gateway:
         return BuildContext(
             self.bulletin, self.recall, self.infra.store, TiktokenCounter(), self.infra.clock
         )
+
+    @cached_property
+    def agent_hook(self) -> AnswerAgentHook:
+        return AnswerAgentHook(self.context, self.recall, ShownInSessions())
 
     async def start(self) -> None:
         await self.waiter.start()

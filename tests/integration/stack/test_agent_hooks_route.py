@@ -33,7 +33,9 @@ async def test_a_prompt_gets_the_memories_that_bear_on_it_once_a_session(
     assert first.status_code == 200, first.text
     output = first.json()["hookSpecificOutput"]
     assert output["hookEventName"] == "UserPromptSubmit"
-    assert f"[{memory['id']}]" in output["additionalContext"] and BODY in output["additionalContext"]
+    assert (
+        f"[{memory['id']}]" in output["additionalContext"] and BODY in output["additionalContext"]
+    )
 
     assert (await workspace.member.post(HOOK, json=prompt("s1"))).json() == {}
     again = (await workspace.member.post(HOOK, json=prompt("s2"))).json()

@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
+from memhive_cli.auto_memory import share_auto_memory
 from memhive_cli.gateway_access import client_failures, gateway_client, report_client_failure
 
 AGENTS = ("claude-code",)
@@ -26,7 +27,9 @@ MAX_INPUT_BYTES = 8 * 1024 * 1024  # a pasted prompt may be long; a hook's input
 # What is sent of a prompt: its first 2,000 visible characters make the query, and the
 # gateway takes 128 KiB bodies.
 PROMPT_CHARS_SENT = 16_000
-MAX_TIMEOUT_S = 60.0  # Claude Code's own default timeout of a hook
+MAX_TIMEOUT_S = 120.0
+DEFAULT_TIMEOUT_S, SHARING_TIMEOUT_S = 5.0, 30.0
+SESSION_END = "SessionEnd"
 
 
 class HookInputError(ValueError):
@@ -45,7 +48,18 @@ def register(sub) -> None:
     p.add_argument("--budget", type=int, default=None, help="a session's opening pack: tokens")
     p.add_argument("--limit", type=int, default=None, help="memories added to a prompt at most")
     p.add_argument("--min-confidence", type=float, default=None, help="a prompt's memories: 0..1")
-    p.add_argument("--timeout", type=_seconds, default=5.0, help="seconds, then nothing is added")
+    p.add_argument(
+        "--share-auto-memory",
+        action="store_true",
+        help="at SessionEnd, import Claude Code's auto memory of the project (its project "
+        "and reference memories) into the node",
+    )
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        default=None,
+        help="seconds, then nothing is added (default 5; 30 to share at SessionEnd)",
+    )
     p.set_defaults(command=_do_hook)
 
 
@@ -73,14 +87,19 @@ async def _do_hook(args: argparse.Namespace) -> int:
         )
         if value is not None
     }
+    timeout = args.timeout or DEFAULT_TIMEOUT_S
     try:
         event = read_event(sys.stdin.buffer)
-        async with asyncio.timeout(args.timeout), gateway_client(os.environ, retries=False) as api:
+        if event["hook_event_name"] == SESSION_END and args.share_auto_memory:
+            timeout = args.timeout or SHARING_TIMEOUT_S
+            async with asyncio.timeout(timeout):
+                return _say(await share_auto_memory(event, _node(args)), 0)
+        async with asyncio.timeout(timeout), gateway_client(os.environ, retries=False) as api:
             answer = await api.claude_code_hook(event, **options)
     except HookInputError as bad:
         return _say(f"not a Claude Code hook event ({bad})", 1)
     except TimeoutError:
-        return _say(f"memhive did not answer within {args.timeout:g} s; nothing added", 0)
+        return _say(f"memhive did not answer within {timeout:g} s; nothing added", 0)
     except client_failures() as exc:
         import httpx
 
@@ -109,6 +128,10 @@ def read_event(stream: IO[bytes]) -> dict[str, Any]:
     if isinstance(prompt := event.get("prompt"), str):
         event["prompt"] = prompt[:PROMPT_CHARS_SENT]
     return event
+
+
+def _node(args: argparse.Namespace) -> str | None:
+    return args.scope_path or (f"product:{args.product}" if args.product else None)
 
 
 def _say(line: str, code: int) -> int:

@@ -19,7 +19,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-IMPORT_FORMATS = ("memhive", "mem0", "markdown")
+IMPORT_FORMATS = ("memhive", "mem0", "markdown", "claude-memory")
 # A gateway busy with other imports (or its bus for a moment) answers 503 with Retry-After:
 # the import waits its turn this long at most, saying so, before it gives up.
 BUSY_WAIT_S = 30 * 60

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import socket
@@ -32,9 +33,14 @@ FRIDAY = "Is it fine to deploy the hotfix on Friday afternoon?"
 
 
 def readme_settings(url: str) -> dict:
-    """The README's `.claude/settings.json`, its gateway address made `url`."""
+    """The README's `.claude/settings.json` (its blocks' hooks together), its gateway address
+    made `url`."""
     section = README.read_text().split("### Claude Code: memories without asking")[1]
-    return json.loads(section.split("```json\n")[1].split("```")[0].replace(README_ADDRESS, url))
+    section = section.split("\n## ")[0]
+    hooks = {}
+    for block in section.split("```json\n")[1:]:
+        hooks |= json.loads(block.split("```")[0].replace(README_ADDRESS, url))["hooks"]
+    return {"hooks": hooks}
 
 
 def _hook_runner(tmp_path: Path, url: str):
@@ -160,12 +166,44 @@ def test_a_session_starts_with_its_scope_and_each_prompt_brings_what_it_was_not_
         assert hook(_prompt("c", "/compact"), [])[0] is None
         assert hook({"hook_event_name": "Stop", "session_id": "c"}, [])[0] is None
 
+        # At a session's end, Claude Code's auto memory of the project goes to the node:
+        # what is about the work, not what is about its user.
+        transcript = _auto_memory(tmp_path / "claude").parent / "a.jsonl"
+        end = {"hook_event_name": "SessionEnd", "session_id": "a", "reason": "exit",
+               "transcript_path": str(transcript)}  # fmt: skip
+        shared, done = hook(end)
+        assert shared is None and "1 shared, 0 already there, 1 about you" in done.stderr
+        with client(memhive.url) as api:
+            bodies = [m.body for m in api.list(product_id="ios", limit=100).items]
+        assert any(RELEASE_TRAIN in body for body in bodies)
+        assert not any(ABOUT_ME in body for body in bodies)
+        assert "0 shared, 1 already there" in hook(end)[1].stderr  # nothing twice
+
         # memhive stopped: the session goes on, told why on stderr only.
         assert memhive.ctrl_c() == 0, memhive.output()
         down, done = hook(_start("d"))
         assert down is None and "cannot reach memhive" in done.stderr
     finally:
         memhive.ensure_gone()
+
+
+RELEASE_TRAIN = "Release trains leave every second Wednesday; a missed one waits two weeks."
+ABOUT_ME = "The user is a staff engineer who prefers terse answers."
+
+
+def _auto_memory(config_dir: Path, project: str = "-work-app") -> Path:
+    """Claude Code's auto memory of a project, as it writes it: a file per memory, an index."""
+    memory = config_dir / "projects" / project / "memory"
+    memory.mkdir(parents=True)
+    (memory / "release-train.md").write_text(
+        "---\nname: release-train\ndescription: When releases leave\nmetadata:\n"
+        f"  type: project\n---\n{RELEASE_TRAIN}\n**Why:** QA signs off on Tuesdays.\n"
+    )
+    (memory / "about-me.md").write_text(
+        f"---\nname: about-me\ndescription: Who the user is\ntype: user\n---\n{ABOUT_ME}\n"
+    )
+    (memory / "MEMORY.md").write_text("- [Release train](release-train.md) — when\n")
+    return memory
 
 
 def claude_code() -> str | None:
@@ -206,11 +244,11 @@ def test_claude_code_itself_puts_the_hooks_memories_before_the_model(tmp_path: P
         }
         settings = readme_settings(memhive.url)
 
-        def session(hooked_events: list[str]) -> str:
+        def session(hooked_events: list[str], project: Path | None = None) -> str:
             """What one `claude -p FRIDAY` sent the model, with only these events hooked."""
-            project = tmp_path / "-".join(hooked_events)
+            project = project or tmp_path / "-".join(hooked_events)
             hooks = {e: h for e, h in settings["hooks"].items() if e in hooked_events}
-            (project / ".claude").mkdir(parents=True)
+            (project / ".claude").mkdir(parents=True, exist_ok=True)
             (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": hooks}))
             sent.unlink(missing_ok=True)
             done = subprocess.run([claude_code(), "-p", FRIDAY], cwd=project, env=env,
@@ -227,6 +265,18 @@ def test_claude_code_itself_puts_the_hooks_memories_before_the_model(tmp_path: P
         prompt_only = session(["UserPromptSubmit"])
         assert "UserPromptSubmit hook additional context: memhive" in prompt_only
         assert f"[{deploys}]" in prompt_only and "SessionStart hook" not in prompt_only
+        # Claude Code's auto memory of that project, shared as its next session ends.
+        # (Claude Code names a project's directory after its path, each other character a -)
+        slug = re.sub(r"[^A-Za-z0-9]", "-", str(tmp_path / "UserPromptSubmit"))
+        claude_project = tmp_path / "home" / ".claude" / "projects" / slug
+        assert claude_project.is_dir(), sorted(claude_project.parent.iterdir())
+        shutil.rmtree(claude_project / "memory", ignore_errors=True)
+        _auto_memory(tmp_path / "home" / ".claude", claude_project.name)
+        session(["SessionEnd"], tmp_path / "UserPromptSubmit")
+        with client(memhive.url) as api:
+            bodies = [m.body for m in api.list(product_id="ios", limit=100).items]
+        assert any(RELEASE_TRAIN in body for body in bodies), bodies
+        assert not any(ABOUT_ME in body for body in bodies)
     finally:
         fake_api.terminate()
         fake_api.wait(timeout=10)

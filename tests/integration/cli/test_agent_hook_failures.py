@@ -102,3 +102,17 @@ def test_a_memhive_that_never_answers_costs_the_prompt_the_timeout_and_no_more(
     out, err = capsys.readouterr()
     assert out == "" and "did not answer within 0.5 s" in err
     assert waited < 10, waited  # a bound on the hang, not a speed: without it, forever
+
+
+@pytest.mark.usefixtures("nowhere")
+def test_sharing_auto_memory_with_memhive_down_lets_the_session_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    memory = tmp_path / "claude" / "projects" / "-app" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "a.md").write_text("---\ntype: project\n---\nReleases leave on Wednesdays.\n")
+    event = {"hook_event_name": "SessionEnd", "session_id": "s",
+             "transcript_path": str(memory.parent / "s.jsonl")}  # fmt: skip
+    assert _hook(monkeypatch, json.dumps(event).encode(), "--share-auto-memory") == 0
+    out, err = capsys.readouterr()
+    assert out == "" and "cannot reach memhive" in err and "Traceback" not in err

@@ -415,3 +415,75 @@ async def test_an_import_takes_a_file_larger_than_any_other_request(stack: Stack
     assert imported.status_code == 200, imported.text
     assert json.loads(imported.text.splitlines()[-1])["type"] == "summary"
     assert saved.status_code == 413
+
+
+CLAUDE_DIR = "/home/alice/.claude/projects/-home-alice-src-app/memory"
+CLAUDE_FILES = {
+    "deploy-days.md": """---
+name: deploy-days
+description: Deploys go out on Tuesdays and Thursdays only
+metadata:
+  type: project
+---
+Friday deploys stopped after the March outage.
+**Why:** the outage took a Friday night to roll back.
+**How to apply:** plan releases for Tuesday.
+""",
+    "user-role.md": """---
+name: user-role
+description: Alice is the iOS lead and reviews every release
+metadata:
+  type: user
+---
+She prefers short summaries.
+""",
+    "MEMORY.md": "- [Deploy days](deploy-days.md) — when releases go out\n",
+}
+
+
+async def test_claude_codes_auto_memory_is_a_memory_a_file_its_type_kept(stack: Stack) -> None:
+    workspace = f"ws-{uuid.uuid4().hex[:12]}"
+    async with await admin_client(stack, workspace) as client:
+        report = {
+            name: await imported(client, text, path=f"{CLAUDE_DIR}/{name}")  # format by path
+            for name, text in CLAUDE_FILES.items()
+        }
+        items = {name: by_type(lines, "item") for name, lines in report.items()}
+        deploys, role = items["deploy-days.md"][0], items["user-role.md"][0]
+        memories = {
+            i["memory_id"]: (await client.get(f"/v1/memories/{i['memory_id']}")).json()
+            for i in (deploys, role)
+        }
+        again = await imported(
+            client, CLAUDE_FILES["deploy-days.md"], path=f"{CLAUDE_DIR}/deploy-days.md"
+        )
+        rewritten = "---\nname: deploy-days\nmetadata:\n  type: project\n---\nReleases: Wednesdays."
+        third = await imported(client, rewritten, path=f"{CLAUDE_DIR}/deploy-days.md")
+        # Another user's file of the same name is another memory, superseding nothing.
+        bobs = await imported(
+            client,
+            rewritten + " Bob's.",
+            path="/home/bob/x/memory/deploy-days.md",
+            format="claude-memory",
+        )
+
+    assert items["MEMORY.md"] == []  # the index: its memories are the files
+    memory = memories[deploys["memory_id"]]
+    assert memory["body"] == (
+        "Deploys go out on Tuesdays and Thursdays only\n\nFriday deploys stopped after the "
+        "March outage.\n**Why:** the outage took a Friday night to roll back.\n"
+        "**How to apply:** plan releases for Tuesday."
+    )
+    assert memory["tags"] == ["claude-memory", "claude-memory:project"]
+    assert memory["source_ref"] == "claude-memory/deploy-days" and memory["source"] == "agent"
+    about_alice = memories[role["memory_id"]]
+    assert (about_alice["kind"], about_alice["tags"]) == (
+        "identity",
+        ["claude-memory", "claude-memory:user"],
+    )
+    assert again[-1]["created"] == 0  # unchanged: nothing new
+    # Rewritten whole since (nothing alike left): it still supersedes what the file made.
+    [new] = by_type(third, "item")
+    assert new["status"] == "created" and new["supersedes"] == [deploys["memory_id"]]
+    [bob] = by_type(bobs, "item")
+    assert bob["status"] == "created" and bob["supersedes"] == []

@@ -49,3 +49,24 @@ def test_an_input_past_the_bound_is_refused_unread() -> None:
 def test_a_hook_call_is_told_by_its_command() -> None:
     assert is_hook_call(["hook", "claude-code"]) and is_hook_call(["--verbose", "hook"])
     assert not is_hook_call(["recall", "hook"]) and not is_hook_call([])
+
+
+@pytest.mark.parametrize(
+    ("transcript", "found"),
+    [
+        ("/h/.claude/projects/-h-app/s1.jsonl", "/h/.claude/projects/-h-app/memory"),
+        ("/cfg/projects/-x/s.jsonl", "/cfg/projects/-x/memory"),
+        ("/h/.claude/elsewhere/-h-app/s1.jsonl", None),  # not where a project's transcript is
+        ("/h/.claude/projects/-h-app/s1.txt", None),
+        (None, None),
+        (3, None),
+    ],
+)
+def test_a_projects_auto_memory_is_found_beside_the_sessions_transcript(
+    transcript: object, found: str | None
+) -> None:
+    from pathlib import Path
+
+    from memhive_cli.auto_memory import memory_dir
+
+    assert memory_dir({"transcript_path": transcript}) == (found and Path(found))

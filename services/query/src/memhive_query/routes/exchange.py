@@ -76,7 +76,10 @@ async def import_file(
     who: PrincipalDep,
     format: Annotated[  # noqa: A002 (the query parameter's name)
         ImportFormat | None,
-        Query(description="omitted: from `path` (.jsonl, .json, else Markdown)"),
+        Query(
+            description="omitted: from `path` (.jsonl, .json, a file of Claude Code's auto "
+            "memory, else Markdown)"
+        ),
     ] = None,
     path: Annotated[
         str, Query(max_length=512, description="the file's name, e.g. CLAUDE.md (source_ref)")

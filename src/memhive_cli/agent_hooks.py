@@ -131,7 +131,10 @@ def read_event(stream: IO[bytes]) -> dict[str, Any]:
 
 
 def _node(args: argparse.Namespace) -> str | None:
-    return args.scope_path or (f"product:{args.product}" if args.product else None)
+    """The node to import into (the import names a node by its path only)."""
+    from memhive_domain.scopes import Scope, ScopeRef
+
+    return args.scope_path or (ScopeRef(Scope.PRODUCT, args.product).key if args.product else None)
 
 
 def _say(line: str, code: int) -> int:

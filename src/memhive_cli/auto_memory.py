@@ -42,7 +42,9 @@ async def share_auto_memory(event: dict[str, Any], node: str | None) -> str:
     files = sorted(p for p in directory.glob("*.md") if p.is_file() and not is_index(p.name))
     shared = {"created": 0, "skipped": 0}
     kept_here = 0
-    async with _http() as http:
+    from memhive_cli.gateway_access import gateway_http
+
+    async with gateway_http(os.environ) as http:
         for file in files[:MAX_FILES]:
             text = file.read_bytes()[:MAX_FILE_BYTES].decode("utf-8", "replace")
             if memory_type(text) not in TEAM_TYPES:
@@ -54,15 +56,6 @@ async def share_auto_memory(event: dict[str, Any], node: str | None) -> str:
         f"Claude Code's auto memory: {shared['created']} shared, {shared['skipped']} already "
         f"there, {kept_here} about you or how you work kept on this machine"
     )
-
-
-def _http():
-    import httpx
-
-    from memhive_cli.gateway_access import bearer_token, gateway_url
-
-    headers = {"Authorization": f"Bearer {bearer_token(os.environ)}"}
-    return httpx.AsyncClient(base_url=gateway_url(os.environ), headers=headers, timeout=None)
 
 
 async def _imported(http, file: Path, text: str, node: str | None) -> dict[str, Any]:

@@ -72,17 +72,12 @@ class Refused(Exception):
 
 
 def _client(args: argparse.Namespace):
-    import httpx
-
-    from memhive_cli.gateway_access import NoToken, bearer_token, gateway_url
+    from memhive_cli.gateway_access import NoToken, gateway_http
 
     try:
-        token = args.token or bearer_token(os.environ)
+        return gateway_http(os.environ, url=args.url, token=args.token)
     except NoToken as missing:
         raise Refused(str(missing)) from None
-    url = args.url or gateway_url(os.environ)
-    headers = {"Authorization": f"Bearer {token}"}
-    return httpx.AsyncClient(base_url=url, headers=headers, timeout=httpx.Timeout(60, read=None))
 
 
 async def _do_export(args: argparse.Namespace) -> int:

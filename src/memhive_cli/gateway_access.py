@@ -16,6 +16,7 @@ from memhive_cli.load_settings import verbose
 from memhive_cli.token_store import stored_token
 
 if TYPE_CHECKING:
+    import httpx
     from memhive_client import AsyncMemhiveClient
 
 DEFAULT_URL = "http://127.0.0.1:8080"
@@ -61,6 +62,19 @@ def gateway_client(environ: Mapping[str, str], *, retries: bool = True) -> Async
     retry = RetryPolicy() if retries else RetryPolicy(attempts=1)
     url, token = gateway_url(environ), bearer_token(environ)
     return AsyncMemhiveClient(url, token, sender="httpx", retry=retry)
+
+
+def gateway_http(
+    environ: Mapping[str, str], *, url: str | None = None, token: str | None = None
+) -> httpx.AsyncClient:
+    """Plain HTTP to the gateway with the bearer token, for what the client has no call for
+    (import and export stream lines). Raises NoToken."""
+    import httpx
+
+    headers = {"Authorization": f"Bearer {token or bearer_token(environ)}"}
+    return httpx.AsyncClient(
+        base_url=url or gateway_url(environ), headers=headers, timeout=httpx.Timeout(60, read=None)
+    )
 
 
 def client_failures() -> tuple[type[BaseException], ...]:

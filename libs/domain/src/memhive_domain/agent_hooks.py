@@ -12,11 +12,10 @@ prompt, as text the model reads. Rules only; the gateway's use case
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from memhive_domain.bulletin import one_line
-from memhive_domain.errors import FieldProblem, InvalidInput
 from memhive_domain.memory import Memory
 from memhive_domain.recall import MAX_QUERY_CHARS
 from memhive_domain.trust import trust_of
@@ -44,33 +43,6 @@ class HookEvent:
     session_id: str
     source: str = ""  # SessionStart: startup | resume | clear | compact
     prompt: str = ""  # UserPromptSubmit
-
-
-_FIELDS = {  # HookEvent's field: the input's key, its bound (None: the body's own bound)
-    "name": ("hook_event_name", MAX_EVENT_NAME_CHARS),
-    "session_id": ("session_id", MAX_SESSION_ID_CHARS),
-    "source": ("source", MAX_SOURCE_CHARS),
-    "prompt": ("prompt", None),
-}
-
-
-def hook_event(data: object) -> HookEvent:
-    """The event of a hook's input (Claude Code's JSON, whatever else it holds)."""
-    if not isinstance(data, Mapping):
-        raise InvalidInput([FieldProblem("body", "must be a JSON object")])
-    problems, fields = [], {}
-    for name, (key, max_chars) in _FIELDS.items():
-        value = data.get(key, "")
-        if not isinstance(value, str):
-            problems.append(FieldProblem(key, f"must be a string, got {type(value).__name__}"))
-        elif max_chars is not None and len(value) > max_chars:
-            problems.append(FieldProblem(key, f"is {len(value)} characters; at most {max_chars}"))
-        fields[name] = value
-    if not problems and not fields["name"]:
-        problems.append(FieldProblem("hook_event_name", "must not be empty"))
-    if problems:
-        raise InvalidInput(problems)
-    return HookEvent(**fields)
 
 
 def prompt_query(prompt: str) -> str | None:

@@ -51,19 +51,21 @@ class ShownInSessions:
         self._sessions: OrderedDict[SessionKey, tuple[float, dict[str, None]]] = OrderedDict()
 
     def ids(self, key: SessionKey) -> set[str]:
-        held = self._sessions.get(key)
-        if held is None or self._monotonic() - held[0] > self._idle_s:
-            return set()
-        return set(held[1])
+        return set(self._live(key))
 
     def add(self, key: SessionKey, memory_ids: Iterable[str]) -> None:
-        held = self._sessions.get(key)
-        fresh = held is not None and self._monotonic() - held[0] <= self._idle_s
-        self._keep(key, [*(held[1] if fresh else ()), *memory_ids])
+        self._keep(key, [*self._live(key), *memory_ids])
 
     def start_over(self, key: SessionKey, memory_ids: Iterable[str]) -> None:
         """A new context (a session started, cleared or compacted): only these were shown."""
         self._keep(key, list(memory_ids))
+
+    def _live(self, key: SessionKey) -> dict[str, None]:
+        """The session's ids, none once it has been idle too long."""
+        held = self._sessions.get(key)
+        if held is None or self._monotonic() - held[0] > self._idle_s:
+            return {}
+        return held[1]
 
     def _keep(self, key: SessionKey, memory_ids: list[str]) -> None:
         kept = dict.fromkeys(memory_ids[-self._max_ids :])
@@ -109,9 +111,11 @@ class AnswerAgentHook:
         pack = await self._context(
             principal, None, None, request.product_id, request.budget, scope_path=request.scope_path
         )
-        ids = [*ids_in_bulletin(pack.text), *(item.memory_id for item in pack.selected)]
-        self._shown.start_over(key, ids)
-        return session_text(pack.text, request.where()) if ids else None  # not a blank one
+        # Not a blank bulletin. What was shown is read from the text as sent (the packed
+        # memories are memory lines too), so a line cut to fit is not counted as shown.
+        text = session_text(pack.text, request.where()) if ids_in_bulletin(pack.text) else None
+        self._shown.start_over(key, ids_in_bulletin(text or ""))
+        return text
 
     async def _for_prompt(
         self, principal: Principal, request: HookRequest, key: SessionKey
@@ -124,7 +128,11 @@ class AnswerAgentHook:
             principal, query, selection, request.limit, min_confidence=request.min_confidence
         )
         shown = self._shown.ids(key)
-        new = [r for r in recalled if r.memory.id not in shown]
-        self._shown.add(key, (r.memory.id for r in new))
-        notes = [RecalledNote(r.memory, r.confidence, r.superseded_by, r.replaces) for r in new]
-        return prompt_text(notes) if notes else None
+        notes = [
+            RecalledNote(r.memory, r.confidence, r.superseded_by, r.replaces)
+            for r in recalled
+            if r.memory.id not in shown
+        ]
+        text = prompt_text(notes) if notes else None
+        self._shown.add(key, ids_in_bulletin(text or ""))
+        return text

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -51,6 +54,24 @@ class MemhiveProcess:
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")
+
+    @contextlib.contextmanager
+    def explained(self, lines: int = 80) -> Iterator[None]:
+        """A failure in this block says whether memhive still runs (or its exit code), the
+        free space of its data dir, and the end of its output: when memhive went away under
+        a check, the reason is in its output, not in the client's ConnectError."""
+        try:
+            yield
+        except BaseException as failure:
+            code = self.process.poll()
+            state = "still running" if code is None else f"exited with {code}"
+            free = shutil.disk_usage(self.data_dir).free // 2**20
+            tail = "\n".join(self.output().splitlines()[-lines:])
+            failure.add_note(
+                f"memhive run ({self.log.name}) {state}; {free} MiB free in its data dir; "
+                f"the end of its output:\n{tail}"
+            )
+            raise
 
     def wait_until_ready(self, timeout_s: float = 120) -> None:
         """Healthy, and /readyz says every check passes."""

@@ -86,25 +86,26 @@ def test_a_stalled_bus_answers_503_within_5_s_readiness_follows_and_nothing_is_l
 ) -> None:
     memhive = MemhiveProcess(tmp_path / "data", free_port(), free_port(), "stall")
     try:
-        memhive.wait_until_ready()
-        server = memhive.nats_server_pid()
-        with Workload(memhive.url, "Stall") as load:
-            load.wait_for_acks(10)
-            token = fresh_token(memhive.url)
-            with stalled(server) as stopped:
-                unready_after = seconds_until(lambda: readyz(memhive.url) == 503, 2 * BOUND_S)
-                refused, said = asyncio.run(mcp_recall(memhive.url, token))
-                time.sleep(max(0.0, stopped + STALL_S - time.monotonic()))
-            resumed = time.monotonic()
-            ready_after = seconds_until(lambda: readyz(memhive.url) == 200, 2 * BOUND_S)
-            before = len(load.acked)
-            load.wait_for_acks(before + 5)  # saves are acknowledged again
+        with memhive.explained():
+            memhive.wait_until_ready()
+            server = memhive.nats_server_pid()
+            with Workload(memhive.url, "Stall") as load:
+                load.wait_for_acks(10)
+                token = fresh_token(memhive.url)
+                with stalled(server) as stopped:
+                    unready_after = seconds_until(lambda: readyz(memhive.url) == 503, 2 * BOUND_S)
+                    refused, said = asyncio.run(mcp_recall(memhive.url, token))
+                    time.sleep(max(0.0, stopped + STALL_S - time.monotonic()))
+                resumed = time.monotonic()
+                ready_after = seconds_until(lambda: readyz(memhive.url) == 200, 2 * BOUND_S)
+                before = len(load.acked)
+                load.wait_for_acks(before + 5)  # saves are acknowledged again
 
-        assert unready_after <= BOUND_S and ready_after <= BOUND_S
-        assert refused and "(503)" in said and "bus" in said, said
-        assert_bounded(load.answers, stopped, resumed)
-        with client(memhive.url) as checked:
-            assert_kept_exactly_once(checked, load.acked)
-        assert memhive.ctrl_c() == 0, memhive.output()
+            assert unready_after <= BOUND_S and ready_after <= BOUND_S
+            assert refused and "(503)" in said and "bus" in said, said
+            assert_bounded(load.answers, stopped, resumed)
+            with client(memhive.url) as checked:
+                assert_kept_exactly_once(checked, load.acked)
+            assert memhive.ctrl_c() == 0, memhive.output()
     finally:
         memhive.ensure_gone()

@@ -91,21 +91,22 @@ def test_kill_9_mid_burst_then_restart_loses_and_doubles_nothing(tmp_path: Path)
     orphan = _orphan_nats_server(data_dir, nats_port)  # the worst case: a stale one, too
     second = MemhiveProcess(data_dir, http_port, nats_port, "second")  # no manual step
     try:
-        second.wait_until_healthy()
-        assert orphan.wait(timeout=10) is not None
-        refused = MemhiveProcess(data_dir, free_port(), free_port(), "refused")
-        assert refused.process.wait(timeout=120) != 0
-        assert "is in use by another memhive (pid" in refused.output()
+        with second.explained():
+            second.wait_until_healthy()
+            assert orphan.wait(timeout=10) is not None
+            refused = MemhiveProcess(data_dir, free_port(), free_port(), "refused")
+            assert refused.process.wait(timeout=120) != 0
+            assert "is in use by another memhive (pid" in refused.output()
 
-        with client(second.url) as memhive:
-            assert_kept_exactly_once(memhive, acked)
+            with client(second.url) as memhive:
+                assert_kept_exactly_once(memhive, acked)
 
-        server, services = second.nats_server_pid(), second.service_pids()
-        assert second.ctrl_c() == 0, second.output()
-        assert all(gone_within(pid, 10) for pid in (server, *services))
-        output = second.output()
-        for noise in ("Traceback", "Error", "disconnected from NATS"):
-            assert noise not in output, output
+            server, services = second.nats_server_pid(), second.service_pids()
+            assert second.ctrl_c() == 0, second.output()
+            assert all(gone_within(pid, 10) for pid in (server, *services))
+            output = second.output()
+            for noise in ("Traceback", "Error", "disconnected from NATS"):
+                assert noise not in output, output
     finally:
         second.ensure_gone()
 
@@ -144,12 +145,13 @@ def test_an_indexed_save_not_yet_committed_is_indexed_again_after_kill_9(tmp_pat
         env=slow_commits | {"MEMHIVE_LEXICAL__COMMIT_INTERVAL_S": "0.5"},
     )
     try:
-        second.wait_until_healthy()
-        with client(second.url) as memhive:
-            deadline = time.monotonic() + 120
-            while not {s.id for s in saved} <= _listed(memhive):
-                assert time.monotonic() < deadline, "never indexed again after the kill"
-                time.sleep(0.5)
-        assert second.ctrl_c() == 0, second.output()
+        with second.explained():
+            second.wait_until_healthy()
+            with client(second.url) as memhive:
+                deadline = time.monotonic() + 120
+                while not {s.id for s in saved} <= _listed(memhive):
+                    assert time.monotonic() < deadline, "never indexed again after the kill"
+                    time.sleep(0.5)
+            assert second.ctrl_c() == 0, second.output()
     finally:
         second.ensure_gone()

@@ -64,29 +64,30 @@ def test_a_full_disk_refuses_writes_with_507_and_writes_resume_once_it_is_enlarg
         memhive = MemhiveProcess(data, free_port(), free_port(), "disk", env=settings,
                                  log_dir=tmp_path)  # fmt: skip
         try:
-            memhive.wait_until_ready()
-            with Workload(memhive.url, "Disk") as load:
-                load.wait_for_acks(10)
-                fill(disk, leave_bytes=WATERMARK_MIB * MiB // 2)
-                # A save the bus took just before is waiting to be indexed, which waits for
-                # space (up to save_wait_timeout_s): the clients' next saves are refused.
-                load.wait_for_answer("save", 507)
-                assert_writes_refused_reads_served(memhive.url, next(iter(load.acked.values())))
-                fill(disk)  # to the last byte: the bus's own writes fail now
-                time.sleep(3)
-                acked_while_full = len(load.acked)
-                resize(disk, 4 * DISK_MIB)
-                resumed_after = seconds_until_a_save_is_stored(memhive.url)
-                load.wait_for_acks(acked_while_full + 5)
+            with memhive.explained():
+                memhive.wait_until_ready()
+                with Workload(memhive.url, "Disk") as load:
+                    load.wait_for_acks(10)
+                    fill(disk, leave_bytes=WATERMARK_MIB * MiB // 2)
+                    # A save the bus took just before is waiting to be indexed, which waits for
+                    # space (up to save_wait_timeout_s): the clients' next saves are refused.
+                    load.wait_for_answer("save", 507)
+                    assert_writes_refused_reads_served(memhive.url, next(iter(load.acked.values())))
+                    fill(disk)  # to the last byte: the bus's own writes fail now
+                    time.sleep(3)
+                    acked_while_full = len(load.acked)
+                    resize(disk, 4 * DISK_MIB)
+                    resumed_after = seconds_until_a_save_is_stored(memhive.url)
+                    load.wait_for_acks(acked_while_full + 5)
 
-            assert resumed_after <= RESUMES_WITHIN_S
-            assert [a for a in load.answers if a.status is None or a.status == 500] == []
-            full = [a for a in load.answers if a.kind == "save" and a.status == 507]
-            assert full and all(a.retry_after for a in full)
-            assert {a.status for a in load.answers if a.kind == "recall"} <= {200, 503}
-            assert f"low disk space: {data} has" in memhive.output()
-            with client(memhive.url) as checked:
-                assert_kept_exactly_once(checked, load.acked)
-            assert memhive.ctrl_c() == 0, memhive.output()
+                assert resumed_after <= RESUMES_WITHIN_S
+                assert [a for a in load.answers if a.status is None or a.status == 500] == []
+                full = [a for a in load.answers if a.kind == "save" and a.status == 507]
+                assert full and all(a.retry_after for a in full)
+                assert {a.status for a in load.answers if a.kind == "recall"} <= {200, 503}
+                assert f"low disk space: {data} has" in memhive.output()
+                with client(memhive.url) as checked:
+                    assert_kept_exactly_once(checked, load.acked)
+                assert memhive.ctrl_c() == 0, memhive.output()
         finally:
             memhive.ensure_gone()

@@ -12,7 +12,6 @@ Claude Code would block the prompt (main.py answers a usage error of this comman
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -20,7 +19,8 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from memhive_cli.auto_memory import share_auto_memory
-from memhive_cli.gateway_access import client_failures, gateway_client, report_client_failure
+from memhive_cli.gateway_access import NoToken, bearer_token, gateway_url
+from memhive_cli.hook_request import HookRefused, Unreachable, post_json
 
 AGENTS = ("claude-code",)
 MAX_INPUT_BYTES = 8 * 1024 * 1024  # a pasted prompt may be long; a hook's input is not more
@@ -30,6 +30,8 @@ PROMPT_CHARS_SENT = 16_000
 MAX_TIMEOUT_S = 120.0
 DEFAULT_TIMEOUT_S, SHARING_TIMEOUT_S = 5.0, 30.0
 SESSION_END = "SessionEnd"
+HOOK_PATH = "/v1/hooks/claude-code"
+BUSY = frozenset({429, 500, 502, 503, 504, 507})  # memhive's trouble: exit 0, as when down
 
 
 class HookInputError(ValueError):
@@ -87,26 +89,31 @@ async def _do_hook(args: argparse.Namespace) -> int:
         )
         if value is not None
     }
-    timeout = args.timeout or DEFAULT_TIMEOUT_S
+    timeout, nothing = args.timeout or DEFAULT_TIMEOUT_S, "nothing added"
     try:
         event = read_event(sys.stdin.buffer)
+        url, token = gateway_url(os.environ), bearer_token(os.environ)
         if event["hook_event_name"] == SESSION_END and args.share_auto_memory:
-            timeout = args.timeout or SHARING_TIMEOUT_S
-            async with asyncio.timeout(timeout):
-                return _say(await share_auto_memory(event, _node(args)), 0)
-        async with asyncio.timeout(timeout), gateway_client(os.environ, retries=False) as api:
-            answer = await api.claude_code_hook(event, **options)
+            timeout, nothing = args.timeout or SHARING_TIMEOUT_S, "nothing shared"
+            shared = share_auto_memory(event, _node(args), url=url, token=token, timeout_s=timeout)
+            return _say(shared, 0)
+        answer = post_json(url, HOOK_PATH, token=token, params=options, body=event,
+                           timeout_s=timeout)  # fmt: skip
     except HookInputError as bad:
         return _say(f"not a Claude Code hook event ({bad})", 1)
     except TimeoutError:
-        return _say(f"memhive did not answer within {timeout:g} s; nothing added", 0)
-    except client_failures() as exc:
-        import httpx
-
-        report_client_failure(exc)
-        return 0 if isinstance(exc, httpx.TransportError) else 1
+        return _say(f"memhive did not answer within {timeout:g} s; {nothing}", 0)
+    except Unreachable as down:
+        return _say(f"cannot reach memhive at {url} ({down}); is `memhive run` up? {nothing}", 0)
+    except HookRefused as refused:  # 429 and 5xx: memhive's trouble, not the user's to fix
+        hint = (
+            " (check MEMHIVE_TOKEN, or run `memhive login` again)" if refused.status == 401 else ""
+        )
+        return _say(f"{refused}{hint}; {nothing}", 0 if refused.status in BUSY else 1)
+    except NoToken as missing:
+        return _say(str(missing), 1)
     except Exception as exc:  # noqa: BLE001 - whatever it is, the session goes on
-        return _say(f"{type(exc).__name__}: {exc}; nothing added", 1)
+        return _say(f"{type(exc).__name__}: {exc}; {nothing}", 1)
     if answer:
         print(json.dumps(answer))
     return 0

@@ -53,15 +53,12 @@ def bearer_token(environ: Mapping[str, str]) -> str:
     return stored.token
 
 
-def gateway_client(environ: Mapping[str, str], *, retries: bool = True) -> AsyncMemhiveClient:
+def gateway_client(environ: Mapping[str, str]) -> AsyncMemhiveClient:
     """Over httpx, not the client's default aiohttp: a command sends a request or two, and
-    importing aiohttp (~0.19 s) costs more than the ~0.7 ms of CPU it saves a request.
-    retries False: one attempt (an agent's hook must not wait for a memhive that is down)."""
-    from memhive_client import AsyncMemhiveClient, RetryPolicy
+    importing aiohttp (~0.19 s) costs more than the ~0.7 ms of CPU it saves a request."""
+    from memhive_client import AsyncMemhiveClient
 
-    retry = RetryPolicy() if retries else RetryPolicy(attempts=1)
-    url, token = gateway_url(environ), bearer_token(environ)
-    return AsyncMemhiveClient(url, token, sender="httpx", retry=retry)
+    return AsyncMemhiveClient(gateway_url(environ), bearer_token(environ), sender="httpx")
 
 
 def gateway_http(

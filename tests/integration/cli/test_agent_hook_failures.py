@@ -4,9 +4,11 @@ nothing on stdout unless it is the whole answer, one line on stderr, no tracebac
 
 from __future__ import annotations
 
+import http.server
 import io
 import json
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -116,3 +118,82 @@ def test_sharing_auto_memory_with_memhive_down_lets_the_session_end(
     assert _hook(monkeypatch, json.dumps(event).encode(), "--share-auto-memory") == 0
     out, err = capsys.readouterr()
     assert out == "" and "cannot reach memhive" in err and "Traceback" not in err
+
+
+class _Gateway(http.server.BaseHTTPRequestHandler):
+    """Answers every POST with the server's `answer` (status, body); keeps what it was sent."""
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        length = int(self.headers.get("content-length", 0))
+        self.server.sent.append((self.path, dict(self.headers), self.rfile.read(length)))
+        status, body = self.server.answer
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def gateway(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Gateway)
+    server.sent, server.answer = [], (200, b"{}")
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("MEMHIVE_URL", f"http://127.0.0.1:{server.server_port}")
+    monkeypatch.setenv("MEMHIVE_TOKEN", "mh_the-token")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "runtime"))
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+PROMPT = {"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "deploy Friday?"}
+
+
+def test_the_hook_hands_its_input_and_options_to_the_gateway_and_prints_its_answer(
+    gateway, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "x"}}
+    gateway.answer = (200, json.dumps(answer).encode())
+    options = ["--product", "ios", "--limit", "3"]
+    assert _hook(monkeypatch, json.dumps(PROMPT).encode(), *options) == 0
+    assert json.loads(capsys.readouterr().out) == answer
+    [(path, headers, body)] = gateway.sent
+    assert path == "/v1/hooks/claude-code?product_id=ios&limit=3"
+    assert headers["Authorization"] == "Bearer mh_the-token"
+    assert json.loads(body) == PROMPT
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "code", "said"),
+    [
+        (401, b'{"detail": "unknown token"}', 1, "unknown token (HTTP 401) (check MEMHIVE_TOKEN"),
+        (
+            422,
+            b'{"detail": "invalid request", "problems": [{"field": "limit", "message": "<= 20"}]}',
+            1,
+            "invalid request (limit: <= 20)",
+        ),
+        (503, b'{"detail": "the bus is not answering"}', 0, "the bus is not answering (HTTP 503)"),
+        (500, b"<html>oops</html>", 0, "Internal Server Error (HTTP 500)"),
+        (200, b"not json", 1, "not a JSON object"),
+        (200, b"[1, 2]", 1, "not a JSON object"),
+    ],
+)
+def test_a_gateway_that_refuses_or_answers_badly_adds_nothing_and_says_why(
+    gateway,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    status: int,
+    body: bytes,
+    code: int,
+    said: str,
+) -> None:
+    """What the user can fix exits 1 (Claude Code shows it); memhive's own trouble exits 0."""
+    gateway.answer = (status, body)
+    assert _hook(monkeypatch, json.dumps(PROMPT).encode()) == code
+    out, err = capsys.readouterr()
+    assert out == "" and said in err and "Traceback" not in err, err

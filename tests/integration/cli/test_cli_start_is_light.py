@@ -54,7 +54,12 @@ with open(sys.argv[1], "w") as out:
 
 
 def _imported_by(
-    tmp_path: Path, nats_url: str, bus: EmbeddedBusAuth, *argv: str, **env_more: str
+    tmp_path: Path,
+    nats_url: str,
+    bus: EmbeddedBusAuth,
+    *argv: str,
+    stdin: bytes = b"",
+    **env_more: str,
 ) -> tuple[int, list[str]]:
     report = tmp_path / "modules.json"
     env = os.environ | {
@@ -64,7 +69,7 @@ def _imported_by(
         **env_more,
     }
     command = [sys.executable, "-c", RUN_AND_LIST_MODULES, str(report), *argv]
-    subprocess.run(command, env=env, capture_output=True, timeout=120, check=False)
+    subprocess.run(command, env=env, input=stdin, capture_output=True, timeout=120, check=False)
     outcome = json.loads(report.read_text())
     return outcome["code"], outcome["modules"]
 
@@ -112,3 +117,27 @@ def test_a_memory_command_loads_the_client_and_nothing_heavy(
     heavy = sorted({h for h in HEAVY for m in modules if m == h or m.startswith(f"{h}.")})
     assert heavy == [], heavy
     assert "memhive_client" in modules and len(modules) < MAX_MODULES, len(modules)
+
+
+@pytest.mark.parametrize("event", ["SessionStart", "SessionEnd"])
+def test_an_agents_hook_loads_neither_httpx_nor_the_client(
+    tmp_path: Path, nats_url: str, bus_auth: EmbeddedBusAuth, event: str
+) -> None:
+    """Claude Code waits for `memhive hook` at every session's start: ~0.2 s on the standard
+    library's urllib, against ~0.7 s with httpx and the client's pydantic models (here with
+    no gateway to answer: exit 0, nothing added)."""
+    from tests.integration.conftest import free_port
+
+    gateway = {"MEMHIVE_URL": f"http://127.0.0.1:{free_port()}", "MEMHIVE_TOKEN": "mh_x_y"}
+    memory = tmp_path / "claude" / "projects" / "-app" / "memory"
+    memory.mkdir(parents=True)
+    (memory / "a.md").write_text("---\ntype: project\n---\nReleases leave on Wednesdays.\n")
+    said = {"hook_event_name": event, "session_id": "s",
+            "transcript_path": str(memory.parent / "s.jsonl")}  # fmt: skip
+    argv = ["hook", "claude-code", "--share-auto-memory"]
+    code, modules = _imported_by(
+        tmp_path, nats_url, bus_auth, *argv, stdin=json.dumps(said).encode(), **gateway
+    )
+    assert code == 0
+    loaded = {m.split(".")[0] for m in modules}
+    assert not loaded & {"httpx", "httpcore", "rich", "memhive_client", "aiohttp"}, loaded

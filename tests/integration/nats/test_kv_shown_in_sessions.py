@@ -22,7 +22,7 @@ def _session() -> tuple[str, str, str]:
     return (f"ws-{uuid.uuid4().hex[:8]}", "agent", f"session {uuid.uuid4()} / any: chars.*")
 
 
-async def test_replicas_share_what_a_session_was_shown_and_a_new_context_starts_over(
+async def test_replicas_share_what_a_session_was_shown(
     js: JetStreamContext, nats_url: str, bus_auth: EmbeddedBusAuth
 ) -> None:
     query = bus_user(bus_auth, QUERY)
@@ -32,16 +32,16 @@ async def test_replicas_share_what_a_session_was_shown_and_a_new_context_starts_
     try:
         a, b = KvShownInSessions(one.jetstream()), KvShownInSessions(two.jetstream())
         session = _session()
-        assert await b.ids(session) == set()
-        await a.start_over(session, ["m1", "m2"])
-        assert await b.ids(session) == {"m1", "m2"}
-        await b.add(session, ["m2", "m3"])
-        assert await a.ids(session) == {"m1", "m2", "m3"}
+        assert await b.ids(session) == []
+        await a.keep(session, ["m1", "m2"])
+        assert await b.ids(session) == ["m1", "m2"]
+        await b.keep(session, ["m1", "m2", "m2", "m3"])
+        assert await a.ids(session) == ["m1", "m2", "m3"]
         workspace, user, sid = session
         for other in ((workspace, "another user", sid), (workspace, user, "another")):
-            assert await a.ids(other) == set()
-        await a.start_over(session, ["m9"])
-        assert await b.ids(session) == {"m9"}
+            assert await a.ids(other) == []
+        await a.keep(session, ["m9"])  # a new context
+        assert await b.ids(session) == ["m9"]
     finally:
         await one.close()
         await two.close()
@@ -49,10 +49,8 @@ async def test_replicas_share_what_a_session_was_shown_and_a_new_context_starts_
 
 async def test_a_session_keeps_its_latest_ids(js: JetStreamContext) -> None:
     shown, session = KvShownInSessions(js, max_ids=3), _session()
-    await shown.add(session, ["1", "2", "3", "4"])
-    assert await shown.ids(session) == {"2", "3", "4"}
-    await shown.add(session, ["5"])
-    assert await shown.ids(session) == {"3", "4", "5"}
+    await shown.keep(session, ["1", "2", "3", "4"])
+    assert await shown.ids(session) == ["2", "3", "4"]
 
 
 @pytest.mark.timeout(60)
@@ -60,33 +58,32 @@ async def test_a_session_idle_past_the_buckets_max_age_is_forgotten(js: JetStrea
     bucket = f"hook_sessions_{uuid.uuid4().hex[:8]}"
     await ensure_bucket(js, bucket, 1, 1, 1.0)  # a max age of one second
     shown, session = KvShownInSessions(js, bucket=bucket), _session()
-    await shown.add(session, ["m1"])
-    assert await shown.ids(session) == {"m1"}
+    await shown.keep(session, ["m1"])
+    assert await shown.ids(session) == ["m1"]
     # The server expires it within seconds; no event says when, so it is asked again.
     while await shown.ids(session):  # noqa: ASYNC110
         await asyncio.sleep(0.2)
-    await shown.add(session, ["m2"])
-    assert await shown.ids(session) == {"m2"}
+    await shown.keep(session, ["m2"])
+    assert await shown.ids(session) == ["m2"]
 
 
 async def test_a_bus_that_refuses_costs_a_repeat_not_an_error(js: JetStreamContext) -> None:
     bucket = f"hook_sessions_{uuid.uuid4().hex[:8]}"
     await ensure_bucket(js, bucket, 1, 1, max_bytes=512)
     shown, session = KvShownInSessions(js, bucket=bucket), _session()
-    await shown.add(session, ["m1"])
-    await shown.add(session, [uuid.uuid4().hex for _ in range(40)])  # past the bucket's bound
-    assert await shown.ids(session) == {"m1"}
+    await shown.keep(session, ["m1"])
+    await shown.keep(session, [uuid.uuid4().hex for _ in range(40)])  # past the bucket's bound
+    assert await shown.ids(session) == ["m1"]
 
 
-async def test_a_closed_connection_reads_as_nothing_shown_and_writes_nothing(
+async def test_a_closed_connection_reads_as_unknown_and_a_write_is_dropped(
     nats_url: str, bus_auth: EmbeddedBusAuth
 ) -> None:
     client = await connect(
         nats_url, name="gw-closed", timeout_s=5, credentials=bus_user(bus_auth, QUERY)
     )
     shown, session = KvShownInSessions(client.jetstream()), _session()
-    await shown.add(session, ["m1"])
+    await shown.keep(session, ["m1"])
     await client.close()
-    assert await shown.ids(session) == set()
-    await shown.add(session, ["m2"])
-    await shown.start_over(session, ["m3"])
+    assert await shown.ids(session) is None  # unknown, not "nothing"
+    await shown.keep(session, ["m2"])

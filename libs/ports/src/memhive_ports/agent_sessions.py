@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Protocol
 
 SessionKey = tuple[str, str, str]  # workspace, user, the agent's session id
@@ -12,10 +12,11 @@ class ShownInSessions(Protocol):
     idle long enough is forgotten. Best effort: a write that fails is a memory shown twice,
     never a failed answer."""
 
-    async def ids(self, key: SessionKey) -> set[str]: ...
+    async def ids(self, key: SessionKey) -> list[str] | None:
+        """What the session was shown, oldest first ([] for a session never shown anything);
+        None when it cannot be known now (then nothing should be written over it)."""
+        ...
 
-    async def add(self, key: SessionKey, memory_ids: Iterable[str]) -> None: ...
-
-    async def start_over(self, key: SessionKey, memory_ids: Iterable[str]) -> None:
-        """A new context (a session started, cleared or compacted): only these were shown."""
+    async def keep(self, key: SessionKey, memory_ids: Sequence[str]) -> None:
+        """The session was shown these (the latest ones are kept when there are many)."""
         ...

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Iterable
+from collections.abc import Sequence
 
 from memhive_contracts.streams import HOOK_SESSIONS_BUCKET
 from memhive_ports.agent_sessions import SessionKey
@@ -36,20 +36,7 @@ class KvShownInSessions:
         self._js, self._bucket, self._max_ids = js, bucket, max_ids
         self._kv: KeyValue | None = None
 
-    async def ids(self, key: SessionKey) -> set[str]:
-        return set(await self._read(key) or ())
-
-    async def add(self, key: SessionKey, memory_ids: Iterable[str]) -> None:
-        new = list(memory_ids)
-        held = await self._read(key) if new else None
-        if held is not None:  # not when unknown: a write would drop what was shown before
-            await self._write(key, [*held, *new])
-
-    async def start_over(self, key: SessionKey, memory_ids: Iterable[str]) -> None:
-        await self._write(key, list(memory_ids))
-
-    async def _read(self, key: SessionKey) -> list[str] | None:
-        """The ids shown, oldest first; None when the bus would not say."""
+    async def ids(self, key: SessionKey) -> list[str] | None:
         try:
             entry = await (await self._bucket_kv()).get(_key(key))
         except KeyNotFoundError:  # never shown anything, or idle past the bucket's max age
@@ -59,7 +46,7 @@ class KvShownInSessions:
             return None
         return entry.value.decode().split("\n") if entry.value else []
 
-    async def _write(self, key: SessionKey, memory_ids: list[str]) -> None:
+    async def keep(self, key: SessionKey, memory_ids: Sequence[str]) -> None:
         kept = list(dict.fromkeys(memory_ids))[-self._max_ids :]
         try:
             await (await self._bucket_kv()).put(_key(key), "\n".join(kept).encode())

@@ -9,6 +9,7 @@ session idle 12 hours is forgotten.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 from memhive_domain.agent_hooks import (
@@ -68,7 +69,7 @@ class AnswerAgentHook:
         # Not a blank bulletin. What was shown is read from the text as sent (the packed
         # memories are memory lines too), so a line cut to fit is not counted as shown.
         text = session_text(pack.text, request.where()) if ids_in_bulletin(pack.text) else None
-        await self._shown.start_over(key, ids_in_bulletin(text or ""))
+        await self._shown.keep(key, ids_in_bulletin(text or ""))  # a new context: only these
         return text
 
     async def _for_prompt(
@@ -78,15 +79,20 @@ class AnswerAgentHook:
         if query is None:
             return None
         selection = SelectionRequest(product_id=request.product_id, scope_path=request.scope_path)
-        recalled = await self._recall(
-            principal, query, selection, request.limit, min_confidence=request.min_confidence
+        recalled, held = await asyncio.gather(  # what was shown is read beside the recall
+            self._recall(
+                principal, query, selection, request.limit, min_confidence=request.min_confidence
+            ),
+            self._shown.ids(key),
         )
-        shown = await self._shown.ids(key)
+        shown = set(held or ())
         notes = [
             RecalledNote(r.memory, r.confidence, r.superseded_by, r.replaces)
             for r in recalled
             if r.memory.id not in shown
         ]
         text = prompt_text(notes) if notes else None
-        await self._shown.add(key, ids_in_bulletin(text or ""))
+        added = ids_in_bulletin(text or "")
+        if added and held is not None:  # unknown: writing would drop what was shown before
+            await self._shown.keep(key, [*held, *added])
         return text

@@ -5,8 +5,10 @@ the caller may read; bad input a 422 naming the field. The whole flow with `memh
 from __future__ import annotations
 
 import pytest
+from memhive_contracts.bus_permissions import QUERY
+from memhive_query.app import create_app
 
-from tests.integration.stack.conftest import Workspace, save
+from tests.integration.stack.conftest import Stack, Workspace, app_running, save
 
 HOOK = "/v1/hooks/claude-code"
 BODY = "Design reviews for the mobile team happen on Thursdays at 10:00"
@@ -44,6 +46,29 @@ async def test_a_prompt_gets_the_memories_that_bear_on_it_once_a_session(
     assert (await workspace.member.post(HOOK, json=off_topic)).json() == {}
     for other in ({"hook_event_name": "Stop", "session_id": "s4"}, prompt("s5", "/compact")):
         assert (await workspace.member.post(HOOK, json=other)).json() == {}
+
+
+async def test_a_prompt_on_another_gateway_replica_is_not_given_what_the_start_showed(
+    stack: Stack, workspace: Workspace
+) -> None:
+    """Behind a load balancer, a session's start (a new process, a new connection) and its
+    prompts reach different replicas: what was shown is shared on the bus."""
+    memory = await save(workspace.member, kind="decision", body=BODY)
+    start = {"hook_event_name": "SessionStart", "session_id": "across", "source": "startup"}
+    opened = await workspace.member.post(HOOK, json=start)
+    assert memory["id"] in opened.json()["hookSpecificOutput"]["additionalContext"]
+
+    infra = await stack.infra.connect_as(QUERY, name="hook-replica")  # `memhive serve query`
+    try:
+        app = await create_app(infra)
+        async with app_running(app), Stack(stack.infra, app).client(None) as replica:
+            replica.headers.update(workspace.member.headers)
+            assert (await replica.post(HOOK, json=prompt("across"))).json() == {}
+            fresh = (await replica.post(HOOK, json=prompt("another session"))).json()
+            assert memory["id"] in fresh["hookSpecificOutput"]["additionalContext"]
+        assert (await workspace.member.post(HOOK, json=prompt("another session"))).json() == {}
+    finally:
+        await infra.close()
 
 
 async def test_a_hook_adds_only_what_its_caller_may_read(workspace: Workspace) -> None:

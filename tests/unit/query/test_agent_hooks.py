@@ -1,47 +1,61 @@
-"""What each session was shown, as the gateway remembers it: so a prompt is not given again
-what its session already has, within a bound on the gateway's memory."""
+"""A prompt's hook, as the use case answers it: what the session was shown is left out, what
+is added is kept; when what was shown cannot be known, everything is shown and nothing is
+written over what the session holds."""
 
 from __future__ import annotations
 
-from memhive_query.use_cases.agent_hooks import ShownInSessions
+from collections.abc import Sequence
+
+from memhive_domain.agent_hooks import PROMPT, HookEvent
+from memhive_ports.agent_sessions import SessionKey
+from memhive_query.use_cases.agent_hooks import AnswerAgentHook, HookRequest
+from memhive_query.use_cases.supersession_resolver import RecalledMemory
+
+from tests.unit.query.memories import MEMBER, memory
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
+class Shown:
+    """ShownInSessions in a dict; `known` False: the bus cannot say."""
 
-    def __call__(self) -> float:
-        return self.now
+    def __init__(self, known: bool = True) -> None:
+        self.sessions: dict[SessionKey, list[str]] = {}
+        self.known = known
 
+    async def ids(self, key: SessionKey) -> list[str] | None:
+        return list(self.sessions.get(key, [])) if self.known else None
 
-def test_a_session_remembers_what_it_was_shown_and_a_new_context_starts_over() -> None:
-    shown = ShownInSessions()
-    one, two = ("ws", "u", "s1"), ("ws", "u", "s2")
-    assert shown.ids(one) == set()
-    shown.add(one, ["a", "b"])
-    shown.add(one, ["b", "c"])
-    assert shown.ids(one) == {"a", "b", "c"} and shown.ids(two) == set()
-    assert shown.ids(("ws", "another user", "s1")) == set()
-    shown.start_over(one, ["z"])
-    assert shown.ids(one) == {"z"}
+    async def keep(self, key: SessionKey, memory_ids: Sequence[str]) -> None:
+        self.sessions[key] = list(memory_ids)
 
 
-def test_a_session_keeps_its_latest_ids_and_the_least_recently_used_sessions_go() -> None:
-    shown = ShownInSessions(max_sessions=2, max_ids=3)
-    shown.add(("w", "u", "a"), ["1", "2", "3", "4"])
-    assert shown.ids(("w", "u", "a")) == {"2", "3", "4"}
-    shown.add(("w", "u", "b"), ["x"])
-    shown.add(("w", "u", "a"), ["5"])  # a used again: b is now the least recent
-    shown.add(("w", "u", "c"), ["y"])
-    assert shown.ids(("w", "u", "b")) == set()
-    assert shown.ids(("w", "u", "a")) == {"3", "4", "5"} and shown.ids(("w", "u", "c")) == {"y"}
+class Recall:
+    def __init__(self, *memories) -> None:
+        self.memories = memories
+
+    async def __call__(self, principal, query, selection, limit, *, min_confidence):
+        return [RecalledMemory(m, 1.0, 1.0, confidence=0.9) for m in self.memories]
 
 
-def test_an_idle_session_is_forgotten() -> None:
-    clock = Clock()
-    shown = ShownInSessions(idle_s=60, monotonic=clock)
-    shown.add(("w", "u", "s"), ["a"])
-    clock.now = 61
-    assert shown.ids(("w", "u", "s")) == set()
-    shown.add(("w", "u", "s"), ["b"])
-    assert shown.ids(("w", "u", "s")) == {"b"}
+def _prompt(session: str = "s") -> HookRequest:
+    event = HookEvent(PROMPT, session, prompt="which day are the design reviews?")
+    return HookRequest(event, None, None, budget=1500, limit=5, min_confidence=0.03)
+
+
+async def test_a_prompt_is_not_given_again_what_its_session_was_shown() -> None:
+    one, two = memory(1), memory(2)
+    shown = Shown()
+    answer = AnswerAgentHook(None, Recall(one, two), shown)  # type: ignore[arg-type]
+    shown.sessions[("ws", "u1", "s")] = [one.id]
+    text = await answer(MEMBER, _prompt())
+    assert text is not None and two.id in text and one.id not in text
+    assert shown.sessions[("ws", "u1", "s")] == [one.id, two.id]
+    assert await answer(MEMBER, _prompt()) is None  # nothing new: nothing added
+
+
+async def test_when_what_was_shown_is_unknown_all_is_shown_and_nothing_written() -> None:
+    one = memory(1)
+    shown = Shown(known=False)
+    shown.sessions[("ws", "u1", "s")] = ["held before"]
+    text = await AnswerAgentHook(None, Recall(one), shown)(MEMBER, _prompt())  # type: ignore[arg-type]
+    assert text is not None and one.id in text
+    assert shown.sessions[("ws", "u1", "s")] == ["held before"]

@@ -31,6 +31,7 @@ _BUCKETS = (
     streams.SPEND_BUCKET,
     streams.LANES_BUCKET,
     streams.KV_BUCKET,
+    streams.HOOK_SESSIONS_BUCKET,
 )
 _MEMHIVE_STREAMS = (*(spec.name for spec in streams.STREAMS), *(f"KV_{b}" for b in _BUCKETS))
 
@@ -132,8 +133,9 @@ SERVICES: dict[str, BusPermissions] = {
     # reads the token bucket (authentication) and watches it (to drop revoked tokens at
     # once), but token changes are requests to ingest, which writes them; it appends to the
     # audit log and keeps the products' records and the key/value memory (the only service
-    # that reads or writes it: compare-and-set writes, listing by a throwaway reader). Its
-    # consolidation summaries share an LLM spend bound.
+    # that reads or writes it: compare-and-set writes, listing by a throwaway reader), and
+    # what each agent session's hooks were shown. Its consolidation summaries share an LLM
+    # spend bound.
     QUERY: _service(
         QUERY,
         (
@@ -154,6 +156,8 @@ SERVICES: dict[str, BusPermissions] = {
             *_kv_read(streams.KV_BUCKET),
             *_kv_write(streams.KV_BUCKET),
             *_consume(f"KV_{streams.KV_BUCKET}"),
+            *_kv_read(streams.HOOK_SESSIONS_BUCKET),  # what agents' sessions were shown
+            *_kv_write(streams.HOOK_SESSIONS_BUCKET),
             f"{subjects.AUDIT}.*.*",
             *_consume(streams.AUDIT_STREAM),
             *_consume(streams.LOG_STREAM),  # revision history, the dashboard's counts

@@ -10,6 +10,7 @@ from memhive_adapters.nats.activity_log import JetStreamActivityLog
 from memhive_adapters.nats.audit_log import JetStreamAuditLog
 from memhive_adapters.nats.dead_letters import DeadLetters
 from memhive_adapters.nats.kv_key_value_store import KvKeyValueStore
+from memhive_adapters.nats.kv_shown_in_sessions import KvShownInSessions
 from memhive_adapters.nats.publisher import JetStreamPublisher
 from memhive_adapters.nats.revision_log import JetStreamRevisionLog
 from memhive_adapters.nats.scheduler import JetStreamScheduler
@@ -38,7 +39,7 @@ from memhive_settings import RerankSettings
 
 from memhive_query.event_waiter import EventWaiter
 from memhive_query.use_cases.activity import RecentActivity
-from memhive_query.use_cases.agent_hooks import AnswerAgentHook, ShownInSessions
+from memhive_query.use_cases.agent_hooks import AnswerAgentHook
 from memhive_query.use_cases.audit import (
     AuditedDeadLetters,
     AuditedExport,
@@ -145,7 +146,7 @@ class Gateway:
 
     @cached_property
     def agent_hook(self) -> AnswerAgentHook:
-        return AnswerAgentHook(self.context, self.recall, ShownInSessions())
+        return AnswerAgentHook(self.context, self.recall, KvShownInSessions(self.infra.js))
 
     async def start(self) -> None:
         await self.waiter.start()

@@ -112,6 +112,14 @@ async def ensure_streams(js: JetStreamContext, replicas: int = 1) -> None:
         replicas,
         max_value_bytes=streams.KV_MAX_VALUE_BYTES,
     )
+    await ensure_bucket(
+        js,
+        streams.HOOK_SESSIONS_BUCKET,
+        1,
+        replicas,
+        streams.HOOK_SESSIONS_MAX_AGE_S,
+        max_bytes=streams.HOOK_SESSIONS_MAX_BYTES,
+    )
 
 
 def _stream_config(spec: StreamSpec, replicas: int) -> StreamConfig:
@@ -164,6 +172,7 @@ async def ensure_bucket(
     ttl_s: float | None = None,
     *,
     max_value_bytes: int | None = None,
+    max_bytes: int | None = None,
 ) -> None:
     """Create the bucket when missing (nats-py declares every bucket's stream with per-message
     TTLs allowed)."""
@@ -177,6 +186,7 @@ async def ensure_bucket(
             replicas=replicas,
             ttl=ttl_s,
             max_value_size=max_value_bytes,
+            max_bytes=max_bytes,
         )
         await js.create_key_value(config)
         log.info("created KV bucket %s", bucket)

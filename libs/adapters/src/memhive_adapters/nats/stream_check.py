@@ -28,6 +28,7 @@ async def require_streams(js: JetStreamContext) -> None:
         streams.SPEND_BUCKET,
         streams.LANES_BUCKET,
         streams.KV_BUCKET,
+        streams.HOOK_SESSIONS_BUCKET,
     )
     for bucket in buckets:
         try:

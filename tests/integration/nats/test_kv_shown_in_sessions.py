@@ -1,0 +1,89 @@
+"""What agents' sessions were shown, on the bus: every gateway replica (each its own
+connection as the query bus user) reads what another wrote; a session keeps its latest ids;
+one idle past the bucket's max age is forgotten; a bus that refuses costs a repeat, never
+an error."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+from memhive_adapters.nats.connection import connect, ensure_bucket
+from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
+from memhive_adapters.nats.kv_shown_in_sessions import KvShownInSessions
+from memhive_contracts.bus_permissions import QUERY
+from nats.js import JetStreamContext
+
+from tests.integration.conftest import bus_user
+
+
+def _session() -> tuple[str, str, str]:
+    return (f"ws-{uuid.uuid4().hex[:8]}", "agent", f"session {uuid.uuid4()} / any: chars.*")
+
+
+async def test_replicas_share_what_a_session_was_shown(
+    js: JetStreamContext, nats_url: str, bus_auth: EmbeddedBusAuth
+) -> None:
+    query = bus_user(bus_auth, QUERY)
+    one, two = [
+        await connect(nats_url, name=f"gw-{i}", timeout_s=5, credentials=query) for i in (1, 2)
+    ]
+    try:
+        a, b = KvShownInSessions(one.jetstream()), KvShownInSessions(two.jetstream())
+        session = _session()
+        assert await b.ids(session) == []
+        await a.keep(session, ["m1", "m2"])
+        assert await b.ids(session) == ["m1", "m2"]
+        await b.keep(session, ["m1", "m2", "m2", "m3"])
+        assert await a.ids(session) == ["m1", "m2", "m3"]
+        workspace, user, sid = session
+        for other in ((workspace, "another user", sid), (workspace, user, "another")):
+            assert await a.ids(other) == []
+        await a.keep(session, ["m9"])  # a new context
+        assert await b.ids(session) == ["m9"]
+    finally:
+        await one.close()
+        await two.close()
+
+
+async def test_a_session_keeps_its_latest_ids(js: JetStreamContext) -> None:
+    shown, session = KvShownInSessions(js, max_ids=3), _session()
+    await shown.keep(session, ["1", "2", "3", "4"])
+    assert await shown.ids(session) == ["2", "3", "4"]
+
+
+@pytest.mark.timeout(60)
+async def test_a_session_idle_past_the_buckets_max_age_is_forgotten(js: JetStreamContext) -> None:
+    bucket = f"hook_sessions_{uuid.uuid4().hex[:8]}"
+    await ensure_bucket(js, bucket, 1, 1, 1.0)  # a max age of one second
+    shown, session = KvShownInSessions(js, bucket=bucket), _session()
+    await shown.keep(session, ["m1"])
+    assert await shown.ids(session) == ["m1"]
+    # The server expires it within seconds; no event says when, so it is asked again.
+    while await shown.ids(session):  # noqa: ASYNC110
+        await asyncio.sleep(0.2)
+    await shown.keep(session, ["m2"])
+    assert await shown.ids(session) == ["m2"]
+
+
+async def test_a_bus_that_refuses_costs_a_repeat_not_an_error(js: JetStreamContext) -> None:
+    bucket = f"hook_sessions_{uuid.uuid4().hex[:8]}"
+    await ensure_bucket(js, bucket, 1, 1, max_bytes=512)
+    shown, session = KvShownInSessions(js, bucket=bucket), _session()
+    await shown.keep(session, ["m1"])
+    await shown.keep(session, [uuid.uuid4().hex for _ in range(40)])  # past the bucket's bound
+    assert await shown.ids(session) == ["m1"]
+
+
+async def test_a_closed_connection_reads_as_unknown_and_a_write_is_dropped(
+    nats_url: str, bus_auth: EmbeddedBusAuth
+) -> None:
+    client = await connect(
+        nats_url, name="gw-closed", timeout_s=5, credentials=bus_user(bus_auth, QUERY)
+    )
+    shown, session = KvShownInSessions(client.jetstream()), _session()
+    await shown.keep(session, ["m1"])
+    await client.close()
+    assert await shown.ids(session) is None  # unknown, not "nothing"
+    await shown.keep(session, ["m2"])

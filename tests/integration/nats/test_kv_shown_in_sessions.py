@@ -87,3 +87,9 @@ async def test_a_closed_connection_reads_as_unknown_and_a_write_is_dropped(
     await client.close()
     assert await shown.ids(session) is None  # unknown, not "nothing"
     await shown.keep(session, ["m2"])
+
+
+async def test_sessions_whose_parts_run_together_are_apart(js: JetStreamContext) -> None:
+    shown, workspace = KvShownInSessions(js), f"ws-{uuid.uuid4().hex[:8]}"
+    await shown.keep((workspace, "u\0x", "s"), ["m1"])
+    assert await shown.ids((workspace, "u", "x\0s")) == []

@@ -12,6 +12,7 @@ memory shown twice rather than the hook's answer.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from collections.abc import Sequence
 
@@ -60,4 +61,5 @@ class KvShownInSessions:
 
 
 def _key(key: SessionKey) -> str:
-    return hashlib.sha256("\0".join(key).encode()).hexdigest()[:40]
+    """Unambiguous whatever the parts hold (the session id is the caller's): their JSON."""
+    return hashlib.sha256(json.dumps(key).encode()).hexdigest()[:40]

@@ -93,3 +93,20 @@ async def test_sessions_whose_parts_run_together_are_apart(js: JetStreamContext)
     shown, workspace = KvShownInSessions(js), f"ws-{uuid.uuid4().hex[:8]}"
     await shown.keep((workspace, "u\0x", "s"), ["m1"])
     assert await shown.ids((workspace, "u", "x\0s")) == []
+
+
+async def test_a_bucket_not_declared_yet_costs_a_repeat_and_is_bound_once_it_exists(
+    js: JetStreamContext, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A distributed deployment upgraded without `memhive declare-streams`: the gateway
+    serves, says once what to run, and uses the bucket once the admin has declared it."""
+    bucket = f"hook_sessions_{uuid.uuid4().hex[:8]}"
+    shown, session = KvShownInSessions(js, bucket=bucket), _session()
+    assert await shown.ids(session) is None
+    await shown.keep(session, ["m1"])
+    assert await shown.ids(session) is None
+    said = [r.message for r in caplog.records if "declare-streams" in r.message]
+    assert len(said) == 1 and bucket in said[0]
+    await ensure_bucket(js, bucket, 1, 1)
+    await shown.keep(session, ["m2"])
+    assert await shown.ids(session) == ["m2"]

@@ -6,7 +6,9 @@ One key per session (a digest of workspace, user and session id: a session id is
 agent's and may hold any character), its ids one per line, the last `max_ids` kept. The
 bucket's max age forgets a session idle 12 hours (`streams.HOOK_SESSIONS_MAX_AGE_S`).
 Best effort, as the port says: a read or write the bus refuses is logged, and costs a
-memory shown twice rather than the hook's answer.
+memory shown twice rather than the hook's answer. So is a bucket not declared yet (a
+distributed deployment upgraded without `memhive declare-streams`): the gateway starts and
+serves, says once what to run, and binds the bucket as soon as it exists.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from memhive_ports.agent_sessions import SessionKey
 from memhive_ports.faults import BusUnavailable
 from nats.errors import Error as NatsError
 from nats.js import JetStreamContext
-from nats.js.errors import KeyNotFoundError
+from nats.js.errors import BucketNotFoundError, KeyNotFoundError
 from nats.js.kv import KeyValue
 
 log = logging.getLogger(__name__)
@@ -36,6 +38,7 @@ class KvShownInSessions:
     ) -> None:
         self._js, self._bucket, self._max_ids = js, bucket, max_ids
         self._kv: KeyValue | None = None
+        self._said_missing = False
 
     async def ids(self, key: SessionKey) -> list[str] | None:
         try:
@@ -55,8 +58,19 @@ class KvShownInSessions:
             log.warning("what session %s was shown was not kept (%r)", key[2], exc)
 
     async def _bucket_kv(self) -> KeyValue:
-        if self._kv is None:  # bound on first use: the bucket is declared by then
-            self._kv = await self._js.key_value(self._bucket)
+        if self._kv is None:
+            try:
+                self._kv = await self._js.key_value(self._bucket)
+            except BucketNotFoundError:
+                if not self._said_missing:
+                    self._said_missing = True
+                    log.warning(
+                        "KV bucket %s does not exist: run `memhive declare-streams` with the "
+                        "bus admin's credentials; until then agents' sessions may be shown a "
+                        "memory twice",
+                        self._bucket,
+                    )
+                raise
         return self._kv
 
 

@@ -28,8 +28,7 @@ async def require_streams(js: JetStreamContext) -> None:
         streams.SPEND_BUCKET,
         streams.LANES_BUCKET,
         streams.KV_BUCKET,
-        streams.HOOK_SESSIONS_BUCKET,
-    )
+    )  # not the hook sessions': without them a session may see a memory twice (the adapter)
     for bucket in buckets:
         try:
             await js.key_value(bucket)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from memhive_domain.agent_hooks import PROMPT, HookEvent
+from memhive_domain.agent_hooks import PROMPT, SESSION_START, HookEvent
 from memhive_ports.agent_sessions import SessionKey
 from memhive_query.use_cases.agent_hooks import AnswerAgentHook, HookRequest
 from memhive_query.use_cases.supersession_resolver import RecalledMemory
@@ -59,3 +59,31 @@ async def test_when_what_was_shown_is_unknown_all_is_shown_and_nothing_written()
     text = await AnswerAgentHook(None, Recall(one), shown)(MEMBER, _prompt())  # type: ignore[arg-type]
     assert text is not None and one.id in text
     assert shown.sessions[("ws", "u1", "s")] == ["held before"]
+
+
+class Context:
+    """BuildContext with one packed memory line."""
+
+    def __init__(self, packed) -> None:
+        self.packed = packed
+
+    async def __call__(self, principal, kind, query, product_id, budget, *, scope_path):
+        from types import SimpleNamespace
+
+        return SimpleNamespace(text=f"## Decisions\n- [{self.packed.id}] {self.packed.body}\n")
+
+
+def _start(source: str) -> HookRequest:
+    event = HookEvent(SESSION_START, "s", source=source)
+    return HookRequest(event, None, None, budget=1500, limit=5, min_confidence=0.03)
+
+
+async def test_a_resumed_session_keeps_what_it_was_shown_a_new_context_does_not() -> None:
+    packed, earlier = memory(1), memory(2)
+    for source, kept in [("resume", [earlier.id, packed.id]), ("compact", [packed.id]),
+                         ("clear", [packed.id]), ("startup", [packed.id])]:  # fmt: skip
+        shown = Shown()
+        shown.sessions[("ws", "u1", "s")] = [earlier.id]
+        text = await AnswerAgentHook(Context(packed), Recall(), shown)(MEMBER, _start(source))  # type: ignore[arg-type]
+        assert text is not None and packed.id in text
+        assert shown.sessions[("ws", "u1", "s")] == kept, source

@@ -21,6 +21,7 @@ from memhive_domain.recall import MAX_QUERY_CHARS
 from memhive_domain.trust import trust_of
 
 SESSION_START, PROMPT = "SessionStart", "UserPromptSubmit"
+RESUME = "resume"  # a SessionStart's source when a session goes on from its transcript
 DEFAULT_BUDGET, DEFAULT_LIMIT = 1500, 5
 # The floor of a prompt's memories. On bench.unanswerable's fixture every off-topic question
 # and near miss scores at most 0.017 and every answerable one at least 0.045

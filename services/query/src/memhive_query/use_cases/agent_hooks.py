@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from memhive_domain.agent_hooks import (
     PROMPT,
+    RESUME,
     SESSION_START,
     HookEvent,
     RecalledNote,
@@ -69,7 +70,11 @@ class AnswerAgentHook:
         # Not a blank bulletin. What was shown is read from the text as sent (the packed
         # memories are memory lines too), so a line cut to fit is not counted as shown.
         text = session_text(pack.text, request.where()) if ids_in_bulletin(pack.text) else None
-        await self._shown.keep(key, ids_in_bulletin(text or ""))  # a new context: only these
+        opened = ids_in_bulletin(text or "")
+        # A resumed session's transcript still holds what it was shown; a new session, a
+        # cleared one and a compacted one hold only this.
+        held = await self._shown.ids(key) if request.event.source == RESUME else []
+        await self._shown.keep(key, [*(held or ()), *opened])
         return text
 
     async def _for_prompt(

@@ -1,0 +1,29 @@
+"""A stop signal stops memhive gracefully and says which signal it was."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+
+import pytest
+
+from memhive_cli.signals import stop_on_signals
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+async def test_a_stop_signal_is_named_and_asks_the_process_to_stop(
+    sig: signal.Signals, caplog: pytest.LogCaptureFixture
+) -> None:
+    stopped = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    stop_on_signals(stopped.set)
+    try:
+        with caplog.at_level(logging.INFO, logger="memhive_cli"):
+            os.kill(os.getpid(), sig)
+            await asyncio.wait_for(stopped.wait(), 5)
+    finally:
+        for handled in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(handled)
+    assert f"{sig.name}: stopping" in caplog.text

@@ -65,10 +65,12 @@ class MemhiveProcess:
         except BaseException as failure:
             code = self.process.poll()
             state = "still running" if code is None else f"exited with {code}"
-            free = shutil.disk_usage(self.data_dir).free // 2**20
+            # The nearest directory that exists: memhive may have gone before making its own.
+            there = next(d for d in (self.data_dir, *self.data_dir.parents) if d.exists())
+            free = shutil.disk_usage(there).free // 2**20
             tail = "\n".join(self.output().splitlines()[-lines:])
             failure.add_note(
-                f"memhive run ({self.log.name}) {state}; {free} MiB free in its data dir; "
+                f"memhive run ({self.log.name}) {state}; {free} MiB free on its data dir's disk; "
                 f"the end of its output:\n{tail}"
             )
             raise

@@ -5,6 +5,7 @@ written over what the session holds."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import SimpleNamespace
 
 from memhive_domain.agent_hooks import PROMPT, SESSION_START, HookEvent
 from memhive_ports.agent_sessions import SessionKey
@@ -68,8 +69,6 @@ class Context:
         self.packed = packed
 
     async def __call__(self, principal, kind, query, product_id, budget, *, scope_path):
-        from types import SimpleNamespace
-
         return SimpleNamespace(text=f"## Decisions\n- [{self.packed.id}] {self.packed.body}\n")
 
 

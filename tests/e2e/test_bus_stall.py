@@ -1,8 +1,9 @@
 """`memhive run` with its nats-server stopped (SIGSTOP) for a while during saves and recalls:
 every request asked meanwhile is answered 503 with Retry-After within 5 s (never a 500,
 never a hang), /readyz says not ready within 5 s of the stall and ready within 5 s of the
-SIGCONT, an MCP tool call answers a tool error saying the same, and afterwards every
-acknowledged save is readable and recallable exactly once."""
+SIGCONT, an MCP tool call answers a tool error saying the same, so do an agent's hooks
+(503, as fast), and afterwards every acknowledged save is readable and recallable exactly
+once."""
 
 from __future__ import annotations
 
@@ -64,6 +65,21 @@ async def mcp_recall(url: str, token: str) -> tuple[bool, str]:
     return result.is_error, "\n".join(block.text for block in result.content)
 
 
+HOOK_EVENTS = (
+    {"hook_event_name": "SessionStart", "session_id": "stalled-start", "source": "startup"},
+    {"hook_event_name": "UserPromptSubmit", "session_id": "stalled-prompt",
+     "prompt": "where does the stall checklist live?"},
+)  # fmt: skip
+
+
+def agent_hook(url: str, event: dict) -> tuple[int, float, str]:
+    """Claude Code's HTTP hook, as its settings in the README call it: status, seconds, detail."""
+    began = time.monotonic()
+    answer = httpx.post(f"{url}/v1/hooks/claude-code", json=event, timeout=4 * BOUND_S,
+                        headers={"Authorization": f"Bearer {TOKEN}"})  # fmt: skip
+    return answer.status_code, time.monotonic() - began, answer.text
+
+
 def assert_bounded(answers: list[Answer], stopped: float, resumed: float) -> None:
     """No 500s and no dropped connections at all; everything asked before the SIGCONT was
     answered within 5 s of the later of its asking and the stall; what was asked once the
@@ -95,6 +111,7 @@ def test_a_stalled_bus_answers_503_within_5_s_readiness_follows_and_nothing_is_l
                 with stalled(server) as stopped:
                     unready_after = seconds_until(lambda: readyz(memhive.url) == 503, 2 * BOUND_S)
                     refused, said = asyncio.run(mcp_recall(memhive.url, token))
+                    hooks = [agent_hook(memhive.url, event) for event in HOOK_EVENTS]
                     time.sleep(max(0.0, stopped + STALL_S - time.monotonic()))
                 resumed = time.monotonic()
                 ready_after = seconds_until(lambda: readyz(memhive.url) == 200, 2 * BOUND_S)
@@ -103,6 +120,11 @@ def test_a_stalled_bus_answers_503_within_5_s_readiness_follows_and_nothing_is_l
 
             assert unready_after <= BOUND_S and ready_after <= BOUND_S
             assert refused and "(503)" in said and "bus" in said, said
+            # An agent's hooks read and write what its session was shown on the bus too: a
+            # stall refuses them as fast as a recall, so no prompt waits on a hung bus.
+            answered = [(status, took <= BOUND_S) for status, took, _ in hooks]
+            assert answered == [(503, True), (503, True)], hooks
+            assert all("bus" in detail for _, _, detail in hooks), hooks
             assert_bounded(load.answers, stopped, resumed)
             with client(memhive.url) as checked:
                 assert_kept_exactly_once(checked, load.acked)

@@ -1,9 +1,9 @@
 """`memhive run` with its data dir on a small tmpfs (root; skipped otherwise) that fills up
 during saves and recalls: below the low-space watermark writes are 507 naming the cause, a
-log line names the path and the free bytes, /readyz is not ready and reads keep working;
-filled to the last byte, nothing answers 500 or hangs; once the tmpfs is enlarged, writes
-resume by themselves within 30 s, and every acknowledged save is readable and recallable
-exactly once."""
+log line names the path and the free bytes, /readyz is not ready and reads keep working (an
+agent's hook too, which keeps nothing there); filled to the last byte, nothing answers 500
+or hangs; once the tmpfs is enlarged, writes resume by themselves within 30 s, and every
+acknowledged save is readable and recallable exactly once."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from tests.e2e.workload import Workload
 from tests.tmpfs import MiB, fill, resize, small_tmpfs
 
 DISK_MIB, WATERMARK_MIB = 96, 16
+HOOK_NOTE = "The zebra ledger of the disk drill lives in vault nine"
+HOOK_QUESTION = "where does the zebra ledger live?"
 RESUMES_WITHIN_S = 30.0  # issue 24
 
 
@@ -39,6 +41,12 @@ def assert_writes_refused_reads_served(url: str, memory_id: str) -> None:
     assert ask(url, "GET", f"/v1/memories/{memory_id}").status_code == 200
     assert ask(url, "GET", "/v1/memories").status_code == 200
     assert ask(url, "POST", "/v1/recall", json={"query": "checklist drawer"}).status_code == 200
+
+
+def hook_prompt(url: str, prompt: str) -> httpx.Response:
+    """Claude Code's prompt hook, over HTTP, in one session throughout the test."""
+    event = {"hook_event_name": "UserPromptSubmit", "session_id": "low-disk", "prompt": prompt}
+    return ask(url, "POST", "/v1/hooks/claude-code", json=event)
 
 
 def seconds_until_a_save_is_stored(url: str) -> float:
@@ -68,19 +76,28 @@ def test_a_full_disk_refuses_writes_with_507_and_writes_resume_once_it_is_enlarg
                 memhive.wait_until_ready()
                 with Workload(memhive.url, "Disk") as load:
                     load.wait_for_acks(10)
+                    note = {"kind": "fact", "body": HOOK_NOTE, "force": True}
+                    noted = ask(memhive.url, "POST", "/v1/memories?wait=indexed", json=note)
                     fill(disk, leave_bytes=WATERMARK_MIB * MiB // 2)
                     # A save the bus took just before is waiting to be indexed, which waits for
                     # space (up to save_wait_timeout_s): the clients' next saves are refused.
                     load.wait_for_answer("save", 507)
                     assert_writes_refused_reads_served(memhive.url, next(iter(load.acked.values())))
+                    low = hook_prompt(memhive.url, HOOK_QUESTION)  # a read: answered
                     fill(disk)  # to the last byte: the bus's own writes fail now
                     time.sleep(3)
                     acked_while_full = len(load.acked)
                     resize(disk, 4 * DISK_MIB)
                     resumed_after = seconds_until_a_save_is_stored(memhive.url)
                     load.wait_for_acks(acked_while_full + 5)
+                    again = hook_prompt(memhive.url, HOOK_QUESTION)
 
                 assert resumed_after <= RESUMES_WITHIN_S
+                # The hook answered below the watermark but kept nothing on the bus (no write
+                # of memhive's does there), so its session is given the memory again after.
+                memory_id = noted.json()["id"]
+                assert low.status_code == 200 and memory_id in low.text, low.text
+                assert again.status_code == 200 and memory_id in again.text, again.text
                 assert [a for a in load.answers if a.status is None or a.status == 500] == []
                 full = [a for a in load.answers if a.kind == "save" and a.status == 507]
                 assert full and all(a.retry_after for a in full)

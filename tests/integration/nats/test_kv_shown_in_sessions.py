@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from pathlib import Path
 
 import pytest
+from memhive_adapters.free_space import FreeSpace
 from memhive_adapters.nats.connection import connect, ensure_bucket
 from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
 from memhive_adapters.nats.kv_shown_in_sessions import KvShownInSessions
@@ -87,6 +89,19 @@ async def test_a_closed_connection_reads_as_unknown_and_a_write_is_dropped(
     await client.close()
     assert await shown.ids(session) is None  # unknown, not "nothing"
     await shown.keep(session, ["m2"])
+
+
+async def test_nothing_is_kept_below_the_low_space_watermark(
+    js: JetStreamContext, tmp_path: Path
+) -> None:
+    free = {"bytes": 0}
+    space = FreeSpace(tmp_path, 1 << 20, measure=lambda _: free["bytes"])
+    shown, session = KvShownInSessions(js, space=space), _session()
+    await shown.keep(session, ["m1"])
+    assert await shown.ids(session) == []  # read as ever, nothing written
+    free["bytes"] = 1 << 30  # space freed: kept again, with no restart
+    await shown.keep(session, ["m2"])
+    assert await shown.ids(session) == ["m2"]
 
 
 async def test_sessions_whose_parts_run_together_are_apart(js: JetStreamContext) -> None:

@@ -146,7 +146,8 @@ class Gateway:
 
     @cached_property
     def agent_hook(self) -> AnswerAgentHook:
-        return AnswerAgentHook(self.context, self.recall, KvShownInSessions(self.infra.js))
+        shown = KvShownInSessions(self.infra.js, space=self.infra.space)
+        return AnswerAgentHook(self.context, self.recall, shown)
 
     async def start(self) -> None:
         await self.waiter.start()

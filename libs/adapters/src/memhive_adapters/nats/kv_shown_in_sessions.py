@@ -8,7 +8,10 @@ bucket's max age forgets a session idle 12 hours (`streams.HOOK_SESSIONS_MAX_AGE
 Best effort, as the port says: a read or write the bus refuses is logged, and costs a
 memory shown twice rather than the hook's answer. So is a bucket not declared yet (a
 distributed deployment upgraded without `memhive declare-streams`): the gateway starts and
-serves, says once what to run, and binds the bucket as soon as it exists.
+serves, says once what to run, and binds the bucket as soon as it exists. Below the data
+dir's low-space watermark (`free_space.py`) nothing is written: the hook still answers
+(reads go on), and its session may see a memory again, which costs less than the room the
+watermark keeps free.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from nats.js import JetStreamContext
 from nats.js.errors import BucketNotFoundError, KeyNotFoundError
 from nats.js.kv import KeyValue
 
+from memhive_adapters.free_space import FreeSpace
+
 log = logging.getLogger(__name__)
 
 MAX_IDS = 200  # a session is shown a few memories a prompt; ~7.4 KB a key at most
@@ -34,9 +39,15 @@ _BUS_FAILURES = (NatsError, TimeoutError, BusUnavailable)
 
 class KvShownInSessions:
     def __init__(
-        self, js: JetStreamContext, *, bucket: str = HOOK_SESSIONS_BUCKET, max_ids: int = MAX_IDS
+        self,
+        js: JetStreamContext,
+        *,
+        space: FreeSpace | None = None,
+        bucket: str = HOOK_SESSIONS_BUCKET,
+        max_ids: int = MAX_IDS,
     ) -> None:
-        self._js, self._bucket, self._max_ids = js, bucket, max_ids
+        """`space`: the data dir's low-space watermark, below which nothing is kept."""
+        self._js, self._space, self._bucket, self._max_ids = js, space, bucket, max_ids
         self._kv: KeyValue | None = None
         self._said_missing = False
 
@@ -51,6 +62,8 @@ class KvShownInSessions:
         return entry.value.decode().split("\n") if entry.value else []
 
     async def keep(self, key: SessionKey, memory_ids: Sequence[str]) -> None:
+        if self._space is not None and self._space.low:  # it logs the low spell once
+            return
         kept = list(dict.fromkeys(memory_ids))[-self._max_ids :]
         try:
             await (await self._bucket_kv()).put(_key(key), "\n".join(kept).encode())

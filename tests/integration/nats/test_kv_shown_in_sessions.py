@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 from memhive_adapters.free_space import FreeSpace
-from memhive_adapters.nats.connection import connect, ensure_bucket
+from memhive_adapters.nats.connection import connect, ensure_bucket, evict_oldest_when_full
 from memhive_adapters.nats.embedded_auth import EmbeddedBusAuth
 from memhive_adapters.nats.kv_shown_in_sessions import KvShownInSessions
 from memhive_contracts.bus_permissions import QUERY
+from memhive_contracts.streams import HOOK_SESSIONS_BUCKET
 from nats.js import JetStreamContext
+from nats.js.api import DiscardPolicy
 
 from tests.integration.conftest import bus_user
 
@@ -76,6 +78,19 @@ async def test_a_bus_that_refuses_costs_a_repeat_not_an_error(js: JetStreamConte
     await shown.keep(session, ["m1"])
     await shown.keep(session, [uuid.uuid4().hex for _ in range(40)])  # past the bucket's bound
     assert await shown.ids(session) == ["m1"]
+
+
+async def test_a_full_bucket_forgets_the_sessions_written_longest_ago(js: JetStreamContext) -> None:
+    info = await js.stream_info(f"KV_{HOOK_SESSIONS_BUCKET}")  # as `declare-streams` leaves it
+    assert info.config.discard == DiscardPolicy.OLD
+    bucket = f"hook_sessions_{uuid.uuid4().hex[:8]}"
+    await ensure_bucket(js, bucket, 1, 1, max_bytes=4096)  # as an earlier release declared it
+    await evict_oldest_when_full(js, bucket)
+    shown, sessions = KvShownInSessions(js, bucket=bucket), [_session() for _ in range(60)]
+    for session in sessions:  # ~150 bytes each: the bucket fills a third of the way through
+        await shown.keep(session, [uuid.uuid4().hex])
+    assert await shown.ids(sessions[0]) == []  # made room
+    assert [len(await shown.ids(s)) for s in sessions[-10:]] == [1] * 10  # none refused
 
 
 async def test_a_closed_connection_reads_as_unknown_and_a_write_is_dropped(

@@ -67,7 +67,8 @@ KV_HISTORY = 1
 KV_MAX_VALUE_BYTES = 64 * 1024  # the record: a 16 KiB JSON value plus its metadata
 # What each agent session was shown by its hooks (key: a digest of workspace, user and
 # session), shared by the gateway's replicas; a session idle 12 hours is forgotten, and the
-# bucket is bounded (a write past it is refused, which costs a repeated line, not an answer).
+# bucket is bounded: once full, the sessions written longest ago make room (a cache: a
+# forgotten session costs a repeated line, not an answer).
 HOOK_SESSIONS_BUCKET = "memhive_hook_sessions"
 HOOK_SESSIONS_MAX_AGE_S = 12 * 3600
 HOOK_SESSIONS_MAX_BYTES = 256 * 1024 * 1024

@@ -8,7 +8,7 @@ import logging
 from memhive_contracts import streams
 from memhive_contracts.streams import StreamSpec
 from nats.js import JetStreamContext
-from nats.js.api import KeyValueConfig, StorageType, StreamConfig
+from nats.js.api import DiscardPolicy, KeyValueConfig, StorageType, StreamConfig
 from nats.js.errors import BucketNotFoundError, NotFoundError
 
 from memhive_adapters.nats.bus_client import DEFAULT_REQUEST_TIMEOUT_S, BusClient
@@ -120,6 +120,7 @@ async def ensure_streams(js: JetStreamContext, replicas: int = 1) -> None:
         streams.HOOK_SESSIONS_MAX_AGE_S,
         max_bytes=streams.HOOK_SESSIONS_MAX_BYTES,
     )
+    await evict_oldest_when_full(js, streams.HOOK_SESSIONS_BUCKET)
 
 
 def _stream_config(spec: StreamSpec, replicas: int) -> StreamConfig:
@@ -190,6 +191,17 @@ async def ensure_bucket(
         )
         await js.create_key_value(config)
         log.info("created KV bucket %s", bucket)
+
+
+async def evict_oldest_when_full(js: JetStreamContext, bucket: str) -> None:
+    """A bucket that is a cache: once at its max_bytes, a write removes the oldest values
+    rather than being refused. nats-py declares every bucket with DiscardPolicy.NEW, right
+    for a record (no write may silently remove another key's value), wrong for a cache,
+    which would then refuse every new key until the old ones expire."""
+    config = (await js.stream_info(f"KV_{bucket}")).config
+    if config.discard != DiscardPolicy.OLD:
+        await js.update_stream(config.evolve(discard=DiscardPolicy.OLD))
+        log.info("KV bucket %s: the oldest values make room once it is full", bucket)
 
 
 async def allow_direct_reads(js: JetStreamContext, bucket: str) -> None:

@@ -4,7 +4,8 @@ replicas (`memhive hook` opens a new connection each time).
 
 One key per session (a digest of workspace, user and session id: a session id is the
 agent's and may hold any character), its ids one per line, the last `max_ids` kept. The
-bucket's max age forgets a session idle 12 hours (`streams.HOOK_SESSIONS_MAX_AGE_S`).
+bucket's max age forgets a session idle 12 hours (`streams.HOOK_SESSIONS_MAX_AGE_S`), and a
+full bucket the sessions written longest ago (`connection.evict_oldest_when_full`).
 Best effort, as the port says: a read or write the bus refuses is logged, and costs a
 memory shown twice rather than the hook's answer. So is a bucket not declared yet (a
 distributed deployment upgraded without `memhive declare-streams`): the gateway starts and

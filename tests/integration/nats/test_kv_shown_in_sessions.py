@@ -94,7 +94,7 @@ async def test_a_full_bucket_forgets_the_sessions_written_longest_ago(js: JetStr
 
 
 async def test_a_closed_connection_reads_as_unknown_and_a_write_is_dropped(
-    nats_url: str, bus_auth: EmbeddedBusAuth
+    nats_url: str, bus_auth: EmbeddedBusAuth, caplog: pytest.LogCaptureFixture
 ) -> None:
     client = await connect(
         nats_url, name="gw-closed", timeout_s=5, credentials=bus_user(bus_auth, QUERY)
@@ -103,7 +103,11 @@ async def test_a_closed_connection_reads_as_unknown_and_a_write_is_dropped(
     await shown.keep(session, ["m1"])
     await client.close()
     assert await shown.ids(session) is None  # unknown, not "nothing"
-    await shown.keep(session, ["m2"])
+    # The session id is the agent's: quoted in the log, so it cannot start a line of its own.
+    forged = (session[0], session[1], "s\n2026-12-07 12:00:00,000 ERROR forged")
+    await shown.keep(forged, ["m2"])
+    warnings = [r.getMessage() for r in caplog.records if r.name.endswith("kv_shown_in_sessions")]
+    assert len(warnings) == 2 and not any("\n" in w for w in warnings), warnings
 
 
 async def test_nothing_is_kept_below_the_low_space_watermark(

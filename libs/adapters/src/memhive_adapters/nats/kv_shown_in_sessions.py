@@ -58,7 +58,7 @@ class KvShownInSessions:
         except KeyNotFoundError:  # never shown anything, or idle past the bucket's max age
             return []
         except _BUS_FAILURES as exc:
-            log.warning("what session %s was shown is unknown (%r): it may repeat", key[2], exc)
+            log.warning("what session %r was shown is unknown (%r): it may repeat", key[2], exc)
             return None
         return entry.value.decode().split("\n") if entry.value else []
 
@@ -69,7 +69,7 @@ class KvShownInSessions:
         try:
             await (await self._bucket_kv()).put(_key(key), "\n".join(kept).encode())
         except _BUS_FAILURES as exc:
-            log.warning("what session %s was shown was not kept (%r)", key[2], exc)
+            log.warning("what session %r was shown was not kept (%r)", key[2], exc)
 
     async def _bucket_kv(self) -> KeyValue:
         if self._kv is None:

@@ -78,6 +78,7 @@ def test_a_full_disk_refuses_writes_with_507_and_writes_resume_once_it_is_enlarg
                     load.wait_for_acks(10)
                     note = {"kind": "fact", "body": HOOK_NOTE, "force": True}
                     noted = ask(memhive.url, "POST", "/v1/memories?wait=indexed", json=note)
+                    assert noted.status_code == 201, noted.text
                     fill(disk, leave_bytes=WATERMARK_MIB * MiB // 2)
                     # A save the bus took just before is waiting to be indexed, which waits for
                     # space (up to save_wait_timeout_s): the clients' next saves are refused.
@@ -93,8 +94,8 @@ def test_a_full_disk_refuses_writes_with_507_and_writes_resume_once_it_is_enlarg
                     again = hook_prompt(memhive.url, HOOK_QUESTION)
 
                 assert resumed_after <= RESUMES_WITHIN_S
-                # The hook answered below the watermark but kept nothing on the bus (no write
-                # of memhive's does there), so its session is given the memory again after.
+                # The hook answered below the watermark but kept nothing on the bus (its list
+                # is not worth the room kept free), so its session is given the memory again.
                 memory_id = noted.json()["id"]
                 assert low.status_code == 200 and memory_id in low.text, low.text
                 assert again.status_code == 200 and memory_id in again.text, again.text

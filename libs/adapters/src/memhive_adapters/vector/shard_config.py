@@ -1,8 +1,8 @@
 """A lane's qdrant-edge configuration: one place for the serving process and the child that
 builds its HNSW (`optimize_shard`), so the two never disagree about a shard.
 
-With `int8`, each built segment keeps an int8 copy of its vectors in memory and scores with
-it, and the float vectors stay in their files for rescoring the best candidates: a product's
+With `int8`, each built segment keeps an int8 copy of its vectors and scores with it, and
+the float vectors stay in their files for rescoring the best candidates: a product's
 filtered search scores its points exactly, and that is 2-4x cheaper in int8
 (docs/benchmarks.md, "The vector lane in int8"). The appendable segment (points not built
 yet) is scored in floats either way. A shard built without it is rebuilt with it by its next
@@ -13,8 +13,8 @@ keeps its pages cached while memory allows and can take them back under pressure
 heap copy could only grow toward an OOM kill. At a swap the old shard and the new one were
 both on the heap, ~0.37 GiB each at 1M points. Not `Memory.Cached`, which warms the pages
 inside qdrant-edge's load, and the load holds the GIL (every request of the process waits):
-`warm_int8_copies` asks the kernel to read them ahead instead (docs/benchmarks.md, "The
-int8 copy through its file").
+`warm_int8_copies` reads them from a worker thread before the load instead
+(docs/benchmarks.md, "The int8 copy through its file").
 """
 
 from __future__ import annotations

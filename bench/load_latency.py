@@ -298,6 +298,7 @@ async def run(stack: RunningStack, sizes=(10_000, 100_000)) -> dict:
                 "recall": await recall_latency(client, bases),
                 "rss_mib": rss_mib(stack.pid),
                 "load_peak_anonymous_mib": peak.mib,
+                "load_peak_by_process_mib": peak.by_process,
             }
             if size == sizes[0]:
                 row["save_to_recallable"] = await save_to_recallable(client)

@@ -413,7 +413,12 @@ class EdgeVectorIndex:
         clock = asyncio.get_running_loop().time
         began = clock()
         await asyncio.to_thread(warm_int8_copies, target)
+        loading = clock()
+        # A worker thread, yet qdrant-edge holds the GIL for the whole load: the process waits
+        # for it (~1 s at 300k points, measured). The int8 copies were read just before,
+        # without the GIL.
         built = await asyncio.to_thread(qe.EdgeShard.load, str(target), self._config())
+        loaded = clock() - loading
         replayed = 0
         try:
             for _ in range(_REPLAY_ROUNDS):
@@ -433,9 +438,11 @@ class EdgeVectorIndex:
             await asyncio.to_thread(built.close)
             raise
         log.info(
-            "HNSW for %s swapped in (%s): %d points replayed in %.1f s, writes held %.2f s",
+            "HNSW for %s swapped in (%s): loaded in %.1f s, %d points replayed, %.1f s in all,"
+            " writes held %.2f s",
             self._path,
             target.name,
+            loaded,
             replayed,
             clock() - began,
             held,

@@ -10,34 +10,68 @@ those pages; it cannot drop anonymous ones. A 1M load's peak is mid-load, not af
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
-from bench.running_stack import tree_mib
+from bench.running_stack import children
 
 
 def anonymous_mib(pid: int) -> float:
     """Anonymous memory of a process and its children (MiB), from smaps_rollup."""
-    return tree_mib(pid, "smaps_rollup", "Anonymous:")
+    return sum(anonymous_by_process(pid).values())
+
+
+def anonymous_by_process(pid: int) -> dict[str, float]:
+    """Anonymous memory (MiB) of a process and of each of its children, by name (an HNSW
+    build's child is `optimize_shard`), from smaps_rollup."""
+    mib: dict[str, float] = {}
+    for p in [pid, *children(pid)]:
+        try:
+            rollup = Path(f"/proc/{p}/smaps_rollup").read_text().splitlines()
+            name = process_name(Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0"))
+        except (FileNotFoundError, ProcessLookupError):
+            continue  # a child that exited between the listing and the read
+        kib = sum(int(line.split()[1]) for line in rollup if line.startswith("Anonymous:"))
+        mib[name] = mib.get(name, 0.0) + kib / 1024
+    return mib
+
+
+def process_name(argv: list[bytes]) -> str:
+    """ "memhive run", "memhive serve ingest", "optimize_shard", "nats-server", ..."""
+    words = [a.decode(errors="replace") for a in argv if a]
+    if "-m" in words[:-1]:
+        module, arguments = words[words.index("-m") + 1], words[words.index("-m") + 2 :]
+        if module.startswith("memhive_cli"):
+            return " ".join(["memhive", *arguments[:2]])
+        return module.rsplit(".", 1)[-1]
+    return Path(words[0]).name if words else "?"
 
 
 class AnonymousPeak:
-    """`with AnonymousPeak(pid) as peak: ...`, then `peak.mib`: the largest sample."""
+    """`with AnonymousPeak(pid) as peak: ...`, then `peak.mib`: the largest sample, and
+    `peak.by_process`: how that sample divides among the processes."""
 
     def __init__(self, pid: int, every_s: float = 0.5) -> None:
         self._pid, self._every_s = pid, every_s
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, name="anonymous-peak", daemon=True)
         self.mib = 0.0
+        self.by_process: dict[str, float] = {}
 
     def __enter__(self) -> AnonymousPeak:
-        self.mib = anonymous_mib(self._pid)
+        self._take()
         self._thread.start()
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self._stop.set()
         self._thread.join()
-        self.mib = max(self.mib, anonymous_mib(self._pid))
+        self._take()
 
     def _sample(self) -> None:
         while not self._stop.wait(self._every_s):
-            self.mib = max(self.mib, anonymous_mib(self._pid))
+            self._take()
+
+    def _take(self) -> None:
+        sample = anonymous_by_process(self._pid)
+        if sum(sample.values()) > self.mib:
+            self.mib, self.by_process = sum(sample.values()), sample

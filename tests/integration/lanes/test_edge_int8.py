@@ -9,12 +9,16 @@ points make qdrant-edge build at all.
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import numpy as np
 import pytest
+import qdrant_edge as qe
 from memhive_adapters.runtime.lane_builders import build_vector_index
-from memhive_adapters.vector import shard_dirs
+from memhive_adapters.vector import optimize_shard, shard_config, shard_dirs
 from memhive_adapters.vector.edge_index import EdgeVectorIndex
 from memhive_settings import MemhiveSettings
 
@@ -34,6 +38,21 @@ def int8_segments(lane: Path) -> tuple[int, int]:
     built = [s for s in segments if (s / "vector_storage" / "matrix.dat").exists()]
     quantized = [s for s in built if (s / "vector_storage" / "quantized.data").exists()]
     return len(built), len(quantized)
+
+
+def int8_copies_mapped(lane: Path) -> tuple[set[Path], set[Path]]:
+    """(the int8 copies of the active shard's built segments, those this process reads
+    through a mapping of their file, as /proc/self/smaps lists them). A copy loaded onto
+    the heap is read from its file once and never mapped."""
+    segments = (shard_dirs.active_shard(lane) / "segments").iterdir()
+    copies = {s / "vector_storage" / "quantized.data" for s in segments}
+    copies = {c.resolve() for c in copies if c.exists()}
+    mapped = set()
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        path = line.split(maxsplit=5)[5:]  # "start-end perms offset dev inode [path]"
+        if path and path[0].endswith("quantized.data"):
+            mapped.add(Path(path[0]))
+    return copies, copies & mapped
 
 
 async def assert_exact(index: EdgeVectorIndex, stored: dict[str, np.ndarray], seed: int) -> None:
@@ -61,6 +80,84 @@ async def test_a_built_int8_lane_scores_in_int8_and_returns_exact_scores(tmp_pat
     segments, quantized = int8_segments(lane)
     assert segments > 0 and quantized == segments
     await assert_exact(index, stored, seed=22)
+    await index.close()
+
+
+async def test_the_int8_copy_is_read_through_its_file_not_held_on_the_heap(
+    tmp_path: Path,
+) -> None:
+    """The kernel keeps a mapped copy's pages in its cache and can take them back; a heap
+    copy (qdrant-edge's default) counts against the process whatever the pressure."""
+    lane = tmp_path / "lane"
+    index = a_lane(lane, int8=True)
+    stored = await built(index, 400, seed=31)
+    await assert_exact(index, stored, seed=32)
+    copies, mapped = int8_copies_mapped(lane)
+    assert copies and mapped == copies
+    await index.close()
+
+
+def cached_bytes(path: Path) -> tuple[int, int]:
+    """(bytes of the file in the kernel's page cache, its size), as util-linux's fincore
+    reads them with mincore(2)."""
+    out = subprocess.run(
+        ["fincore", "--bytes", "--noheadings", "--output", "RES,SIZE", str(path)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    return int(out[0]), int(out[1])
+
+
+@pytest.mark.skipif(shutil.which("fincore") is None, reason="needs util-linux's fincore")
+async def test_a_lane_opening_reads_its_int8_copies_into_the_kernels_cache(
+    tmp_path: Path,
+) -> None:
+    """Mapped, not loaded: without a read, the first searches after a restart would fault
+    the copy in from disk page by page."""
+    lane = tmp_path / "lane"
+    index = a_lane(lane, int8=True)
+    stored = await built(index, 400, seed=37)
+    await index.close()
+    copies, _ = int8_copies_mapped(lane)
+    os.sync()  # written back, so the kernel may drop the pages as asked
+    for copy in copies:
+        descriptor = os.open(copy, os.O_RDONLY)
+        os.posix_fadvise(descriptor, 0, 0, os.POSIX_FADV_DONTNEED)
+        os.close(descriptor)
+    assert copies and all(cached_bytes(c)[0] == 0 for c in copies)
+
+    index = a_lane(lane, int8=True)
+    await index.ensure_ready()
+    assert all(cached_bytes(c)[0] >= cached_bytes(c)[1] for c in copies)  # whole pages
+    await assert_exact(index, stored, seed=38)
+    await index.close()
+
+
+async def test_a_lane_with_its_int8_copy_on_the_heap_maps_it_from_its_next_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A lane built by an earlier release (the copy on the heap) is served as it is, and
+    its next build re-indexes its older segments with the copy in their files."""
+    lane = tmp_path / "lane"
+    on_heap = qe.ScalarQuantizationConfig(qe.ScalarType.Int8, quantile=0.99, always_ram=True)
+    with monkeypatch.context() as earlier_release:
+        earlier_release.setattr(shard_config, "INT8", on_heap)
+        earlier = EdgeVectorIndex(lane, DIMS, int8=True)  # no builds: built here, as then
+        memories = [(a_memory(), v) for v in vectors(400, 33)]
+        await earlier.upsert(memories)
+        await earlier.close()
+        optimize_shard.optimize(str(shard_dirs.active_shard(lane)), DIMS, True, 1)
+    stored = {m.id: v for m, v in memories}
+
+    index = a_lane(lane, int8=True)
+    await assert_exact(index, stored, seed=34)  # served as built until the next build
+    copies, mapped = int8_copies_mapped(lane)
+    assert copies and not mapped
+    stored |= await built(index, 350, seed=35)
+    await assert_exact(index, stored, seed=36)
+    copies, mapped = int8_copies_mapped(lane)
+    assert len(copies) == int8_segments(lane)[0] and mapped == copies  # the older ones too
     await index.close()
 
 

@@ -3,13 +3,18 @@ save-steps and backlog benches read their variants and report medians."""
 
 from __future__ import annotations
 
+import asyncio
+import os
+import shutil
+import time
 from pathlib import Path
 
 from memhive_adapters.vector import shard_dirs
 
 from bench.indexed_during_burst import render as burst_render
-from bench.load_latency import _copies_under_way
+from bench.load_latency import _copies_under_way, wait_for_hnsw_builds
 from bench.recall_during_backlog import render as backlog_render
+from bench.running_stack import RunningStack
 from bench.save_steps import render, stack_variants
 
 
@@ -19,6 +24,33 @@ def test_a_shard_copy_beside_the_active_one_is_a_build_under_way(tmp_path: Path)
     assert not _copies_under_way(tmp_path)
     shard_dirs.next_shard(lane).mkdir()  # a build copying, or a chained one after a swap
     assert _copies_under_way(tmp_path)
+
+
+async def test_a_build_that_begins_within_the_quiet_period_is_waited_for(
+    tmp_path: Path,
+) -> None:
+    """As the lane builds what a swap replayed once it has been quiet: one build, a gap
+    shorter than the quiet period, a second build; the wait ends a quiet period after it."""
+    lane = tmp_path / "qdrant-edge"
+    shard_dirs.active_shard(lane).mkdir()
+    stack = RunningStack("http://unused", "t", "nats://unused", tmp_path, os.getpid())
+    copy = shard_dirs.next_shard(lane)
+
+    async def two_builds() -> float:
+        copy.mkdir()
+        await asyncio.sleep(0.3)
+        shutil.rmtree(copy)
+        await asyncio.sleep(0.5)  # shorter than the quiet period
+        copy.mkdir()
+        await asyncio.sleep(0.3)
+        shutil.rmtree(copy)
+        return time.perf_counter()
+
+    began = time.perf_counter()
+    builds = asyncio.create_task(two_builds())
+    waited = await wait_for_hnsw_builds(stack, quiet_s=0.8, poll_s=0.05)
+    second_ended = await builds
+    assert began + waited >= second_ended + 0.6  # a quiet period after the second build
 
 
 def test_variants_are_labelled_stack_settings() -> None:

@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench.process_memory import AnonymousPeak, anonymous_mib
+from bench.process_memory import AnonymousPeak, anonymous_mib, process_name
 from bench.running_stack import children
 
 # A parent that starts a child holding 200 MiB for a while, then both go on small.
@@ -34,6 +34,8 @@ def test_the_peak_holds_what_a_child_held_after_it_is_gone() -> None:
             until(lambda: children(parent.pid))  # the child starts, allocates, holds
             until(lambda: not children(parent.pid))  # and exits
         assert peak.mib >= 200
+        assert sum(peak.by_process.values()) == peak.mib  # the peak's own sample, divided
+        assert max(peak.by_process.values()) >= 200  # both are "python": one entry
         assert anonymous_mib(parent.pid) < 100  # the parent alone, after the child
     finally:
         parent.kill()
@@ -44,3 +46,17 @@ def test_a_process_gone_counts_nothing() -> None:
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
     assert anonymous_mib(gone.pid) == 0
+
+
+def test_a_process_is_named_by_what_it_runs() -> None:
+    def argv(*words: str) -> list[bytes]:
+        return [w.encode() for w in words] + [b""]  # /proc/<pid>/cmdline ends in a NUL
+
+    python = "/srv/.venv/bin/python"
+    assert process_name(argv(python, "-m", "memhive_cli.main", "run")) == "memhive run"
+    assert process_name(argv(python, "-m", "memhive_cli.main", "serve", "ingest", "-v")) == (
+        "memhive serve ingest"
+    )
+    build = argv(python, "-m", "memhive_adapters.vector.optimize_shard", "/d", "384", "int8")
+    assert process_name(build) == "optimize_shard"
+    assert process_name(argv("/usr/bin/nats-server", "-c", "x.conf")) == "nats-server"

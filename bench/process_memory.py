@@ -36,7 +36,8 @@ def anonymous_by_process(pid: int) -> dict[str, float]:
 
 
 def process_name(argv: list[bytes]) -> str:
-    """ "memhive run", "memhive serve ingest", "optimize_shard", "nats-server", ..."""
+    """A process's name from its argv: "memhive run", "memhive serve ingest",
+    "optimize_shard", "nats-server", ..."""
     words = [a.decode(errors="replace") for a in argv if a]
     if "-m" in words[:-1]:
         module, arguments = words[words.index("-m") + 1], words[words.index("-m") + 2 :]

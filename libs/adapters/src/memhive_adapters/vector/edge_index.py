@@ -415,8 +415,8 @@ class EdgeVectorIndex:
         await asyncio.to_thread(warm_int8_copies, target)
         loading = clock()
         # A worker thread, yet qdrant-edge holds the GIL for the whole load: the process waits
-        # for it (~1 s at 300k points, measured). The int8 copies were read just before,
-        # without the GIL.
+        # for it (measured: ~1 s for 300k points alone, 7-8 s at 1M during a bulk load). The
+        # int8 copies were read just before, without the GIL.
         built = await asyncio.to_thread(qe.EdgeShard.load, str(target), self._config())
         loaded = clock() - loading
         replayed = 0

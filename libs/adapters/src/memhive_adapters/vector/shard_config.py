@@ -10,7 +10,7 @@ build: qdrant-edge's optimizer re-indexes segments whose configuration differs.
 
 The int8 copy is read through its file (`Memory.Cold`), not loaded onto the heap: the kernel
 keeps its pages cached while memory allows and can take them back under pressure, where a
-heap copy could only grow toward an OOM kill. At a swap the old shard and the new one were
+heap copy counts toward an OOM kill. At a swap the old shard and the new one were
 both on the heap, ~0.37 GiB each at 1M points. Not `Memory.Cached`, which warms the pages
 inside qdrant-edge's load, and the load holds the GIL (every request of the process waits):
 `warm_int8_copies` reads them from a worker thread before the load instead

@@ -8,9 +8,7 @@ import os
 import time
 from pathlib import Path
 
-from memhive_adapters.process_lifetime import command_line
-
-from bench.running_stack import children
+from bench.running_stack import children, process_label
 
 TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 
@@ -26,20 +24,11 @@ def cpu_by_process(pid: int) -> collections.Counter[str]:
     out: collections.Counter[str] = collections.Counter()
     for p in [pid, *children(pid)]:
         try:
-            name = Path(f"/proc/{p}/comm").read_text().strip()
-            out[_label(p, pid, name)] += cpu_seconds(p)
+            if (label := process_label(p, pid)) is not None:
+                out[label] += cpu_seconds(p)
         except FileNotFoundError:
             continue
     return out
-
-
-def _label(p: int, pid: int, name: str) -> str:
-    if p == pid:
-        return "memhive"
-    arguments = " ".join(command_line(p) or [])
-    if "optimize_shard" in arguments:
-        return "HNSW build (child)"
-    return "ingest (child)" if " serve ingest" in arguments else name
 
 
 class CpuMeter:

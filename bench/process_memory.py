@@ -10,9 +10,8 @@ those pages; it cannot drop anonymous ones. A 1M load's peak is mid-load, not af
 from __future__ import annotations
 
 import threading
-from pathlib import Path
 
-from bench.running_stack import children
+from bench.running_stack import children, proc_kib, process_label
 
 
 def anonymous_mib(pid: int) -> float:
@@ -21,30 +20,14 @@ def anonymous_mib(pid: int) -> float:
 
 
 def anonymous_by_process(pid: int) -> dict[str, float]:
-    """Anonymous memory (MiB) of a process and of each of its children, by name (an HNSW
-    build's child is `optimize_shard`), from smaps_rollup."""
+    """Anonymous memory (MiB) of a process and of each of its children, named as the CPU
+    table names them (`process_label`), from smaps_rollup."""
     mib: dict[str, float] = {}
     for p in [pid, *children(pid)]:
-        try:
-            rollup = Path(f"/proc/{p}/smaps_rollup").read_text().splitlines()
-            name = process_name(Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0"))
-        except (FileNotFoundError, ProcessLookupError):
-            continue  # a child that exited between the listing and the read
-        kib = sum(int(line.split()[1]) for line in rollup if line.startswith("Anonymous:"))
-        mib[name] = mib.get(name, 0.0) + kib / 1024
+        kib, label = proc_kib(p, "smaps_rollup", "Anonymous:"), process_label(p, pid)
+        if kib is not None and label is not None:
+            mib[label] = mib.get(label, 0.0) + kib / 1024
     return mib
-
-
-def process_name(argv: list[bytes]) -> str:
-    """A process's name from its argv: "memhive run", "memhive serve ingest",
-    "optimize_shard", "nats-server", ..."""
-    words = [a.decode(errors="replace") for a in argv if a]
-    if "-m" in words[:-1]:
-        module, arguments = words[words.index("-m") + 1], words[words.index("-m") + 2 :]
-        if module.startswith("memhive_cli"):
-            return " ".join(["memhive", *arguments[:2]])
-        return module.rsplit(".", 1)[-1]
-    return Path(words[0]).name if words else "?"
 
 
 class AnonymousPeak:

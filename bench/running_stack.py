@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 from memhive_adapters.nats.connection import connect
 from memhive_adapters.nats.credentials import bus_credentials
+from memhive_adapters.process_lifetime import command_line
 from memhive_client import AsyncMemhiveClient, RetryPolicy
 from memhive_contracts.bus_permissions import ADMIN
 from memhive_settings import MemhiveSettings
@@ -147,14 +148,33 @@ def rss_mib(pid: int) -> float:
 def tree_mib(pid: int, proc_file: str, field: str) -> float:
     """A kB field of /proc/<p>/`proc_file` (`VmRSS:` of status, `Anonymous:` of
     smaps_rollup, ...) summed over a process and its children, in MiB."""
-    total_kib = 0
-    for p in [pid, *children(pid)]:
-        try:
-            lines = Path(f"/proc/{p}/{proc_file}").read_text().splitlines()
-        except (FileNotFoundError, ProcessLookupError):
-            continue  # a child that exited between the listing and the read
-        total_kib += sum(int(line.split()[1]) for line in lines if line.startswith(field))
-    return total_kib / 1024
+    return sum(proc_kib(p, proc_file, field) or 0 for p in [pid, *children(pid)]) / 1024
+
+
+def proc_kib(p: int, proc_file: str, field: str) -> int | None:
+    """A kB field of /proc/<p>/`proc_file`, or None once the process is gone (a child that
+    exited between the listing and the read)."""
+    try:
+        lines = Path(f"/proc/{p}/{proc_file}").read_text().splitlines()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return sum(int(line.split()[1]) for line in lines if line.startswith(field))
+
+
+def process_label(p: int, root: int) -> str | None:
+    """How the benches name a process of the stack rooted at `root`: "memhive", "ingest
+    (child)", "HNSW build (child)", or its own name (nats-server); None once it is gone."""
+    if p == root:
+        return "memhive"
+    arguments = " ".join(command_line(p) or [])
+    if "optimize_shard" in arguments:
+        return "HNSW build (child)"
+    if " serve ingest" in arguments:
+        return "ingest (child)"
+    try:
+        return Path(f"/proc/{p}/comm").read_text().strip()
+    except (FileNotFoundError, ProcessLookupError):
+        return None
 
 
 def children(pid: int) -> list[int]:

@@ -125,7 +125,9 @@ async def test_a_lane_opening_reads_its_int8_copies_into_the_kernels_cache(
         descriptor = os.open(copy, os.O_RDONLY)
         os.posix_fadvise(descriptor, 0, 0, os.POSIX_FADV_DONTNEED)
         os.close(descriptor)
-    assert copies and all(cached_bytes(c)[0] == 0 for c in copies)
+    assert copies
+    if any(cached_bytes(c)[0] for c in copies):  # a tmpfs keeps them: its pages are the file
+        pytest.skip(f"{tmp_path} cannot drop a file's pages from memory (tmpfs?)")
 
     index = a_lane(lane, int8=True)
     await index.ensure_ready()

@@ -4,11 +4,11 @@ index lives.
 The numeric fields' indexes are read through their files (`Memory.Cold`); the keywords'
 stay on the heap. qdrant-edge's load rebuilds a heap index in memory (B-tree histograms for
 numbers, maps for keywords) and holds the GIL while it does, so every request of the process
-waits for each swap's load: measured on a 300k shard, the numeric indexes through their
-files make the load 2.6x shorter (0.39-0.47 s against 1.14-1.19) and its heap 87 MiB against
-138, for ~0.2 ms more on a search with a product and a date range (1.51 against 1.30 ms p50).
-All of them through their files made the same search 2.3x slower: keywords pick a product's
-points in every filtered search (docs/benchmarks.md, "Payload indexes through their files").
+waits for each swap's load. Measured on a 300k shard: the load 0.54-0.59 s against
+1.65-1.76, its anonymous memory +84 MiB against +237, for ~0.2 ms more on a search with a
+product and a date range (2.0-2.2 against 1.8-2.0 ms p50). Keywords through their files too
+made that search 2.3x slower: they pick a product's points in every filtered search
+(docs/benchmarks.md, "Numeric payload indexes through their files").
 """
 
 from __future__ import annotations

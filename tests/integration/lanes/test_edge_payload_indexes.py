@@ -1,6 +1,6 @@
 """The embedded lane's payload indexes: the numeric fields' read through their files, the
 keywords' on the heap (payload_indexes.py says why), and a lane an earlier release built
-with every index on the heap has its numeric ones made again at its first open.
+with every index on the heap is served as built until its next build moves them.
 
 Real qdrant-edge shards and the real build child. What each built segment holds is read
 from qdrant-edge's own record of it (`payload_index/config.json`: each index's storage, and

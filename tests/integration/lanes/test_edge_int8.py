@@ -110,16 +110,19 @@ def cached_bytes(path: Path) -> tuple[int, int]:
 
 
 @pytest.mark.skipif(shutil.which("fincore") is None, reason="needs util-linux's fincore")
-async def test_a_lane_opening_reads_its_int8_copies_into_the_kernels_cache(
+async def test_a_lane_opening_reads_its_mapped_files_into_the_kernels_cache(
     tmp_path: Path,
 ) -> None:
     """Mapped, not loaded: without a read, the first searches after a restart would fault
-    the copy in from disk page by page."""
+    the int8 copies and the numeric payload indexes in from disk page by page."""
     lane = tmp_path / "lane"
     index = a_lane(lane, int8=True)
     stored = await built(index, 400, seed=37)
     await index.close()
     copies, _ = int8_copies_mapped(lane)
+    numeric = shard_dirs.active_shard(lane).glob("segments/*/payload_index/*-numeric/data.bin")
+    copies |= set(numeric)
+    assert any(c.name == "data.bin" for c in copies)
     os.sync()  # written back, so the kernel may drop the pages as asked
     for copy in copies:
         descriptor = os.open(copy, os.O_RDONLY)

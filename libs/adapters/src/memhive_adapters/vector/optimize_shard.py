@@ -14,6 +14,7 @@ import sys
 
 import qdrant_edge as qe
 
+from memhive_adapters.vector.payload_indexes import ensure_payload_indexes
 from memhive_adapters.vector.shard_config import shard_config
 
 # qdrant's merge optimizer otherwise keeps about as many segments as cores, so every build
@@ -36,6 +37,7 @@ def optimize(path: str, dimensions: int, int8: bool, indexing_threshold_kb: int 
     )
     shard = qe.EdgeShard.load(path, config)
     try:
+        ensure_payload_indexes(shard, path)  # a lane an earlier release built moves here
         return shard.optimize()
     finally:
         shard.flush()

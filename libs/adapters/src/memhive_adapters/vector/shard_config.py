@@ -13,7 +13,7 @@ keeps its pages cached while memory allows and can take them back under pressure
 heap copy counts toward an OOM kill. At a swap the old shard and the new one were
 both on the heap, ~0.37 GiB each at 1M points. Not `Memory.Cached`, which warms the pages
 inside qdrant-edge's load, and the load holds the GIL (every request of the process waits):
-`warm_int8_copies` reads them from a worker thread before the load instead
+`warm_mapped_files` reads them from a worker thread before the load instead
 (docs/benchmarks.md, "The int8 copy through its file").
 """
 
@@ -53,13 +53,20 @@ def search_params(int8: bool) -> qe.SearchParams | None:
     return INT8_SEARCH if int8 else None
 
 
-def warm_int8_copies(shard: Path) -> None:
-    """Reads the shard's int8 copies once, so the kernel holds them in its cache before the
-    first searches (after a restart they would otherwise fault them in from disk, page by
-    page). Called from a worker thread: a read releases the GIL, qdrant-edge's load does not.
-    (`posix_fadvise(WILLNEED)` would not wait, but read ahead only the first 8 MiB here.)"""
+# What qdrant-edge reads through its files and searches touch all over: each built segment's
+# int8 copy and its numeric payload indexes (payload_indexes.py).
+_MAPPED = ("segments/*/vector_storage/quantized.data", "segments/*/payload_index/*-numeric/*")
+
+
+def warm_mapped_files(shard: Path) -> None:
+    """Reads the shard's int8 copies and numeric indexes once, so the kernel holds them in its
+    cache before the first searches (after a restart they would otherwise fault them in from
+    disk, page by page). Called from a worker thread: a read releases the GIL, qdrant-edge's
+    load does not. (`posix_fadvise(WILLNEED)` would not wait, but read ahead only the first
+    8 MiB here.)"""
     chunk = bytearray(1 << 20)
-    for data in shard.glob("segments/*/vector_storage/quantized.data"):
-        with contextlib.suppress(OSError), open(data, "rb", buffering=0) as file:
-            while file.readinto(chunk):
-                pass
+    for pattern in _MAPPED:
+        for data in shard.glob(pattern):
+            with contextlib.suppress(OSError), open(data, "rb", buffering=0) as file:
+                while file.readinto(chunk):
+                    pass

@@ -10,6 +10,7 @@ whether it is read from disk).
 from __future__ import annotations
 
 import json
+import logging
 from datetime import timedelta
 from pathlib import Path
 
@@ -104,7 +105,7 @@ def earlier_indexes(shard: qe.EdgeShard, name: str) -> None:
 
 
 async def test_an_earlier_releases_lane_has_its_numeric_indexes_moved_by_its_next_build(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Served as built until then: making them again in the serving process would hold the
     GIL over every segment. The build child makes them again on its copy."""
@@ -120,12 +121,15 @@ async def test_an_earlier_releases_lane_has_its_numeric_indexes_moved_by_its_nex
     every_field = [*KEYWORD_FIELDS, *NUMBER_FIELDS]
     assert built_indexes(lane) == dict.fromkeys(every_field, False)
 
+    caplog.set_level(logging.INFO, logger="memhive_adapters.vector.edge_index")
     index = a_lane(lane)
     await assert_filtered_exact(index, memories, seed=44)
     assert built_indexes(lane) == dict.fromkeys(every_field, False)  # served as built
     more = dated(350, seed=45)
     await index.upsert(more)
     await index.settled()
+    made_again = "public, expires_at, created_at, occurred_at made again through their files"
+    assert made_again in caplog.text  # the build child's line, in the serving process's log
     await assert_filtered_exact(index, memories + more, seed=46)
     assert built_indexes(lane) == {f: f in NUMBER_FIELDS for f in every_field}  # older ones too
     await index.close()

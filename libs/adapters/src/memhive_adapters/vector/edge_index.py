@@ -392,6 +392,8 @@ class EdgeVectorIndex:
                 await child.wait()
         if child.returncode != 0:
             raise RuntimeError(f"optimize_shard exited {child.returncode}: {output[-2000:]!r}")
+        for line in output.decode(errors="replace").splitlines()[:-1]:  # the last: its outcome
+            log.info("HNSW build for %s: %s", self._path, line)
 
     async def _swap_in(self, target: Path) -> None:
         """The built copy takes the writes made during its build, then replaces the shard.

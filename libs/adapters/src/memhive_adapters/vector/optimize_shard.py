@@ -9,6 +9,7 @@ when it exits 0 (`EdgeVectorIndex`). It runs at a lower CPU priority than servin
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 
@@ -49,6 +50,8 @@ def main(argv: list[str]) -> int:
     if vectors not in ("int8", "float"):
         raise SystemExit(f"vectors must be int8 or float, not {vectors!r}")
     os.nice(10)  # serving comes first on a small machine
+    # What it logs (an earlier lane's indexes made again) reaches the serving process's log.
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stdout)
     threshold_kb = int(threshold[0]) if threshold else None
     changed = optimize(path, int(dimensions), vectors == "int8", threshold_kb)
     print("optimized" if changed else "already optimal")

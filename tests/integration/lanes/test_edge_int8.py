@@ -120,21 +120,20 @@ async def test_a_lane_opening_reads_its_mapped_files_into_the_kernels_cache(
     stored = await built(index, 400, seed=37)
     await index.close()
     copies, _ = int8_copies_mapped(lane)
-    numeric = shard_dirs.active_shard(lane).glob("segments/*/payload_index/*-numeric/data.bin")
-    copies |= set(numeric)
-    assert any(c.name == "data.bin" for c in copies)
+    numeric = set(shard_dirs.active_shard(lane).glob("segments/*/payload_index/*-numeric/data.bin"))
+    mapped_files = copies | numeric
+    assert copies and numeric
     os.sync()  # written back, so the kernel may drop the pages as asked
-    for copy in copies:
-        descriptor = os.open(copy, os.O_RDONLY)
+    for mapped in mapped_files:
+        descriptor = os.open(mapped, os.O_RDONLY)
         os.posix_fadvise(descriptor, 0, 0, os.POSIX_FADV_DONTNEED)
         os.close(descriptor)
-    assert copies
-    if any(cached_bytes(c)[0] for c in copies):  # a tmpfs keeps them: its pages are the file
+    if any(cached_bytes(m)[0] for m in mapped_files):  # a tmpfs keeps them: its pages are the file
         pytest.skip(f"{tmp_path} cannot drop a file's pages from memory (tmpfs?)")
 
     index = a_lane(lane, int8=True)
     await index.ensure_ready()
-    assert all(cached_bytes(c)[0] >= cached_bytes(c)[1] for c in copies)  # whole pages
+    assert all(cached_bytes(m)[0] >= cached_bytes(m)[1] for m in mapped_files)  # whole pages
     await assert_exact(index, stored, seed=38)
     await index.close()
 

@@ -96,7 +96,7 @@ async def test_a_built_lanes_numeric_indexes_are_read_from_disk_and_its_keywords
     await index.close()
 
 
-def earlier_indexes(shard: qe.EdgeShard, name: str) -> None:
+def earlier_indexes(shard: qe.EdgeShard) -> None:
     """The payload indexes as releases before this one made them: every one on the heap."""
     for field in KEYWORD_FIELDS:
         shard.update(qe.UpdateOperation.create_field_index(field, qe.PayloadSchemaType.Keyword))

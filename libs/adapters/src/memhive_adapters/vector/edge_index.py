@@ -265,7 +265,7 @@ class EdgeVectorIndex:
         self._shared = self._shared.reread(None)
         here.mkdir(parents=True, exist_ok=True)
         shard = qe.EdgeShard.create(str(here), config)
-        ensure_payload_indexes(shard, str(self._path))
+        ensure_payload_indexes(shard)
         return shard
 
     def _config(self) -> qe.EdgeConfig:

@@ -38,7 +38,7 @@ def optimize(path: str, dimensions: int, int8: bool, indexing_threshold_kb: int 
     )
     shard = qe.EdgeShard.load(path, config)
     try:
-        ensure_payload_indexes(shard, path)  # a lane an earlier release built moves here
+        ensure_payload_indexes(shard)  # a lane an earlier release built moves here
         return shard.optimize()
     finally:
         shard.flush()

@@ -29,12 +29,12 @@ NUMBER_FIELDS: dict[str, qe.IntegerIndexParams | qe.FloatIndexParams] = {
 }
 
 
-def ensure_payload_indexes(shard: qe.EdgeShard, name: str) -> None:
+def ensure_payload_indexes(shard: qe.EdgeShard) -> None:
     """Creates the indexes a shard lacks (a new lane), and makes again those an earlier
     release placed elsewhere. The build child calls it on its copy, so a lane built with its
     numeric indexes on the heap moves at its next build: making them again holds the GIL
     over every segment (7.4 s at 300k points, measured), which would stall a serving
-    process."""
+    process. What it made again is logged (the build child's log reaches the lane's)."""
     schema = shard.info().payload_schema
     made = []
     started = time.perf_counter()
@@ -49,8 +49,7 @@ def ensure_payload_indexes(shard: qe.EdgeShard, name: str) -> None:
                 made.append(field)
     if made:
         log.info(
-            "%s: the indexes of %s made again through their files in %.1f s (%d points)",
-            name,
+            "the indexes of %s made again through their files in %.1f s (%d points)",
             ", ".join(made),
             time.perf_counter() - started,
             shard.info().points_count,

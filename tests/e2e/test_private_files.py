@@ -20,9 +20,17 @@ def mode(path: Path) -> int:
 
 
 def opened_to_others(tree: Path) -> dict[str, str]:
-    """Every path under `tree` (itself included) that group or others may use."""
-    paths = [tree, *tree.rglob("*")]
-    return {str(p.relative_to(tree)): oct(mode(p)) for p in paths if mode(p) & 0o077}
+    """Every path under `tree` (itself included) that group or others may use. A path gone
+    between the listing and its stat (a lane's temporary file, renamed) is no longer there to
+    use."""
+    found = {}
+    for p in [tree, *tree.rglob("*")]:
+        try:
+            if (bits := mode(p)) & 0o077:
+                found[str(p.relative_to(tree))] = oct(bits)
+        except FileNotFoundError:
+            continue
+    return found
 
 
 @pytest.mark.timeout(600)
